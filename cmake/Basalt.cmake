@@ -1,0 +1,56 @@
+# Helpers shared by every Basalt CMakeLists.txt.
+
+# Warnings as errors on our own targets only; third-party headers come in as SYSTEM.
+function(basalt_target_options target)
+  target_compile_options(${target} PRIVATE -Wall -Wextra -Wpedantic -Werror)
+  target_include_directories(${target} PUBLIC ${PROJECT_SOURCE_DIR})
+endfunction()
+
+# basalt_library(NAME <target> SOURCES <files...> [DEPS <targets...>])
+function(basalt_library)
+  cmake_parse_arguments(ARG "" "NAME" "SOURCES;DEPS" ${ARGN})
+  add_library(${ARG_NAME} STATIC ${ARG_SOURCES})
+  basalt_target_options(${ARG_NAME})
+  if(ARG_DEPS)
+    target_link_libraries(${ARG_NAME} PUBLIC ${ARG_DEPS})
+  endif()
+endfunction()
+
+# basalt_binary(NAME <target> SOURCES <files...> [DEPS <targets...>])
+function(basalt_binary)
+  cmake_parse_arguments(ARG "" "NAME" "SOURCES;DEPS" ${ARGN})
+  add_executable(${ARG_NAME} ${ARG_SOURCES})
+  basalt_target_options(${ARG_NAME})
+  target_link_libraries(${ARG_NAME} PRIVATE ${ARG_DEPS})
+endfunction()
+
+# Directory of the throwaway cluster that CTest's "cluster" fixture starts for the
+# integration and e2e tests (separate from hack/local-up.sh's _output/local).
+set(BASALT_TEST_CLUSTER_DIR ${PROJECT_SOURCE_DIR}/_output/test-cluster CACHE PATH
+    "State directory of the test cluster started by the CTest fixture")
+
+# basalt_unit_test(NAME <target> SOURCES <files...> [DEPS <targets...>])
+# Pure tests: no network, no sleeping; labelled "unit".
+function(basalt_unit_test)
+  cmake_parse_arguments(ARG "" "NAME" "SOURCES;DEPS" ${ARGN})
+  add_executable(${ARG_NAME} ${ARG_SOURCES})
+  basalt_target_options(${ARG_NAME})
+  target_link_libraries(${ARG_NAME} PRIVATE ${ARG_DEPS} Catch2::Catch2WithMain)
+  catch_discover_tests(${ARG_NAME} TEST_PREFIX "${ARG_NAME}: " PROPERTIES LABELS unit)
+endfunction()
+
+# basalt_integration_test(NAME <target> SOURCES <files...> [DEPS <targets...>])
+# Tests against the real API server of the test cluster (CTest fixture "cluster");
+# they read the admin kubeconfig from $BASALT_TEST_KUBECONFIG.
+function(basalt_integration_test)
+  cmake_parse_arguments(ARG "" "NAME" "SOURCES;DEPS" ${ARGN})
+  add_executable(${ARG_NAME} ${ARG_SOURCES})
+  basalt_target_options(${ARG_NAME})
+  target_link_libraries(${ARG_NAME} PRIVATE ${ARG_DEPS} Catch2::Catch2WithMain)
+  catch_discover_tests(${ARG_NAME} TEST_PREFIX "${ARG_NAME}: " PROPERTIES
+    LABELS integration
+    FIXTURES_REQUIRED cluster
+    RESOURCE_LOCK cluster
+    TIMEOUT 300
+    ENVIRONMENT "BASALT_TEST_KUBECONFIG=${BASALT_TEST_CLUSTER_DIR}/kubeconfig;BASALT_TEST_CLUSTER_DIR=${BASALT_TEST_CLUSTER_DIR};BASALT_BUILD_DIR=${PROJECT_BINARY_DIR}")
+endfunction()

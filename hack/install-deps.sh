@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Installs what a fresh Debian 12 machine lacks to build and test Basalt.
+# Only Debian packages; idempotent; prints nothing when everything is present.
+set -euo pipefail
+
+PACKAGES=(
+  build-essential cmake ninja-build ccache pkg-config git clang-format
+  libboost1.81-dev rapidjson-dev libyaml-cpp-dev libabsl-dev libfmt-dev catch2
+  libspdlog-dev prometheus-cpp-dev libssl-dev openssl
+  curl ca-certificates procps psmisc jq
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+    missing+=("$p")
+  fi
+done
+
+if ((${#missing[@]})); then
+  echo "install-deps: installing ${missing[*]}" >&2
+  if [[ $(id -u) -ne 0 ]]; then SUDO=sudo; else SUDO=; fi
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq >/dev/null
+  if ! $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null; then
+    echo "install-deps: apt-get install failed for: ${missing[*]}" >&2
+    echo "install-deps: check the apt sources (apt-get update) and rerun" >&2
+    exit 1
+  fi
+fi
+
+if ! command -v go >/dev/null 2>&1; then
+  echo "install-deps: Go toolchain not found on PATH." >&2
+  echo "install-deps: Go >= 1.24 is needed to build kube-apiserver, etcd and KWOK for the test cluster." >&2
+  echo "install-deps: install it (Debian: apt-get install golang-go, or your distribution's newer Go) and rerun." >&2
+  exit 1
+fi
