@@ -1,0 +1,72 @@
+# shellcheck shell=bash
+# Small helpers for Basalt's shell e2e tests. Source it from a *_test.sh file:
+#   source "$(dirname "$0")/../lib/testlib.sh"
+# Tests run against the cluster in $KUBECONFIG (the CTest "cluster" fixture sets it).
+set -euo pipefail
+
+: "${KUBECONFIG:?KUBECONFIG must point at the test cluster (run through ctest, or export it)}"
+BASALT_REPO_ROOT=${BASALT_REPO_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
+E2E_NAME=$(basename "$0" _test.sh)
+E2E_FAILS=0
+E2E_PASSES=0
+E2E_NAMESPACES=()
+
+e2e_log() { printf '%s [%s] %s\n' "$(date +%H:%M:%S)" "$E2E_NAME" "$*"; }
+
+# fail MESSAGE: records a failed check and carries on (the test exits non-zero at the end).
+fail() {
+  E2E_FAILS=$((E2E_FAILS + 1))
+  printf '%s [%s] FAIL: %s\n' "$(date +%H:%M:%S)" "$E2E_NAME" "$*" >&2
+}
+pass() {
+  E2E_PASSES=$((E2E_PASSES + 1))
+  e2e_log "ok: $*"
+}
+
+# expect_eq WHAT ACTUAL EXPECTED
+expect_eq() {
+  if [[ $2 == "$3" ]]; then pass "$1 = '$3'"; else fail "$1: expected '$3', got '$2'"; fi
+}
+# expect_contains WHAT HAYSTACK NEEDLE
+expect_contains() {
+  if [[ $2 == *"$3"* ]]; then pass "$1 contains '$3'"; else fail "$1: expected to contain '$3', got: $2"; fi
+}
+
+# wait_for DESCRIPTION TIMEOUT_SECONDS CMD... : polls CMD (every 0.25s) until it succeeds.
+# Returns 1 (and records a failure) on timeout.
+wait_for() {
+  local what=$1 timeout=$2; shift 2
+  local deadline=$((SECONDS + timeout))
+  until "$@" >/dev/null 2>&1; do
+    if ((SECONDS >= deadline)); then
+      fail "timed out after ${timeout}s waiting for: $what"
+      return 1
+    fi
+    sleep 0.25
+  done
+  pass "$what"
+}
+
+# new_namespace PREFIX: creates a unique namespace, deleted when the test ends.
+new_namespace() {
+  local ns
+  ns="$1-$(date +%s)-$RANDOM"
+  kubectl create namespace "$ns" >/dev/null
+  E2E_NAMESPACES+=("$ns")
+  echo "$ns"
+}
+
+e2e_finish() {
+  local rc=$?
+  local ns
+  for ns in "${E2E_NAMESPACES[@]}"; do
+    kubectl delete namespace "$ns" --wait=false >/dev/null 2>&1 || true
+  done
+  if ((rc != 0 && E2E_FAILS == 0)); then
+    fail "test aborted with exit code $rc (line ${BASH_LINENO[0]})"
+  fi
+  echo "$E2E_NAME: $E2E_PASSES passed, $E2E_FAILS failed"
+  ((E2E_FAILS == 0)) || exit 1
+  exit "$rc"
+}
+trap e2e_finish EXIT

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Builds Basalt and brings up a local cluster with the whole suite running:
+# etcd + kube-apiserver + kube-controller-manager + KWOK fake nodes (e2e/cluster/up.sh),
+# Basalt's CRDs, and every Basalt component that exists as a local process.
+# Flags are passed to e2e/cluster/up.sh (e.g. --nodes 16 --node-gpus 4, --with-kube-scheduler).
+# A healthy cluster that is already running is reused. Stop everything: hack/local-down.sh
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+STATE_DIR=$REPO_ROOT/_output/local
+export BASALT_STATE_DIR=$STATE_DIR
+
+for a in "$@"; do
+  [[ $a == -h || $a == --help ]] && { sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//'; exec "$REPO_ROOT/e2e/cluster/up.sh" --help; }
+done
+
+"$HACK_DIR/install-deps.sh"
+mkdir -p "$REPO_ROOT/_output"
+hlog "building Basalt into $BUILD_DIR"
+build_basalt >"$REPO_ROOT/_output/build.log" 2>&1 || { tail -n 40 "$REPO_ROOT/_output/build.log" >&2; hlog "build failed (full log: _output/build.log)"; exit 1; }
+
+"$REPO_ROOT/e2e/cluster/up.sh" --state-dir "$STATE_DIR" --reuse "$@" >/dev/null
+export KUBECONFIG=$STATE_DIR/kubeconfig
+
+if compgen -G "$REPO_ROOT/crds/*.yaml" >/dev/null; then
+  hlog "applying CRDs"
+  kubectl apply --server-side --force-conflicts -f "$REPO_ROOT/crds/" >/dev/null
+  kubectl wait --for condition=established --timeout=60s -f "$REPO_ROOT/crds/" >/dev/null
+fi
+
+# Basalt components run as local processes; down.sh stops them with the cluster.
+start_component() { # name binary args...
+  local name=$1 bin=$2; shift 2
+  [[ -x $bin ]] || return 0
+  local pidf=$STATE_DIR/pids/$name.pid
+  if [[ -f $pidf ]] && kill -0 "$(cat "$pidf")" 2>/dev/null; then
+    hlog "restarting $name"
+    kill -TERM "$(cat "$pidf")" 2>/dev/null || true
+    sleep 1
+  fi
+  hlog "starting $name"
+  setsid "$bin" "$@" </dev/null >"$STATE_DIR/logs/$name.log" 2>&1 &
+  echo $! >"$pidf"
+  echo "$bin" >"$STATE_DIR/pids/$name.cmd"
+}
+if [[ -x $BUILD_DIR/webhook/vc-webhook-manager && -x $REPO_ROOT/hack/webhook-register-local.sh ]]; then
+  "$REPO_ROOT/hack/webhook-register-local.sh" "$STATE_DIR" "$BUILD_DIR/webhook/vc-webhook-manager"
+fi
+start_component vc-controller-manager "$BUILD_DIR/controllers/vc-controller-manager" \
+  --kubeconfig="$KUBECONFIG" --leader-elect=false --health-addr=127.0.0.1:0 -v=2
+start_component vc-scheduler "$BUILD_DIR/scheduler/vc-scheduler" \
+  --kubeconfig="$KUBECONFIG" --leader-elect=false --health-addr=127.0.0.1:0 -v=2
+
+cat <<MSG
+
+Basalt is up. Logs: $STATE_DIR/logs/   Stop: hack/local-down.sh
+
+export KUBECONFIG=$KUBECONFIG
+kubectl get nodes -o custom-columns=NAME:.metadata.name,READY:.status.conditions[-1].status,GPUS:.status.allocatable.nvidia\\.com/gpu
+kubectl apply -f ../shared/examples/queue-ai-training.yaml -f ../shared/examples/job-bert-pretrain.yaml
+kubectl get vcjob,podgroup,queue
+MSG
