@@ -1,0 +1,83 @@
+#include "common/controller/rate_limiter.h"
+
+#include <algorithm>
+#include <cmath>
+#include <utility>
+
+namespace basalt::controller {
+
+ItemExponentialFailureRateLimiter::ItemExponentialFailureRateLimiter(Clock::Duration base_delay,
+                                                                     Clock::Duration max_delay)
+    : base_delay_(base_delay), max_delay_(max_delay) {}
+
+Clock::Duration ItemExponentialFailureRateLimiter::When(const std::string& key) {
+  int exponent;
+  {
+    absl::MutexLock l(&mu_);
+    exponent = failures_[key]++;
+  }
+  // Computed in floating point so large exponents saturate at max_delay_ instead of
+  // overflowing the integer tick count.
+  const double delay = static_cast<double>(base_delay_.count()) * std::pow(2.0, exponent);
+  if (delay >= static_cast<double>(max_delay_.count())) return max_delay_;
+  return Clock::Duration(static_cast<Clock::Duration::rep>(delay));
+}
+
+void ItemExponentialFailureRateLimiter::Forget(const std::string& key) {
+  absl::MutexLock l(&mu_);
+  failures_.erase(key);
+}
+
+int ItemExponentialFailureRateLimiter::NumRequeues(const std::string& key) {
+  absl::MutexLock l(&mu_);
+  auto it = failures_.find(key);
+  return it == failures_.end() ? 0 : it->second;
+}
+
+BucketRateLimiter::BucketRateLimiter(Clock* clock, double qps, int burst)
+    : clock_(clock), qps_(qps), burst_(burst), tokens_(burst), last_(clock->Now()) {}
+
+Clock::Duration BucketRateLimiter::When(const std::string&) {
+  absl::MutexLock l(&mu_);
+  const Clock::TimePoint now = clock_->Now();
+  if (now > last_) {
+    const double elapsed = std::chrono::duration<double>(now - last_).count();
+    tokens_ = std::min(burst_, tokens_ + elapsed * qps_);
+    last_ = now;
+  }
+  tokens_ -= 1;
+  if (tokens_ >= 0) return Clock::Duration::zero();
+  if (qps_ <= 0) return Clock::Duration::max();
+  // Wait until the refill brings the bucket back to zero, i.e. our token exists.
+  return std::chrono::duration_cast<Clock::Duration>(
+      std::chrono::duration<double>(-tokens_ / qps_));
+}
+
+MaxOfRateLimiter::MaxOfRateLimiter(std::vector<std::unique_ptr<RateLimiter>> limiters)
+    : limiters_(std::move(limiters)) {}
+
+Clock::Duration MaxOfRateLimiter::When(const std::string& key) {
+  Clock::Duration longest = Clock::Duration::zero();
+  // Every limiter must see the retry (each keeps its own count), so no short-circuit.
+  for (const auto& limiter : limiters_) longest = std::max(longest, limiter->When(key));
+  return longest;
+}
+
+void MaxOfRateLimiter::Forget(const std::string& key) {
+  for (const auto& limiter : limiters_) limiter->Forget(key);
+}
+
+int MaxOfRateLimiter::NumRequeues(const std::string& key) {
+  int most = 0;
+  for (const auto& limiter : limiters_) most = std::max(most, limiter->NumRequeues(key));
+  return most;
+}
+
+std::unique_ptr<RateLimiter> DefaultControllerRateLimiter(Clock* clock) {
+  std::vector<std::unique_ptr<RateLimiter>> limiters;
+  limiters.push_back(std::make_unique<ItemExponentialFailureRateLimiter>());
+  limiters.push_back(std::make_unique<BucketRateLimiter>(clock));
+  return std::make_unique<MaxOfRateLimiter>(std::move(limiters));
+}
+
+}  // namespace basalt::controller

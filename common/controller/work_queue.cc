@@ -1,0 +1,180 @@
+#include "common/controller/work_queue.h"
+
+#include "absl/time/time.h"
+#include "common/util/log.h"
+
+namespace basalt::controller {
+namespace {
+
+double Seconds(Clock::Duration d) { return std::chrono::duration<double>(d).count(); }
+
+std::optional<WorkQueueMetrics::Series> SeriesFor(WorkQueueMetrics* metrics,
+                                                  const std::string& name) {
+  if (metrics == nullptr) return std::nullopt;
+  return metrics->ForQueue(name);
+}
+
+}  // namespace
+
+WorkQueue::WorkQueue(WorkQueueOptions options)
+    : name_(std::move(options.name)),
+      clock_(options.clock != nullptr ? options.clock : Clock::Real()),
+      real_clock_(dynamic_cast<RealClock*>(clock_) != nullptr),
+      rate_limiter_(options.rate_limiter != nullptr ? std::move(options.rate_limiter)
+                                                    : DefaultControllerRateLimiter(clock_)),
+      metrics_(SeriesFor(options.metrics, name_)) {
+  delay_thread_ = std::thread([this] { DelayLoop(); });
+}
+
+WorkQueue::~WorkQueue() {
+  ShutDown();
+  delay_thread_.join();
+}
+
+void WorkQueue::Add(const std::string& key) {
+  absl::MutexLock l(&mu_);
+  AddLocked(key);
+}
+
+void WorkQueue::AddLocked(const std::string& key) {
+  if (shutting_down_) return;
+  if (!dirty_.insert(key).second) return;  // Already waiting (or re-added while in flight).
+  if (metrics_) {
+    metrics_->adds->Increment();
+    added_at_.emplace(key, clock_->Now());
+  }
+  // An in-flight key goes back into queue_ on Done(), never to a second worker now.
+  if (processing_.count(key) != 0) return;
+  queue_.push_back(key);
+  UpdateDepthLocked();
+  cond_.Signal();
+}
+
+std::optional<std::string> WorkQueue::Get() {
+  absl::MutexLock l(&mu_);
+  while (queue_.empty() && !shutting_down_) cond_.Wait(&mu_);
+  if (queue_.empty()) return std::nullopt;  // Shut down and drained.
+  std::string key = std::move(queue_.front());
+  queue_.pop_front();
+  processing_.insert(key);
+  dirty_.erase(key);
+  UpdateDepthLocked();
+  if (metrics_) {
+    const Clock::TimePoint now = clock_->Now();
+    if (auto it = added_at_.find(key); it != added_at_.end()) {
+      metrics_->queue_duration->Observe(Seconds(now - it->second));
+      added_at_.erase(it);
+    }
+    started_at_[key] = now;
+  }
+  return key;
+}
+
+void WorkQueue::Done(const std::string& key) {
+  absl::MutexLock l(&mu_);
+  if (processing_.erase(key) == 0) {
+    BASALT_LOG_WARNING("WorkQueue::Done for a key that is not in flight", "queue", name_, "key",
+                       key);
+    return;
+  }
+  if (metrics_) {
+    if (auto it = started_at_.find(key); it != started_at_.end()) {
+      metrics_->work_duration->Observe(Seconds(clock_->Now() - it->second));
+      started_at_.erase(it);
+    }
+  }
+  if (dirty_.count(key) != 0) {
+    // Re-added while in flight: queued even during shutdown, as the Add was accepted.
+    queue_.push_back(key);
+    UpdateDepthLocked();
+    cond_.Signal();
+  } else if (drain_ && processing_.empty()) {
+    cond_.SignalAll();
+  }
+}
+
+void WorkQueue::AddAfter(const std::string& key, Clock::Duration delay) {
+  absl::MutexLock l(&mu_);
+  if (shutting_down_) return;
+  if (delay <= Clock::Duration::zero()) {
+    AddLocked(key);
+    return;
+  }
+  const Clock::TimePoint ready_at = clock_->Now() + delay;
+  auto [it, inserted] = waiting_ready_at_.try_emplace(key, ready_at);
+  if (!inserted) {
+    if (it->second <= ready_at) return;  // Already due earlier.
+    waiting_.erase({it->second, key});
+    it->second = ready_at;
+  }
+  waiting_.emplace(ready_at, key);
+  // Only a new earliest deadline changes when the delay thread must wake.
+  if (waiting_.begin()->second == key) delay_cond_.Signal();
+}
+
+void WorkQueue::AddRateLimited(const std::string& key) {
+  const Clock::Duration delay = rate_limiter_->When(key);
+  if (metrics_) metrics_->retries->Increment();
+  AddAfter(key, delay);
+}
+
+void WorkQueue::Forget(const std::string& key) { rate_limiter_->Forget(key); }
+
+int WorkQueue::NumRequeues(const std::string& key) { return rate_limiter_->NumRequeues(key); }
+
+void WorkQueue::ShutDown() {
+  absl::MutexLock l(&mu_);
+  if (shutting_down_) return;
+  shutting_down_ = true;
+  waiting_.clear();
+  waiting_ready_at_.clear();
+  cond_.SignalAll();
+  delay_cond_.Signal();
+}
+
+void WorkQueue::ShutDownWithDrain() {
+  {
+    absl::MutexLock l(&mu_);
+    drain_ = true;
+  }
+  ShutDown();
+  absl::MutexLock l(&mu_);
+  while (!processing_.empty()) cond_.Wait(&mu_);
+}
+
+bool WorkQueue::ShuttingDown() const {
+  absl::MutexLock l(&mu_);
+  return shutting_down_;
+}
+
+std::size_t WorkQueue::Len() const {
+  absl::MutexLock l(&mu_);
+  return queue_.size();
+}
+
+void WorkQueue::UpdateDepthLocked() {
+  if (metrics_) metrics_->depth->Set(static_cast<double>(queue_.size()));
+}
+
+void WorkQueue::DelayLoop() {
+  absl::MutexLock l(&mu_);
+  while (!shutting_down_) {
+    const Clock::TimePoint now = clock_->Now();
+    while (!waiting_.empty() && waiting_.begin()->first <= now) {
+      std::string key = waiting_.begin()->second;
+      waiting_.erase(waiting_.begin());
+      waiting_ready_at_.erase(key);
+      AddLocked(key);
+    }
+    if (waiting_.empty()) {
+      delay_cond_.Wait(&mu_);
+    } else if (real_clock_) {
+      // RealClock::Now() is steady_clock, so the remaining time is real time.
+      delay_cond_.WaitWithTimeout(&mu_, absl::FromChrono(waiting_.begin()->first - now));
+    } else {
+      delay_cond_.WaitWithTimeout(&mu_, absl::FromChrono(kFakeClockPollInterval));
+    }
+  }
+}
+
+}  // namespace basalt::controller
