@@ -1,0 +1,46 @@
+#pragma once
+// NewAdmissionRouter: the one place that lists Basalt's admission endpoints and wires each
+// to its handler.
+//
+//   /jobs/mutate        JobMutator        (CREATE)
+//   /jobs/validate      JobValidator      (CREATE, UPDATE)
+//   /queues/mutate      QueueMutator      (CREATE)
+//   /queues/validate    QueueValidator    (CREATE, UPDATE, DELETE)
+//   /podgroups/mutate   PodGroupMutator   (CREATE)
+//   /podgroups/validate PodGroupValidator (CREATE)
+//   /pods/validate      PodValidator      (CREATE)
+//
+// The HTTP layer calls router->Serve(request_path, request_body) for each POST and writes the
+// HttpReply back; it owns TLS, method and Content-Type checks.
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "webhook/lister.h"
+#include "webhook/router.h"
+
+namespace basalt::webhook {
+
+struct AdmissionOptions {
+  // --scheduler-name: the first is the default for Job spec.schedulerName; pods validated by
+  // /pods/validate are those whose schedulerName is one of these.
+  std::vector<std::string> scheduler_names = {"volcano"};
+  // --max-queue-depth: maximum depth of the queue hierarchy (root is depth 1).
+  int max_queue_depth = 5;
+  // --enable-root-queue-protection: the `root` queue's capability/deserved/guarantee are
+  // immutable.
+  bool root_queue_protection = true;
+};
+
+struct AdmissionDeps {
+  // Required; not owned; must outlive the router. Called concurrently.
+  const ClusterLister* lister = nullptr;
+  AdmissionOptions options;
+};
+
+// Builds the router with every Basalt admission handler registered. Aborts if deps.lister is
+// null (a wiring bug).
+std::unique_ptr<Router> NewAdmissionRouter(const AdmissionDeps& deps);
+
+}  // namespace basalt::webhook

@@ -1,0 +1,90 @@
+#include "webhook/jobs/mutate_job.h"
+
+#include <array>
+#include <cstdint>
+
+#include "fmt/format.h"
+
+namespace basalt::webhook {
+namespace {
+
+// Plugins that need the headless Service of the svc plugin, and those that need ssh.
+constexpr std::array<std::string_view, 4> kPluginsImplyingSvc = {"tensorflow", "mpi", "pytorch",
+                                                                 "ray"};
+
+// The task minAvailable Volcano assumes when unset.
+int64_t DefaultTaskMinAvailable(const json::Value& task) {
+  int64_t replicas = json::GetInt(task, "replicas");
+  if (const json::Value* pp = json::Find(task, "partitionPolicy")) {
+    int64_t min_partitions = json::GetInt(*pp, "minPartitions");
+    if (min_partitions > 0) return min_partitions * json::GetInt(*pp, "partitionSize");
+  }
+  return replicas;
+}
+
+void MutateTask(const json::Value& task, size_t index, JsonPatch& patch, int64_t& min_sum) {
+  std::string base = fmt::format("/spec/tasks/{}", index);
+  if (json::GetString(task, "name").empty()) {
+    patch.AddString(base + "/name", fmt::format("default{}", index));
+  }
+  if (const json::Value* pod_spec = json::FindPath(task, {"template", "spec"})) {
+    if (json::GetBool(*pod_spec, "hostNetwork") &&
+        json::GetString(*pod_spec, "dnsPolicy").empty()) {
+      patch.AddString(base + "/template/spec/dnsPolicy", "ClusterFirstWithHostNet");
+    }
+  }
+  std::optional<int64_t> min_available = json::GetOptionalInt(task, "minAvailable");
+  if (!min_available) {
+    min_available = DefaultTaskMinAvailable(task);
+    patch.AddInt(base + "/minAvailable", *min_available);
+  }
+  min_sum += *min_available;
+  if (json::GetInt(task, "maxRetry") == 0) patch.AddInt(base + "/maxRetry", kDefaultMaxRetry);
+}
+
+void MutatePlugins(const json::Value& spec, JsonPatch& patch) {
+  const json::Value* plugins = json::Find(spec, "plugins");
+  if (plugins == nullptr || !plugins->IsObject()) return;
+  bool need_svc = false;
+  for (std::string_view p : kPluginsImplyingSvc)
+    need_svc = need_svc || json::Find(*plugins, p) != nullptr;
+  bool need_ssh = json::Find(*plugins, "mpi") != nullptr;
+  json::Value empty(rapidjson::kArrayType);
+  if (need_svc && json::Find(*plugins, "svc") == nullptr) patch.Add("/spec/plugins/svc", empty);
+  if (need_ssh && json::Find(*plugins, "ssh") == nullptr) patch.Add("/spec/plugins/ssh", empty);
+}
+
+}  // namespace
+
+JsonPatch MutateJob(const json::Value& job, std::string_view scheduler_name) {
+  JsonPatch patch;
+  const json::Value* spec = json::Find(job, "spec");
+  if (spec == nullptr || !spec->IsObject()) return patch;  // validation reports it
+
+  if (json::GetString(*spec, "queue").empty()) patch.AddString("/spec/queue", kDefaultQueue);
+  if (json::GetString(*spec, "schedulerName").empty() && !scheduler_name.empty()) {
+    patch.AddString("/spec/schedulerName", scheduler_name);
+  }
+  if (json::GetInt(*spec, "maxRetry") == 0) patch.AddInt("/spec/maxRetry", kDefaultMaxRetry);
+
+  int64_t min_sum = 0;
+  if (const json::Value* tasks = json::Find(*spec, "tasks"); tasks && tasks->IsArray()) {
+    for (rapidjson::SizeType i = 0; i < tasks->Size(); ++i) {
+      if ((*tasks)[i].IsObject()) MutateTask((*tasks)[i], i, patch, min_sum);
+    }
+  }
+  if (json::GetInt(*spec, "minAvailable") == 0) patch.AddInt("/spec/minAvailable", min_sum);
+  MutatePlugins(*spec, patch);
+  return patch;
+}
+
+AdmissionResponse JobMutator::Handle(const AdmissionRequest& request) const {
+  if (request.operation != Operation::kCreate || request.object == nullptr) {
+    return AdmissionResponse::Allow();
+  }
+  JsonPatch patch = MutateJob(*request.object, scheduler_name_);
+  if (patch.empty()) return AdmissionResponse::Allow();
+  return AdmissionResponse::AllowWithPatch(patch.ToJson());
+}
+
+}  // namespace basalt::webhook

@@ -1,0 +1,37 @@
+#pragma once
+// JobMutator (/jobs/mutate): fills the defaults of a batch.volcano.sh/v1alpha1 Job on CREATE
+// as Volcano does, as a minimal JSON patch (only the fields that change):
+//   spec.queue "" -> "default"; spec.schedulerName "" -> the first --scheduler-name;
+//   spec.maxRetry 0 -> 3; per task: name "" -> "default<index>", hostNetwork without
+//   dnsPolicy -> ClusterFirstWithHostNet, unset minAvailable -> minPartitions*partitionSize
+//   (when minPartitions > 0) else replicas, maxRetry 0 -> 3; spec.minAvailable 0 -> the sum
+//   of task minAvailable; plugins tensorflow/mpi/pytorch/ray imply svc, mpi implies ssh.
+// Other operations are allowed unchanged. Stateless; thread-safe.
+//
+// Deliberate difference: Volcano replaces the whole /spec/tasks array when any task changes;
+// Basalt patches single fields, so concurrent edits of other task fields are never lost.
+
+#include <string>
+#include <string_view>
+
+#include "webhook/json_patch.h"
+#include "webhook/router.h"
+
+namespace basalt::webhook {
+
+inline constexpr int kDefaultMaxRetry = 3;
+inline constexpr std::string_view kDefaultQueue = "default";
+
+// The patch that defaults `job` (a Job object). Empty when nothing needs defaulting.
+JsonPatch MutateJob(const json::Value& job, std::string_view scheduler_name);
+
+class JobMutator : public AdmissionHandler {
+ public:
+  explicit JobMutator(std::string scheduler_name) : scheduler_name_(std::move(scheduler_name)) {}
+  AdmissionResponse Handle(const AdmissionRequest& request) const override;
+
+ private:
+  std::string scheduler_name_;
+};
+
+}  // namespace basalt::webhook

@@ -1,0 +1,113 @@
+#include "webhook/jobs/policies.h"
+
+#include <algorithm>
+#include <set>
+
+#include "fmt/format.h"
+
+namespace basalt::webhook {
+namespace {
+
+bool Contains(const std::vector<std::string>& list, std::string_view s) {
+  return std::find(list.begin(), list.end(), s) != list.end();
+}
+
+std::string ValidListsSuffix() {
+  return fmt::format("valid events are {}, valid actions are {}", BracketList(ValidPolicyEvents()),
+                     BracketList(ValidPolicyActions()));
+}
+
+}  // namespace
+
+const std::vector<std::string>& ValidPolicyEvents() {
+  static const auto* events =
+      new std::vector<std::string>{"*",       "PodFailed",     "PodEvicted", "PodPending",
+                                   "Unknown", "TaskCompleted", "TaskFailed", "JobUpdated"};
+  return *events;
+}
+
+const std::vector<std::string>& ValidPolicyActions() {
+  static const auto* actions =
+      new std::vector<std::string>{"AbortJob",         "RestartJob",   "RestartTask", "RestartPod",
+                                   "RestartPartition", "TerminateJob", "CompleteJob", "ResumeJob"};
+  return *actions;
+}
+
+void ValidatePolicies(const json::Value* policies, const FieldPath& path, ErrorList& errors) {
+  if (policies == nullptr || policies->IsNull()) return;
+  if (!policies->IsArray()) {
+    errors.Invalid(path, "policies must be a list");
+    return;
+  }
+  std::set<std::string, std::less<>> seen_events;
+  std::set<int64_t> seen_exit_codes;
+  bool has_wildcard = false;
+  bool wildcard_reported = false;
+  for (rapidjson::SizeType i = 0; i < policies->Size(); ++i) {
+    const json::Value& policy = (*policies)[i];
+    FieldPath p = path.Index(i);
+    if (!policy.IsObject()) {
+      errors.Invalid(p, "policy must be an object");
+      continue;
+    }
+    // The events of this policy: `event` and `events[]`, de-duplicated.
+    std::vector<std::pair<std::string, FieldPath>> events;
+    auto add_event = [&](std::string_view e, const FieldPath& at) {
+      for (const auto& [name, unused] : events) {
+        if (name == e) return;
+      }
+      events.emplace_back(std::string(e), at);
+    };
+    if (auto e = json::GetOptionalString(policy, "event"); e && !e->empty()) {
+      add_event(*e, p.Child("event"));
+    }
+    if (const json::Value* list = json::Find(policy, "events"); list && list->IsArray()) {
+      for (rapidjson::SizeType j = 0; j < list->Size(); ++j) {
+        if ((*list)[j].IsString()) add_event(json::AsView((*list)[j]), p.Child("events").Index(j));
+      }
+    }
+    const json::Value* exit_code = json::Find(policy, "exitCode");
+    bool has_exit_code = exit_code != nullptr && !exit_code->IsNull();
+
+    if (!events.empty() && has_exit_code) {
+      errors.Invalid(p, "must not specify event and exitCode simultaneously");
+      continue;
+    }
+    if (events.empty() && !has_exit_code) {
+      errors.Invalid(p, "either event and exitCode should be specified");
+      continue;
+    }
+    for (const auto& [event, at] : events) {
+      if (!Contains(ValidPolicyEvents(), event)) {
+        errors.Invalid(at,
+                       fmt::format("invalid policy event \"{}\", {}", event, ValidListsSuffix()));
+        continue;
+      }
+      if (event == "*") has_wildcard = true;
+      if (!seen_events.insert(event).second) {
+        errors.Invalid(at, fmt::format("duplicate event {} across different policy", event));
+      }
+    }
+    if (has_exit_code) {
+      if (!exit_code->IsInt64()) {
+        errors.Invalid(p.Child("exitCode"), "exitCode must be an integer");
+      } else if (exit_code->GetInt64() == 0) {
+        errors.Invalid(p.Child("exitCode"), "0 is not a valid error code");
+      } else if (!seen_exit_codes.insert(exit_code->GetInt64()).second) {
+        errors.Invalid(p.Child("exitCode"),
+                       fmt::format("duplicate exitCode {}", exit_code->GetInt64()));
+      }
+    }
+    std::string_view action = json::GetString(policy, "action");
+    if (!Contains(ValidPolicyActions(), action)) {
+      errors.Invalid(p.Child("action"),
+                     fmt::format("invalid policy action \"{}\", {}", action, ValidListsSuffix()));
+    }
+    if (has_wildcard && seen_events.size() > 1 && !wildcard_reported) {
+      errors.Invalid(p, "if there's * here, no other policy should be here");
+      wildcard_reported = true;
+    }
+  }
+}
+
+}  // namespace basalt::webhook

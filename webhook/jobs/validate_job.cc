@@ -1,0 +1,559 @@
+#include "webhook/jobs/validate_job.h"
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "common/util/status.h"
+#include "fmt/format.h"
+#include "webhook/jobs/policies.h"
+
+namespace basalt::webhook {
+namespace {
+
+constexpr std::string_view kImmutableSpecMessage =
+    "job updates may not change fields other than `minAvailable`, `tasks[*].replicas under "
+    "spec` and `PriorityClassName`";
+constexpr size_t kMaxReportedChanges = 8;
+
+const std::vector<std::string>& TopologyPolicies() {
+  static const auto* policies =
+      new std::vector<std::string>{"none", "best-effort", "restricted", "single-numa-node"};
+  return *policies;
+}
+
+std::string_view JobName(const json::Value& job) {
+  const json::Value* md = json::Find(job, "metadata");
+  return md == nullptr ? std::string_view() : json::GetString(*md, "name");
+}
+
+// Value of a Go-style flag (`--name=v`, `-name=v`, `--name v`) in a plugin argument list.
+std::optional<std::string> FlagValue(const json::Value* args, std::string_view flag) {
+  if (args == nullptr || !args->IsArray()) return std::nullopt;
+  for (rapidjson::SizeType i = 0; i < args->Size(); ++i) {
+    std::string_view arg = json::AsView((*args)[i]);
+    if (arg.empty() || arg.front() != '-') continue;
+    arg.remove_prefix(arg.size() > 1 && arg[1] == '-' ? 2 : 1);
+    size_t eq = arg.find('=');
+    if (eq != std::string_view::npos) {
+      if (arg.substr(0, eq) == flag) return std::string(arg.substr(eq + 1));
+    } else if (arg == flag && i + 1 < args->Size()) {
+      return std::string(json::AsView((*args)[i + 1]));
+    }
+  }
+  return std::nullopt;
+}
+
+// Rules on counts shared by CREATE and UPDATE for one task.
+void ValidateTaskCounts(const json::Value& task, const FieldPath& tp, std::string_view job_name,
+                        ErrorList& errors) {
+  std::string_view name = json::GetString(task, "name");
+  int64_t replicas = json::GetInt(task, "replicas");
+  if (replicas < 0) {
+    errors.Invalid(tp.Child("replicas"),
+                   fmt::format("'replicas' < 0 in task: {}, job: {}", name, job_name));
+  }
+  std::optional<int64_t> min_available = json::GetOptionalInt(task, "minAvailable");
+  if (min_available && *min_available < 0) {
+    errors.Invalid(tp.Child("minAvailable"),
+                   fmt::format("'minAvailable' < 0 in task: {}, job: {}", name, job_name));
+  } else if (min_available && *min_available > replicas) {
+    errors.Invalid(tp.Child("minAvailable"),
+                   fmt::format("'minAvailable' is greater than 'replicas' in task: {}, job: {}",
+                               name, job_name));
+  }
+  const json::Value* pp = json::Find(task, "partitionPolicy");
+  if (pp == nullptr || !pp->IsObject()) return;
+  FieldPath pp_path = tp.Child("partitionPolicy");
+  int64_t total = json::GetInt(*pp, "totalPartitions");
+  int64_t size = json::GetInt(*pp, "partitionSize");
+  int64_t min_partitions = json::GetInt(*pp, "minPartitions");
+  if (total <= 0) {
+    errors.Invalid(pp_path.Child("totalPartitions"),
+                   fmt::format("'totalPartitions' must be greater than 0 in task: {}", name));
+  }
+  if (size <= 0) {
+    errors.Invalid(pp_path.Child("partitionSize"),
+                   fmt::format("'partitionSize' must be greater than 0 in task: {}", name));
+  }
+  if (min_partitions < 0) {
+    errors.Invalid(pp_path.Child("minPartitions"),
+                   fmt::format("'minPartitions' must be >= 0 in task: {}", name));
+  }
+  if (total > 0 && size > 0 && replicas != total * size) {
+    errors.Invalid(tp.Child("replicas"),
+                   fmt::format("'replicas' ({}) must equal 'totalPartitions' ({}) x "
+                               "'partitionSize' ({}) in task: {}",
+                               replicas, total, size, name));
+  }
+  if (min_partitions > 0 && size > 0 && min_available && *min_available != min_partitions * size) {
+    errors.Invalid(tp.Child("minAvailable"),
+                   fmt::format("'minAvailable' ({}) must equal 'minPartitions' ({}) x "
+                               "'partitionSize' ({}) in task: {}",
+                               *min_available, min_partitions, size, name));
+  }
+}
+
+void ValidatePriorityClass(std::string_view name, const FieldPath& path,
+                           const ClusterLister& lister, ErrorList& errors) {
+  if (name.empty() || lister.PriorityClassExists(name)) return;
+  errors.Forbidden(path, fmt::format("PriorityClass \"{}\" not found", name));
+}
+
+// A narrow subset of Kubernetes' PodTemplate validation: what would otherwise only fail at
+// pod creation, after the job was admitted and its PodGroup queued.
+void ValidatePodTemplate(const json::Value& task, size_t task_index, const FieldPath& tp,
+                         const ClusterLister& lister, ErrorList& errors) {
+  FieldPath spec_path = tp.Child("template").Child("spec");
+  const json::Value* pod_spec = json::FindPath(task, {"template", "spec"});
+  const json::Value* containers = pod_spec ? json::Find(*pod_spec, "containers") : nullptr;
+  if (containers == nullptr || !containers->IsArray() || containers->Empty()) {
+    errors.Invalid(spec_path.Child("containers"),
+                   "Required value: the pod template needs at least one container");
+    return;
+  }
+  std::string_view topology = json::GetString(task, "topologyPolicy");
+  bool integer_cpu = !topology.empty() && topology != "none";
+  std::set<std::string, std::less<>> names;
+  for (std::string_view list_name : {"initContainers", "containers"}) {
+    const json::Value* list = json::Find(*pod_spec, list_name);
+    if (list == nullptr || !list->IsArray()) continue;
+    for (rapidjson::SizeType j = 0; j < list->Size(); ++j) {
+      const json::Value& c = (*list)[j];
+      FieldPath cp = spec_path.Child(list_name).Index(j);
+      std::string_view cname = json::GetString(c, "name");
+      if (cname.empty()) {
+        errors.Invalid(cp.Child("name"), "Required value");
+      } else if (!IsDns1123Label(cname)) {
+        errors.Invalid(cp.Child("name"),
+                       fmt::format("container name \"{}\" must be a DNS-1123 label", cname));
+      } else if (!names.emplace(cname).second) {
+        errors.Invalid(cp.Child("name"), fmt::format("Duplicate value: \"{}\"", cname));
+      }
+      if (json::GetString(c, "image").empty()) errors.Invalid(cp.Child("image"), "Required value");
+      FieldPath rp = cp.Child("resources");
+      auto requests = ReadResourceList(json::FindPath(c, {"resources", "requests"}),
+                                       rp.Child("requests"), errors);
+      auto limits =
+          ReadResourceList(json::FindPath(c, {"resources", "limits"}), rp.Child("limits"), errors);
+      for (const auto& [resource, request] : requests) {
+        auto limit = limits.find(resource);
+        if (limit != limits.end() && request > limit->second) {
+          errors.Invalid(rp.Child("requests").Key(resource),
+                         fmt::format("must be less than or equal to {} limit of {}", resource,
+                                     limit->second.String()));
+        }
+      }
+      if (integer_cpu && list_name == "containers") {
+        auto cpu = requests.find("cpu");
+        if (cpu != requests.end() && cpu->second.MilliValue() % 1000 != 0) {
+          errors.Invalid(rp.Child("requests").Key("cpu"),
+                         fmt::format("the cpu request isn't an integer in spec.task[{}] "
+                                     "container[{}].",
+                                     task_index, j));
+        }
+      }
+    }
+  }
+  ValidatePriorityClass(json::GetString(*pod_spec, "priorityClassName"),
+                        spec_path.Child("priorityClassName"), lister, errors);
+}
+
+void ValidateVolumes(const json::Value* volumes, const FieldPath& path, ErrorList& errors) {
+  if (volumes == nullptr || !volumes->IsArray()) return;
+  std::set<std::string, std::less<>> mount_paths;
+  for (rapidjson::SizeType i = 0; i < volumes->Size(); ++i) {
+    const json::Value& v = (*volumes)[i];
+    FieldPath vp = path.Index(i);
+    std::string_view mount_path = json::GetString(v, "mountPath");
+    if (mount_path.empty()) {
+      errors.Invalid(vp.Child("mountPath"), "mountPath is required");
+    } else if (!mount_paths.emplace(mount_path).second) {
+      errors.Invalid(vp.Child("mountPath"), fmt::format("duplicated mountPath: {}", mount_path));
+    }
+    const json::Value* claim = json::Find(v, "volumeClaim");
+    bool has_claim = claim != nullptr && !claim->IsNull();
+    std::string_view claim_name = json::GetString(v, "volumeClaimName");
+    if (!has_claim && claim_name.empty()) {
+      errors.Invalid(vp, "either volumeClaim or volumeClaimName must be specified");
+    } else if (has_claim && !claim_name.empty()) {
+      errors.Invalid(vp,
+                     "conflict: set volumeClaimName to use an existing PVC, or volumeClaim to "
+                     "create a new one, not both");
+    }
+    if (!claim_name.empty() && !IsDns1123Subdomain(claim_name)) {
+      errors.Invalid(
+          vp.Child("volumeClaimName"),
+          fmt::format("invalid volumeClaimName \"{}\": must be a DNS-1123 subdomain", claim_name));
+    }
+  }
+}
+
+void ValidateQueue(std::string_view queue_name, const FieldPath& path, const ClusterLister& lister,
+                   ErrorList& errors) {
+  if (queue_name.empty()) queue_name = "default";
+  auto queue = lister.GetQueue(queue_name);
+  if (!queue.ok()) {
+    if (absl::IsNotFound(queue.status())) {
+      errors.Forbidden(path, fmt::format("unable to find job queue: queues.scheduling.volcano.sh "
+                                         "\"{}\" not found",
+                                         queue_name));
+    } else {
+      errors.Internal(path, fmt::format("unable to look up job queue \"{}\": {}", queue_name,
+                                        MessageOf(queue.status())));
+    }
+    return;
+  }
+  if (queue_name == "root") {
+    errors.Forbidden(path, "can not submit job to root queue");
+    return;
+  }
+  std::string_view state = queue->state.empty() ? "Open" : queue->state;
+  if (state != "Open") {
+    errors.Forbidden(path, fmt::format("can only submit job to queue with state `Open`, queue "
+                                       "`{}` status is `{}`",
+                                       queue_name, state));
+  }
+  std::vector<std::string> children = lister.ChildQueues(queue_name);
+  if (!children.empty()) {
+    errors.Forbidden(path, fmt::format("can only submit job to leaf queue, queue `{}` has {} "
+                                       "child queues",
+                                       queue_name, children.size()));
+  }
+}
+
+void ValidateDependencies(const json::Value& tasks, const FieldPath& path, ErrorList& errors) {
+  std::map<std::string, size_t, std::less<>> index;
+  for (rapidjson::SizeType i = 0; i < tasks.Size(); ++i) {
+    index.emplace(std::string(json::GetString(tasks[i], "name")), i);
+  }
+  // edges[i] = tasks that task i depends on.
+  std::vector<std::vector<size_t>> edges(tasks.Size());
+  bool any = false;
+  for (rapidjson::SizeType i = 0; i < tasks.Size(); ++i) {
+    const json::Value* names = json::FindPath(tasks[i], {"dependsOn", "name"});
+    if (names == nullptr || !names->IsArray()) continue;
+    for (rapidjson::SizeType k = 0; k < names->Size(); ++k) {
+      std::string_view dep = json::AsView((*names)[k]);
+      auto it = index.find(dep);
+      if (it == index.end()) {
+        errors.Invalid(path.Index(i).Child("dependsOn").Child("name").Index(k),
+                       fmt::format("task \"{}\" depends on unknown task \"{}\"",
+                                   json::GetString(tasks[i], "name"), dep));
+        continue;
+      }
+      edges[i].push_back(it->second);
+      any = true;
+    }
+  }
+  if (!any) return;
+  // Kahn's algorithm: repeatedly remove tasks whose dependencies are all removed.
+  std::vector<size_t> pending_deps(tasks.Size());
+  std::vector<std::vector<size_t>> dependents(tasks.Size());
+  for (size_t i = 0; i < edges.size(); ++i) {
+    pending_deps[i] = edges[i].size();
+    for (size_t d : edges[i]) dependents[d].push_back(i);
+  }
+  std::vector<size_t> ready;
+  for (size_t i = 0; i < pending_deps.size(); ++i) {
+    if (pending_deps[i] == 0) ready.push_back(i);
+  }
+  size_t done = 0;
+  while (!ready.empty()) {
+    size_t t = ready.back();
+    ready.pop_back();
+    ++done;
+    for (size_t dependent : dependents[t]) {
+      if (--pending_deps[dependent] == 0) ready.push_back(dependent);
+    }
+  }
+  if (done != tasks.Size()) {
+    errors.Invalid(path,
+                   "job has dependencies between tasks, but doesn't form a directed acyclic "
+                   "graph(DAG)");
+  }
+}
+
+void ValidatePlugins(const json::Value& spec, const json::Value& tasks, const FieldPath& path,
+                     ErrorList& errors) {
+  const json::Value* plugins = json::Find(spec, "plugins");
+  if (plugins == nullptr || !plugins->IsObject()) return;
+  const auto& known = KnownJobPlugins();
+  for (const auto& member : plugins->GetObject()) {
+    std::string_view name = json::AsView(member.name);
+    if (std::find(known.begin(), known.end(), name) == known.end()) {
+      errors.Invalid(path.Key(name), fmt::format("unable to find job plugin: {}", name));
+    }
+  }
+  if (const json::Value* mpi = json::Find(*plugins, "mpi")) {
+    std::string master = FlagValue(mpi, "master").value_or("master");
+    bool found = false;
+    for (const auto& task : tasks.GetArray())
+      found = found || json::GetString(task, "name") == master;
+    if (!found) {
+      errors.Invalid(path.Key("mpi"),
+                     fmt::format("The specified mpi master task was not found (no task named "
+                                 "\"{}\")",
+                                 master));
+    }
+  }
+}
+
+void CheckNonNegative(const json::Value& spec, std::string_view key, const FieldPath& path,
+                      std::string_view message, ErrorList& errors) {
+  std::optional<int64_t> v = json::GetOptionalInt(spec, key);
+  if (v && *v < 0) errors.Invalid(path.Child(key), std::string(message));
+}
+
+// Collects the paths where `a` and `b` differ (absent == null), at most kMaxReportedChanges.
+void DiffPaths(const json::Value* a, const json::Value* b, const FieldPath& path,
+               std::vector<std::string>& out) {
+  if (out.size() >= kMaxReportedChanges) return;
+  if (a != nullptr && a->IsNull()) a = nullptr;
+  if (b != nullptr && b->IsNull()) b = nullptr;
+  if (a == nullptr && b == nullptr) return;
+  if (a == nullptr || b == nullptr) {
+    out.push_back(path.str());
+    return;
+  }
+  if (a->IsObject() && b->IsObject()) {
+    for (const auto& m : b->GetObject()) {
+      DiffPaths(json::Find(*a, json::AsView(m.name)), &m.value, path.Child(json::AsView(m.name)),
+                out);
+    }
+    for (const auto& m : a->GetObject()) {
+      if (json::Find(*b, json::AsView(m.name)) == nullptr) {
+        DiffPaths(&m.value, nullptr, path.Child(json::AsView(m.name)), out);
+      }
+    }
+    return;
+  }
+  if (a->IsArray() && b->IsArray() && a->Size() == b->Size()) {
+    for (rapidjson::SizeType i = 0; i < a->Size(); ++i)
+      DiffPaths(&(*a)[i], &(*b)[i], path.Index(i), out);
+    return;
+  }
+  if (*a != *b) out.push_back(path.str());
+}
+
+// Removes from both copies the fields an update may change.
+void StripMutableFields(json::Value& old_spec, json::Value& new_spec) {
+  for (json::Value* spec : {&old_spec, &new_spec}) {
+    json::Remove(*spec, "minAvailable");
+    json::Remove(*spec, "priorityClassName");
+  }
+  json::Value* old_tasks = json::FindMutable(old_spec, "tasks");
+  json::Value* new_tasks = json::FindMutable(new_spec, "tasks");
+  if (old_tasks && new_tasks && old_tasks->IsArray() && new_tasks->IsArray()) {
+    if (old_tasks->Size() != new_tasks->Size()) {
+      // Reported on its own ("may not add or remove tasks").
+      json::Remove(old_spec, "tasks");
+      json::Remove(new_spec, "tasks");
+    } else {
+      for (rapidjson::SizeType i = 0; i < old_tasks->Size(); ++i) {
+        for (json::Value* task : {&(*old_tasks)[i], &(*new_tasks)[i]}) {
+          json::Remove(*task, "replicas");
+          json::Remove(*task, "minAvailable");
+        }
+      }
+    }
+  }
+  json::Value* old_volumes = json::FindMutable(old_spec, "volumes");
+  json::Value* new_volumes = json::FindMutable(new_spec, "volumes");
+  if (old_volumes && new_volumes && old_volumes->IsArray() && new_volumes->IsArray()) {
+    rapidjson::SizeType n = std::min(old_volumes->Size(), new_volumes->Size());
+    for (rapidjson::SizeType i = 0; i < n; ++i) {
+      json::Value& old_volume = (*old_volumes)[i];
+      const json::Value* claim = json::Find(old_volume, "volumeClaim");
+      // The job controller writes the generated PVC name back into the spec.
+      if (claim != nullptr && !claim->IsNull() &&
+          json::GetString(old_volume, "volumeClaimName").empty()) {
+        json::Remove(old_volume, "volumeClaimName");
+        json::Remove((*new_volumes)[i], "volumeClaimName");
+      }
+    }
+  }
+}
+
+}  // namespace
+
+const std::vector<std::string>& KnownJobPlugins() {
+  static const auto* plugins = new std::vector<std::string>{
+      "ssh", "env", "svc", "tensorflow", "mpi", "pytorch", "hcclrank", "ray"};
+  return *plugins;
+}
+
+ErrorList ValidateJobCreate(const json::Value& job, const ClusterLister& lister) {
+  ErrorList errors;
+  const FieldPath spec_path("spec");
+  const FieldPath tasks_path = spec_path.Child("tasks");
+  const json::Value* spec = json::Find(job, "spec");
+  const json::Value* tasks = spec ? json::Find(*spec, "tasks") : nullptr;
+  if (tasks == nullptr || !tasks->IsArray() || tasks->Empty()) {
+    errors.Invalid(tasks_path, "No task specified in job spec");
+    return errors;
+  }
+  std::string_view job_name = JobName(job);
+
+  ValidateNetworkTopology(json::Find(*spec, "networkTopology"), spec_path.Child("networkTopology"),
+                          errors);
+
+  std::set<std::string, std::less<>> task_names;
+  int64_t total_replicas = 0;
+  for (rapidjson::SizeType i = 0; i < tasks->Size(); ++i) {
+    const json::Value& task = (*tasks)[i];
+    FieldPath tp = tasks_path.Index(i);
+    if (!task.IsObject()) {
+      errors.Invalid(tp, "task must be an object");
+      continue;
+    }
+    std::string_view name = json::GetString(task, "name");
+    if (!task_names.emplace(name).second) {
+      errors.Invalid(tp.Child("name"), fmt::format("duplicated task name {}", name));
+      break;
+    }
+    if (name.empty()) {
+      errors.Invalid(tp.Child("name"), "task name must not be empty");
+    } else if (!IsDns1123Label(name)) {
+      errors.Invalid(tp.Child("name"),
+                     fmt::format("task name \"{}\" must be a DNS-1123 label (at most 63 lowercase "
+                                 "alphanumeric characters or '-', starting and ending with an "
+                                 "alphanumeric character)",
+                                 name));
+    }
+    int64_t replicas = json::GetInt(task, "replicas");
+    total_replicas += std::max<int64_t>(replicas, 0);
+    ValidateTaskCounts(task, tp, job_name, errors);
+    CheckNonNegative(task, "maxRetry", tp, "'maxRetry' cannot be less than zero.", errors);
+    ValidatePolicies(json::Find(task, "policies"), tp.Child("policies"), errors);
+    if (!job_name.empty() && !name.empty()) {
+      std::string pod_name =
+          fmt::format("{}-{}-{}", job_name, name, std::max<int64_t>(replicas - 1, 0));
+      std::vector<std::string> name_errors = QualifiedNameErrors(pod_name);
+      if (!name_errors.empty()) {
+        errors.Invalid(tp.Child("name"), fmt::format("create pod with name {} validate failed {}",
+                                                     pod_name, BracketList(name_errors)));
+      }
+    }
+    std::string_view topology = json::GetString(task, "topologyPolicy");
+    const auto& topologies = TopologyPolicies();
+    if (!topology.empty() &&
+        std::find(topologies.begin(), topologies.end(), topology) == topologies.end()) {
+      errors.Invalid(tp.Child("topologyPolicy"),
+                     fmt::format("unsupported topologyPolicy \"{}\", supported values are {}",
+                                 topology, BracketList(topologies)));
+    }
+    ValidatePodTemplate(task, i, tp, lister, errors);
+  }
+
+  if (!job_name.empty()) {
+    std::vector<std::string> name_errors = QualifiedNameErrors(job_name);
+    if (!name_errors.empty()) {
+      errors.Invalid(FieldPath("metadata").Child("name"),
+                     fmt::format("create job with name {} validate failed {}", job_name,
+                                 BracketList(name_errors)));
+    }
+  }
+  int64_t min_available = json::GetInt(*spec, "minAvailable");
+  if (min_available < 0) {
+    errors.Invalid(spec_path.Child("minAvailable"), "job 'minAvailable' must be >= 0.");
+  } else if (min_available > total_replicas) {
+    errors.Invalid(spec_path.Child("minAvailable"),
+                   "job 'minAvailable' should not be greater than total replicas in tasks");
+  }
+  CheckNonNegative(*spec, "maxRetry", spec_path, "'maxRetry' cannot be less than zero.", errors);
+  CheckNonNegative(*spec, "ttlSecondsAfterFinished", spec_path,
+                   "'ttlSecondsAfterFinished' cannot be less than zero.", errors);
+  if (auto min_success = json::GetOptionalInt(*spec, "minSuccess");
+      min_success && *min_success < 1) {
+    errors.Invalid(spec_path.Child("minSuccess"), "'minSuccess' must be >= 1");
+  }
+  ValidatePolicies(json::Find(*spec, "policies"), spec_path.Child("policies"), errors);
+  ValidatePlugins(*spec, *tasks, spec_path.Child("plugins"), errors);
+  ValidateVolumes(json::Find(*spec, "volumes"), spec_path.Child("volumes"), errors);
+  ValidateDependencies(*tasks, tasks_path, errors);
+  ValidatePriorityClass(json::GetString(*spec, "priorityClassName"),
+                        spec_path.Child("priorityClassName"), lister, errors);
+  ValidateQueue(json::GetString(*spec, "queue"), spec_path.Child("queue"), lister, errors);
+  return errors;
+}
+
+ErrorList ValidateJobUpdate(const json::Value& old_job, const json::Value& job,
+                            const ClusterLister& lister) {
+  ErrorList errors;
+  const FieldPath spec_path("spec");
+  const json::Value* old_spec = json::Find(old_job, "spec");
+  const json::Value* spec = json::Find(job, "spec");
+  if (spec == nullptr || !spec->IsObject()) {
+    errors.Invalid(spec_path, "Required value");
+    return errors;
+  }
+  // Status and metadata writes (controllers, kubectl label) do not touch the spec.
+  if (old_spec != nullptr && *old_spec == *spec) return errors;
+
+  std::string_view job_name = JobName(job);
+  int64_t min_available = json::GetInt(*spec, "minAvailable");
+  if (min_available < 0) {
+    errors.Invalid(spec_path.Child("minAvailable"), "job 'minAvailable' must be >= 0.");
+  }
+  const json::Value* tasks = json::Find(*spec, "tasks");
+  const json::Value* old_tasks = old_spec ? json::Find(*old_spec, "tasks") : nullptr;
+  size_t task_count = tasks && tasks->IsArray() ? tasks->Size() : 0;
+  size_t old_task_count = old_tasks && old_tasks->IsArray() ? old_tasks->Size() : 0;
+  if (task_count != old_task_count) {
+    errors.Invalid(spec_path.Child("tasks"), "job updates may not add or remove tasks");
+  }
+  int64_t total_replicas = 0;
+  for (size_t i = 0; i < task_count; ++i) {
+    const json::Value& task = (*tasks)[static_cast<rapidjson::SizeType>(i)];
+    total_replicas += std::max<int64_t>(json::GetInt(task, "replicas"), 0);
+    ValidateTaskCounts(task, spec_path.Child("tasks").Index(i), job_name, errors);
+  }
+  if (min_available > total_replicas) {
+    errors.Invalid(spec_path.Child("minAvailable"),
+                   "job 'minAvailable' must not be greater than total replicas");
+  }
+  ValidateNetworkTopology(json::Find(*spec, "networkTopology"), spec_path.Child("networkTopology"),
+                          errors);
+
+  json::Document scratch;
+  json::Value old_copy(rapidjson::kObjectType);
+  if (old_spec != nullptr && old_spec->IsObject()) {
+    old_copy.CopyFrom(*old_spec, scratch.GetAllocator());
+  }
+  json::Value new_copy(*spec, scratch.GetAllocator());
+  StripMutableFields(old_copy, new_copy);
+  std::vector<std::string> changed;
+  DiffPaths(&old_copy, &new_copy, spec_path, changed);
+  if (!changed.empty()) {
+    std::string list;
+    for (const auto& p : changed) list += (list.empty() ? "" : ", ") + p;
+    if (changed.size() >= kMaxReportedChanges) list += ", ...";
+    errors.Invalid(spec_path, fmt::format("{} (changed: {})", kImmutableSpecMessage, list));
+  }
+
+  std::string_view priority_class = json::GetString(*spec, "priorityClassName");
+  if (old_spec == nullptr || priority_class != json::GetString(*old_spec, "priorityClassName")) {
+    ValidatePriorityClass(priority_class, spec_path.Child("priorityClassName"), lister, errors);
+  }
+  return errors;
+}
+
+AdmissionResponse JobValidator::Handle(const AdmissionRequest& request) const {
+  switch (request.operation) {
+    case Operation::kCreate:
+      if (request.object == nullptr) break;
+      return ValidateJobCreate(*request.object, lister_).ToResponse();
+    case Operation::kUpdate:
+      if (request.object == nullptr || request.old_object == nullptr) break;
+      return ValidateJobUpdate(*request.old_object, *request.object, lister_).ToResponse();
+    default:
+      break;
+  }
+  return AdmissionResponse::Allow();
+}
+
+}  // namespace basalt::webhook

@@ -1,0 +1,46 @@
+#pragma once
+// JobValidator (/jobs/validate): admission rules for batch.volcano.sh/v1alpha1 Jobs.
+//
+// CREATE: every rule of Volcano's job webhook (tasks present, task and job minAvailable vs
+// replicas, unique task names, policies, pod names, topology policy CPU requests, partition
+// policy, plugins known, volumes, networkTopology, dependsOn is a DAG) plus the queue: it must
+// exist, be Open and be a leaf other than `root`. Errors accumulate; the message lists all.
+// UPDATE: only spec.minAvailable, spec.priorityClassName, tasks[*].replicas,
+// tasks[*].minAvailable and a generated volumes[*].volumeClaimName may change, within the
+// replica rules; any other spec change is refused naming the changed fields.
+//
+// Deliberate differences from Volcano (stricter, each would otherwise fail later, at pod
+// creation, where users only see it in events):
+//   - a queue without status.state yet counts as Open (the queue controller treats it so);
+//   - the PriorityClass named by spec.priorityClassName or a task template must exist;
+//   - a minimal pod template check (containers present, named, with an image; valid,
+//     non-negative requests not above limits) replaces Kubernetes' full PodTemplate validation;
+//   - negative counts (replicas, minAvailable, maxRetry, ttlSecondsAfterFinished) are
+//     re-checked, with the messages Volcano used before v1.14.
+//
+// Thread-safe if the lister is.
+
+#include "webhook/lister.h"
+#include "webhook/router.h"
+#include "webhook/validation.h"
+
+namespace basalt::webhook {
+
+// Job plugin names the job controller knows.
+const std::vector<std::string>& KnownJobPlugins();
+
+// The rules as functions over Job objects, for tests and tools.
+ErrorList ValidateJobCreate(const json::Value& job, const ClusterLister& lister);
+ErrorList ValidateJobUpdate(const json::Value& old_job, const json::Value& job,
+                            const ClusterLister& lister);
+
+class JobValidator : public AdmissionHandler {
+ public:
+  explicit JobValidator(const ClusterLister& lister) : lister_(lister) {}
+  AdmissionResponse Handle(const AdmissionRequest& request) const override;
+
+ private:
+  const ClusterLister& lister_;
+};
+
+}  // namespace basalt::webhook

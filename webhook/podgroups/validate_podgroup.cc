@@ -1,0 +1,56 @@
+#include "webhook/podgroups/validate_podgroup.h"
+
+#include "common/util/status.h"
+#include "fmt/format.h"
+
+namespace basalt::webhook {
+
+ErrorList ValidatePodGroupCreate(const json::Value& podgroup, const ClusterLister& lister) {
+  ErrorList errors;
+  const FieldPath spec_path("spec");
+  const json::Value* spec = json::Find(podgroup, "spec");
+  std::string_view queue_name = spec ? json::GetString(*spec, "queue") : std::string_view();
+  if (queue_name.empty()) queue_name = "default";
+  auto queue = lister.GetQueue(queue_name);
+  if (!queue.ok()) {
+    if (absl::IsNotFound(queue.status())) {
+      errors.Forbidden(spec_path.Child("queue"),
+                       fmt::format("unable to find queue: queues.scheduling.volcano.sh \"{}\" not "
+                                   "found",
+                                   queue_name));
+    } else {
+      errors.Internal(spec_path.Child("queue"), fmt::format("unable to look up queue \"{}\": {}",
+                                                            queue_name, MessageOf(queue.status())));
+    }
+  } else {
+    std::string_view state = queue->state.empty() ? "Open" : queue->state;
+    if (state != "Open") {
+      errors.Forbidden(spec_path.Child("queue"),
+                       fmt::format("can only submit PodGroup to queue with state `Open`, queue "
+                                   "`{}` status is `{}`.",
+                                   queue_name, state));
+    }
+  }
+  if (spec != nullptr) {
+    ValidateNetworkTopology(json::Find(*spec, "networkTopology"),
+                            spec_path.Child("networkTopology"), errors);
+    if (const json::Value* groups = json::Find(*spec, "subGroupPolicy");
+        groups && groups->IsArray()) {
+      for (rapidjson::SizeType i = 0; i < groups->Size(); ++i) {
+        ValidateNetworkTopology(json::Find((*groups)[i], "networkTopology"),
+                                spec_path.Child("subGroupPolicy").Index(i).Child("networkTopology"),
+                                errors);
+      }
+    }
+  }
+  return errors;
+}
+
+AdmissionResponse PodGroupValidator::Handle(const AdmissionRequest& request) const {
+  if (request.operation != Operation::kCreate || request.object == nullptr) {
+    return AdmissionResponse::Allow();
+  }
+  return ValidatePodGroupCreate(*request.object, lister_).ToResponse();
+}
+
+}  // namespace basalt::webhook

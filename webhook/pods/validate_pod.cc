@@ -1,0 +1,58 @@
+#include "webhook/pods/validate_pod.h"
+
+#include <algorithm>
+#include <charconv>
+
+#include "fmt/format.h"
+
+namespace basalt::webhook {
+namespace {
+
+bool IsPositiveIntOrPercent(std::string_view v) {
+  bool percent = !v.empty() && v.back() == '%';
+  if (percent) v.remove_suffix(1);
+  if (v.empty() || v.front() == '+' || v.front() == '-') return false;
+  int64_t n = 0;
+  auto [ptr, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+  if (ec != std::errc() || ptr != v.data() + v.size()) return false;
+  return percent ? (n >= 1 && n <= 99) : n > 0;
+}
+
+}  // namespace
+
+ErrorList ValidatePodCreate(const json::Value& pod) {
+  ErrorList errors;
+  const json::Value* annotations = json::FindPath(pod, {"metadata", "annotations"});
+  if (annotations == nullptr) return errors;
+  const FieldPath path = FieldPath("metadata").Child("annotations");
+  auto min_available = json::GetOptionalString(*annotations, kJdbMinAvailableAnnotation);
+  auto max_unavailable = json::GetOptionalString(*annotations, kJdbMaxUnavailableAnnotation);
+  if (min_available && max_unavailable) {
+    errors.Invalid(path, fmt::format("{} and {} can not be set at the same time",
+                                     kJdbMinAvailableAnnotation, kJdbMaxUnavailableAnnotation));
+  }
+  for (auto [key, value] : {std::pair{kJdbMinAvailableAnnotation, min_available},
+                            std::pair{kJdbMaxUnavailableAnnotation, max_unavailable}}) {
+    if (value && !IsPositiveIntOrPercent(*value)) {
+      errors.Invalid(path.Key(key), fmt::format("invalid value \"{}\": must be a positive integer "
+                                                "or a percentage between 1% and 99%",
+                                                *value));
+    }
+  }
+  return errors;
+}
+
+AdmissionResponse PodValidator::Handle(const AdmissionRequest& request) const {
+  if (request.operation != Operation::kCreate || request.object == nullptr) {
+    return AdmissionResponse::Allow();
+  }
+  const json::Value* spec = json::Find(*request.object, "spec");
+  std::string_view scheduler = spec ? json::GetString(*spec, "schedulerName") : std::string_view();
+  if (std::find(scheduler_names_.begin(), scheduler_names_.end(), scheduler) ==
+      scheduler_names_.end()) {
+    return AdmissionResponse::Allow();
+  }
+  return ValidatePodCreate(*request.object).ToResponse();
+}
+
+}  // namespace basalt::webhook

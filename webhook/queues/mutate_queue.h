@@ -1,0 +1,23 @@
+#pragma once
+// QueueMutator (/queues/mutate): defaults of a scheduling.volcano.sh/v1beta1 Queue on CREATE:
+// spec.weight 0 or unset -> 1, spec.reclaimable unset -> true, and legacy hierarchy
+// annotations not rooted at `root` get the prefix `root/` (weights `1/`). Minimal JSON patch.
+// Other operations are allowed unchanged. Stateless; thread-safe.
+
+#include "webhook/json_patch.h"
+#include "webhook/router.h"
+
+namespace basalt::webhook {
+
+inline constexpr std::string_view kHierarchyAnnotation = "volcano.sh/hierarchy";
+inline constexpr std::string_view kHierarchyWeightsAnnotation = "volcano.sh/hierarchy-weights";
+
+// The patch that defaults `queue`; empty when nothing needs defaulting.
+JsonPatch MutateQueue(const json::Value& queue);
+
+class QueueMutator : public AdmissionHandler {
+ public:
+  AdmissionResponse Handle(const AdmissionRequest& request) const override;
+};
+
+}  // namespace basalt::webhook

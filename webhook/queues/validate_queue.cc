@@ -1,0 +1,276 @@
+#include "webhook/queues/validate_queue.h"
+
+#include <charconv>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "common/util/status.h"
+#include "fmt/format.h"
+#include "webhook/queues/mutate_queue.h"
+
+namespace basalt::webhook {
+namespace {
+
+using ResourceMap = std::map<std::string, resource::Quantity>;
+
+constexpr int64_t kMaxQueueWeight = 65535;
+
+std::string Plural(size_t n, std::string_view word) {
+  return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s");
+}
+
+std::vector<std::string_view> Split(std::string_view s, char sep) {
+  std::vector<std::string_view> out;
+  size_t start = 0;
+  while (true) {
+    size_t pos = s.find(sep, start);
+    out.push_back(s.substr(start, pos == std::string_view::npos ? s.npos : pos - start));
+    if (pos == std::string_view::npos) return out;
+    start = pos + 1;
+  }
+}
+
+void ValidateResources(const json::Value* spec, ErrorList& errors) {
+  const FieldPath spec_path("spec");
+  const json::Value* empty = nullptr;
+  ResourceMap capability = ReadResourceList(spec ? json::Find(*spec, "capability") : empty,
+                                            spec_path.Child("capability"), errors);
+  ResourceMap deserved = ReadResourceList(spec ? json::Find(*spec, "deserved") : empty,
+                                          spec_path.Child("deserved"), errors);
+  FieldPath guarantee_path = spec_path.Child("guarantee").Child("resource");
+  ResourceMap guarantee = ReadResourceList(
+      spec ? json::FindPath(*spec, {"guarantee", "resource"}) : empty, guarantee_path, errors);
+
+  for (const auto& [name, g] : guarantee) {
+    if (!deserved.empty()) {
+      auto d = deserved.find(name);
+      if (d == deserved.end()) {
+        errors.Invalid(spec_path.Child("deserved").Key(name),
+                       fmt::format("deserved[{}] must be >= guarantee[{}]={} (deserved[{}] is not "
+                                   "set)",
+                                   name, name, g.String(), name));
+      } else if (d->second < g) {
+        errors.Invalid(spec_path.Child("deserved").Key(name),
+                       fmt::format("deserved[{}]={} must be >= guarantee[{}]={}", name,
+                                   d->second.String(), name, g.String()));
+      }
+    }
+    auto c = capability.find(name);
+    if (c != capability.end() && g > c->second) {
+      errors.Invalid(guarantee_path.Key(name),
+                     fmt::format("guarantee[{}]={} must be <= capability[{}]={}", name, g.String(),
+                                 name, c->second.String()));
+    }
+  }
+  for (const auto& [name, d] : deserved) {
+    auto c = capability.find(name);
+    if (c != capability.end() && d > c->second) {
+      errors.Invalid(spec_path.Child("deserved").Key(name),
+                     fmt::format("deserved[{}]={} must be <= capability[{}]={}", name, d.String(),
+                                 name, c->second.String()));
+    }
+  }
+}
+
+void ValidateState(const json::Value* old_queue, const json::Value& queue, ErrorList& errors) {
+  const json::Value* status = json::Find(queue, "status");
+  std::string_view state = status ? json::GetString(*status, "state") : std::string_view();
+  if (state.empty() || state == "Open" || state == "Closed") return;
+  if (old_queue != nullptr) {
+    const json::Value* old_status = json::Find(*old_queue, "status");
+    if (old_status != nullptr && json::GetString(*old_status, "state") == state) return;
+  }
+  errors.Invalid(FieldPath("status").Child("state"),
+                 fmt::format("queue state must be in [Open Closed], got \"{}\"", state));
+}
+
+void ValidateHierarchyAnnotations(const json::Value& queue, ErrorList& errors) {
+  const json::Value* annotations = json::FindPath(queue, {"metadata", "annotations"});
+  if (annotations == nullptr) return;
+  std::string_view hierarchy = json::GetString(*annotations, kHierarchyAnnotation);
+  std::string_view weights = json::GetString(*annotations, kHierarchyWeightsAnnotation);
+  if (hierarchy.empty() && weights.empty()) return;
+  FieldPath path = FieldPath("metadata").Child("annotations");
+  auto segments = Split(hierarchy, '/');
+  auto weight_segments = Split(weights, '/');
+  if (hierarchy.empty() || weights.empty() || segments.size() != weight_segments.size()) {
+    errors.Invalid(
+        path.Key(kHierarchyWeightsAnnotation),
+        fmt::format("{} \"{}\" and {} \"{}\" must have the same number of segments",
+                    kHierarchyAnnotation, hierarchy, kHierarchyWeightsAnnotation, weights));
+    return;
+  }
+  for (std::string_view w : weight_segments) {
+    double value = 0;
+    auto [ptr, ec] = std::from_chars(w.data(), w.data() + w.size(), value);
+    if (w.empty() || ec != std::errc() || ptr != w.data() + w.size() || !(value > 0)) {
+      errors.Invalid(path.Key(kHierarchyWeightsAnnotation),
+                     fmt::format("weight \"{}\" in {} must be a positive number", w,
+                                 kHierarchyWeightsAnnotation));
+    }
+  }
+}
+
+// Parent existence, depth and capability against ancestors.
+void ValidateParent(std::string_view name, const json::Value* spec, const ClusterLister& lister,
+                    const AdmissionOptions& options, ErrorList& errors) {
+  const FieldPath parent_path = FieldPath("spec").Child("parent");
+  std::string_view parent = spec ? json::GetString(*spec, "parent") : std::string_view();
+  if (parent.empty() || parent == "root") return;
+  if (parent == name) {
+    errors.Invalid(parent_path, "queue can not be its own parent");
+    return;
+  }
+  // Walk up from the parent; depth counts root as 1 and this queue as the last level.
+  std::vector<QueueInfo> ancestors;
+  std::string next(parent);
+  std::set<std::string> seen = {std::string(name)};
+  while (!next.empty() && next != "root") {
+    if (!seen.insert(next).second) {
+      errors.Invalid(parent_path, fmt::format("queue hierarchy through `{}` forms a cycle", next));
+      return;
+    }
+    auto q = lister.GetQueue(next);
+    if (!q.ok()) {
+      if (absl::IsNotFound(q.status())) {
+        errors.Forbidden(parent_path, fmt::format("unable to find parent queue: "
+                                                  "queues.scheduling.volcano.sh \"{}\" not found",
+                                                  next));
+      } else {
+        errors.Internal(parent_path, fmt::format("unable to look up queue \"{}\": {}", next,
+                                                 MessageOf(q.status())));
+      }
+      return;
+    }
+    next = q->parent;
+    ancestors.push_back(*std::move(q));
+  }
+  size_t depth = ancestors.size() + 2;
+  if (options.max_queue_depth > 0 && depth > static_cast<size_t>(options.max_queue_depth)) {
+    errors.Invalid(parent_path,
+                   fmt::format("queue depth {} exceeds the maximum of {} (root is depth 1)", depth,
+                               options.max_queue_depth));
+  }
+  ErrorList ignored;  // own quantities are reported by ValidateResources
+  ResourceMap capability = ReadResourceList(json::Find(*spec, "capability"),
+                                            FieldPath("spec").Child("capability"), ignored);
+  for (const auto& [resource_name, own] : capability) {
+    for (const QueueInfo& ancestor : ancestors) {
+      auto it = ancestor.capability.find(resource_name);
+      if (it == ancestor.capability.end()) continue;
+      auto limit = resource::Quantity::Parse(it->second);
+      if (limit.ok() && own > *limit) {
+        errors.Invalid(FieldPath("spec").Child("capability").Key(resource_name),
+                       fmt::format("capability[{}]={} must be <= capability[{}]={} of ancestor "
+                                   "queue `{}`",
+                                   resource_name, own.String(), resource_name, limit->String(),
+                                   ancestor.name));
+      }
+      break;  // only the nearest ancestor that limits this resource
+    }
+  }
+}
+
+bool SameMember(const json::Value* a, const json::Value* b, std::string_view key) {
+  const json::Value* x = a ? json::Find(*a, key) : nullptr;
+  const json::Value* y = b ? json::Find(*b, key) : nullptr;
+  if (x != nullptr && x->IsNull()) x = nullptr;
+  if (y != nullptr && y->IsNull()) y = nullptr;
+  if (x == nullptr || y == nullptr) return x == y;
+  return *x == *y;
+}
+
+}  // namespace
+
+ErrorList ValidateQueueCreateOrUpdate(const json::Value* old_queue, const json::Value& queue,
+                                      const ClusterLister& lister,
+                                      const AdmissionOptions& options) {
+  ErrorList errors;
+  const json::Value* md = json::Find(queue, "metadata");
+  std::string_view name = md ? json::GetString(*md, "name") : std::string_view();
+  const json::Value* spec = json::Find(queue, "spec");
+  if (spec != nullptr && !spec->IsObject()) spec = nullptr;
+  const json::Value* old_spec = old_queue ? json::Find(*old_queue, "spec") : nullptr;
+
+  ValidateResources(spec, errors);
+  if (spec != nullptr) {
+    if (auto weight = json::GetOptionalInt(*spec, "weight")) {
+      if (*weight < 1) {
+        errors.Invalid(FieldPath("spec").Child("weight"),
+                       "queue weight must be a positive integer");
+      } else if (*weight > kMaxQueueWeight) {
+        errors.Invalid(FieldPath("spec").Child("weight"),
+                       fmt::format("queue weight must be <= {}", kMaxQueueWeight));
+      }
+    }
+  }
+  ValidateState(old_queue, queue, errors);
+  ValidateHierarchyAnnotations(queue, errors);
+
+  bool parent_changed = old_queue == nullptr || !SameMember(old_spec, spec, "parent");
+  bool capability_changed = old_queue == nullptr || !SameMember(old_spec, spec, "capability");
+  if (spec != nullptr && name != "root" && (parent_changed || capability_changed)) {
+    ValidateParent(name, spec, lister, options, errors);
+  }
+  if (old_queue != nullptr && name == "root" && options.root_queue_protection) {
+    for (std::string_view field : {"capability", "deserved", "guarantee"}) {
+      if (!SameMember(old_spec, spec, field)) {
+        errors.Forbidden(FieldPath("spec").Child(field),
+                         fmt::format("`root` queue {} can not be changed", field));
+      }
+    }
+  }
+  return errors;
+}
+
+ErrorList ValidateQueueDelete(std::string_view name, const ClusterLister& lister) {
+  ErrorList errors;
+  if (name == "default" || name == "root") {
+    errors.Forbidden(FieldPath(), fmt::format("`{}` queue can not be deleted", name));
+    return errors;
+  }
+  std::vector<std::string> children = lister.ChildQueues(name);
+  if (!children.empty()) {
+    std::string list;
+    for (const auto& c : children) list += (list.empty() ? "" : ", ") + c;
+    errors.Forbidden(FieldPath(), fmt::format("queue {} can not be deleted because it has {}: {}",
+                                              name, Plural(children.size(), "child queue"), list));
+  }
+  int podgroups = lister.CountPodGroupsInQueue(name);
+  int jobs = lister.CountJobsInQueue(name);
+  if (podgroups > 0 || jobs > 0) {
+    errors.Forbidden(FieldPath(),
+                     fmt::format("queue `{}` can not be deleted because it still has {} and {}; "
+                                 "delete them or move them to another queue first",
+                                 name, Plural(static_cast<size_t>(podgroups), "PodGroup"),
+                                 Plural(static_cast<size_t>(jobs), "Job")));
+  }
+  return errors;
+}
+
+AdmissionResponse QueueValidator::Handle(const AdmissionRequest& request) const {
+  switch (request.operation) {
+    case Operation::kCreate:
+    case Operation::kUpdate:
+      if (request.object == nullptr) break;
+      return ValidateQueueCreateOrUpdate(
+                 request.operation == Operation::kUpdate ? request.old_object : nullptr,
+                 *request.object, lister_, options_)
+          .ToResponse();
+    case Operation::kDelete: {
+      std::string name = request.name;
+      if (name.empty() && request.old_object != nullptr) {
+        const json::Value* md = json::Find(*request.old_object, "metadata");
+        if (md != nullptr) name = std::string(json::GetString(*md, "name"));
+      }
+      return ValidateQueueDelete(name, lister_).ToResponse();
+    }
+    default:
+      break;
+  }
+  return AdmissionResponse::Allow();
+}
+
+}  // namespace basalt::webhook

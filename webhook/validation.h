@@ -1,0 +1,107 @@
+#pragma once
+// Building blocks shared by the admission handlers: Kubernetes-style field paths
+// ("spec.tasks[1].minAvailable"), an error list that turns into one denial message, and the
+// name rules of Kubernetes (DNS-1123 label and subdomain, qualified name).
+//
+// All types are plain values; not thread-safe for concurrent mutation.
+
+#include <cstddef>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/resource/quantity.h"
+#include "common/util/json.h"
+#include "webhook/admission_review.h"
+
+namespace basalt::webhook {
+
+// A path to a field of the object under review, printed the way kubectl users read them:
+// `spec.tasks[1].minAvailable`, `spec.capability[nvidia.com/gpu]`.
+class FieldPath {
+ public:
+  FieldPath() = default;
+  explicit FieldPath(std::string_view root) : path_(root) {}
+
+  // `spec` -> `spec.tasks`.
+  FieldPath Child(std::string_view name) const;
+  // `spec.tasks` -> `spec.tasks[1]`.
+  FieldPath Index(size_t i) const;
+  // `spec.capability` -> `spec.capability[cpu]` (map keys).
+  FieldPath Key(std::string_view key) const;
+
+  const std::string& str() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+// Why a request is refused; decides the HTTP code reported to the client.
+enum class ErrorKind {
+  kInvalid,    // the object itself is wrong: 422 Invalid
+  kForbidden,  // the object is fine but the cluster state refuses it: 403 Forbidden
+  kInternal,   // the webhook could not decide (lookup failed): 500 InternalError
+};
+
+struct FieldError {
+  std::string path;  // may be empty for whole-object errors
+  std::string message;
+  ErrorKind kind = ErrorKind::kInvalid;
+
+  // "spec.tasks[1].minAvailable: <message>" (or just the message without a path).
+  std::string ToString() const;
+};
+
+// Collects every problem of one request so the user sees all of them at once.
+class ErrorList {
+ public:
+  void Invalid(const FieldPath& path, std::string message);
+  void Forbidden(const FieldPath& path, std::string message);
+  void Internal(const FieldPath& path, std::string message);
+
+  bool empty() const { return errors_.empty(); }
+  size_t size() const { return errors_.size(); }
+  const std::vector<FieldError>& errors() const { return errors_; }
+
+  // All errors joined with "; ", in the order they were found.
+  std::string Message() const;
+
+  // Allow() when empty; otherwise a denial carrying Message(). The code is 500 if any error
+  // is internal, else 403 if any is forbidden, else 422.
+  AdmissionResponse ToResponse() const;
+
+ private:
+  std::vector<FieldError> errors_;
+};
+
+// Kubernetes name rules (k8s.io/apimachinery/pkg/util/validation).
+// DNS-1123 label: at most 63 characters of [a-z0-9-], starting and ending alphanumeric.
+bool IsDns1123Label(std::string_view name);
+// DNS-1123 subdomain: at most 253 characters, dot-separated DNS-1123 labels.
+bool IsDns1123Subdomain(std::string_view name);
+// Qualified name: optional DNS-1123 subdomain prefix and '/', then at most 63 characters of
+// [A-Za-z0-9_.-], starting and ending alphanumeric.
+bool IsQualifiedName(std::string_view name);
+
+// The reasons a value is not a qualified name, in Kubernetes' wording; empty when valid.
+std::vector<std::string> QualifiedNameErrors(std::string_view name);
+
+// Reads a ResourceList (resource name -> quantity, as string or number) found at `path`.
+// Invalid quantities are reported with the parser's message ("invalid quantity \"x\": ...")
+// and negative ones
+// as "must be greater than or equal to 0" (Kubernetes' wording); valid ones are returned.
+// Absent or null lists give an empty map.
+std::map<std::string, resource::Quantity> ReadResourceList(const json::Value* list,
+                                                           const FieldPath& path,
+                                                           ErrorList& errors);
+
+// networkTopology (Job, PodGroup, subGroupPolicy): highestTierAllowed and highestTierName
+// are mutually exclusive.
+void ValidateNetworkTopology(const json::Value* network_topology, const FieldPath& path,
+                             ErrorList& errors);
+
+// Joins strings as "[a b c]" (how Volcano prints lists in its messages).
+std::string BracketList(const std::vector<std::string>& items);
+
+}  // namespace basalt::webhook
