@@ -21,7 +21,17 @@ for a in "$@"; do
 done
 
 if ! command -v go >/dev/null 2>&1; then
-  die "no Go toolchain on PATH: Go >= 1.26 builds kube-apiserver, etcd and KWOK for the test cluster. Install Go (or run hack/install-deps.sh) and rerun."
+  # Binaries built earlier (by any Go version) are enough to run the cluster.
+  have_all=1
+  find_bin etcd "$ETCD_VERSION" etcd >/dev/null || have_all=0
+  find_bin kwok "$KWOK_VERSION" kwok >/dev/null || have_all=0
+  for b in kube-apiserver kube-controller-manager; do
+    find_bin kubernetes "$KUBERNETES_VERSION" "$b" >/dev/null || have_all=0
+  done
+  ((WITH_SCHEDULER)) && { find_bin kubernetes "$KUBERNETES_VERSION" kube-scheduler >/dev/null || have_all=0; }
+  ((WITH_KUBECTL)) && { find_bin kubernetes "$KUBERNETES_VERSION" kubectl >/dev/null || have_all=0; }
+  ((have_all)) && exit 0
+  die "no Go toolchain on PATH: Go >= 1.26 builds kube-apiserver, etcd and KWOK for the test cluster (cached under $BASALT_CACHE_DIR/bin afterwards). Install Go and rerun."
 fi
 go_env
 GOV=$(go_version)

@@ -4,7 +4,7 @@
 CLUSTER_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO_ROOT=$(cd "$CLUSTER_DIR/../.." && pwd)
 # shellcheck source=versions.env
-source "$CLUSTER_DIR/versions.env"
+set -a; source "$CLUSTER_DIR/versions.env"; set +a
 
 BASALT_CACHE_DIR=${BASALT_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/basalt}
 STATE_DIR=${BASALT_STATE_DIR:-$REPO_ROOT/_output/local}

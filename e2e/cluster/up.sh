@@ -54,6 +54,26 @@ done
 ((RACKS >= 1)) || die "--racks must be at least 1"
 [[ -z $APISERVER_PORT || $APISERVER_PORT =~ ^[0-9]+$ ]] || die "--apiserver-port must be a port number, got '$APISERVER_PORT'"
 
+# Validate extra pools before anything starts: name=..,nodes=..,cpu=..,memory=..,gpus=..,pods=..,gpu-product=..,racks=..
+POOL_ROWS=()
+for spec in "${POOLS[@]}"; do
+  p_name="" p_nodes=4 p_cpu=$NODE_CPU p_mem=$NODE_MEMORY p_gpus=0 p_pods=$NODE_PODS p_prod=$GPU_PRODUCT p_racks=1
+  IFS=',' read -ra kvs <<<"$spec"
+  for kv in "${kvs[@]}"; do
+    case ${kv%%=*} in
+      name) p_name=${kv#*=} ;; nodes) p_nodes=${kv#*=} ;; cpu) p_cpu=${kv#*=} ;;
+      memory) p_mem=${kv#*=} ;; gpus) p_gpus=${kv#*=} ;; pods) p_pods=${kv#*=} ;;
+      gpu-product) p_prod=${kv#*=} ;; racks) p_racks=${kv#*=} ;;
+      *) die "--pool '$spec': unknown key '${kv%%=*}' (known: name nodes cpu memory gpus pods gpu-product racks)" ;;
+    esac
+  done
+  [[ $p_name =~ ^[a-z0-9]([-a-z0-9]*[a-z0-9])?$ ]] || die "--pool '$spec': name= must be a DNS label, got '$p_name'"
+  [[ $p_name != gpu ]] || die "--pool '$spec': the name 'gpu' is taken by the default pool"
+  [[ $p_nodes =~ ^[0-9]+$ && $p_gpus =~ ^[0-9]+$ && $p_pods =~ ^[0-9]+$ && $p_racks =~ ^[1-9][0-9]*$ ]] ||
+    die "--pool '$spec': nodes, gpus and pods must be integers and racks >= 1"
+  POOL_ROWS+=("$p_name $p_nodes $p_cpu $p_mem $p_gpus $p_pods $p_prod $p_racks")
+done
+
 mkdir -p "$STATE_DIR"
 STATE_DIR=$(cd "$STATE_DIR" && pwd)
 PKI=$STATE_DIR/pki LOGS=$STATE_DIR/logs PIDS=$STATE_DIR/pids
@@ -267,7 +287,7 @@ start kube-controller-manager "$KCM_BIN" \
   --authorization-kubeconfig="$STATE_DIR/kube-controller-manager.kubeconfig" \
   --leader-elect=false --bind-address=127.0.0.1 --secure-port=0 \
   --controllers='*' \
-  --use-service-account-credentials=false \
+  --use-service-account-credentials=true \
   --service-account-private-key-file="$PKI/sa.key" --root-ca-file="$PKI/ca.crt" \
   --cluster-signing-cert-file="$PKI/ca.crt" --cluster-signing-key-file="$PKI/ca.key" \
   --service-cluster-ip-range=10.96.0.0/16 \
@@ -290,7 +310,7 @@ start kwok "$KWOK_BIN" --kubeconfig="$STATE_DIR/kwok.kubeconfig" \
   --config="$CLUSTER_DIR/kwok-stages.yaml" \
   --manage-all-nodes=false --manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake \
   --cidr=10.128.0.0/12 --node-ip=10.127.0.1 --node-lease-duration-seconds=40 \
-  --server-address="127.0.0.1:$KWOK_PORT"
+  --server-address="127.0.0.1:$KWOK_PORT" --v=WARN
 wait_until kwok "/healthz" curl -fsS "http://127.0.0.1:$KWOK_PORT/healthz"
 
 # ---- fake nodes --------------------------------------------------------------------------
@@ -335,21 +355,9 @@ add_pool() { # name count cpu memory gpus pods product racks
   done
 }
 add_pool gpu "$NODES" "$NODE_CPU" "$NODE_MEMORY" "$NODE_GPUS" "$NODE_PODS" "$GPU_PRODUCT" "$RACKS"
-for spec in "${POOLS[@]}"; do
-  p_name="" p_nodes=4 p_cpu=$NODE_CPU p_mem=$NODE_MEMORY p_gpus=0 p_pods=$NODE_PODS p_prod=$GPU_PRODUCT p_racks=1
-  IFS=',' read -ra kvs <<<"$spec"
-  for kv in "${kvs[@]}"; do
-    case ${kv%%=*} in
-      name) p_name=${kv#*=} ;; nodes) p_nodes=${kv#*=} ;; cpu) p_cpu=${kv#*=} ;;
-      memory) p_mem=${kv#*=} ;; gpus) p_gpus=${kv#*=} ;; pods) p_pods=${kv#*=} ;;
-      gpu-product) p_prod=${kv#*=} ;; racks) p_racks=${kv#*=} ;;
-      *) die "--pool '$spec': unknown key '${kv%%=*}' (known: name nodes cpu memory gpus pods gpu-product racks)" ;;
-    esac
-  done
-  [[ $p_name =~ ^[a-z0-9]([-a-z0-9]*[a-z0-9])?$ ]] || die "--pool '$spec': name= must be a DNS label, got '$p_name'"
-  [[ $p_nodes =~ ^[0-9]+$ && $p_gpus =~ ^[0-9]+$ && $p_racks =~ ^[1-9][0-9]*$ ]] ||
-    die "--pool '$spec': nodes, gpus and racks must be integers (racks >= 1)"
-  add_pool "$p_name" "$p_nodes" "$p_cpu" "$p_mem" "$p_gpus" "$p_pods" "$p_prod" "$p_racks"
+for row in "${POOL_ROWS[@]}"; do
+  # shellcheck disable=SC2086
+  add_pool $row
 done
 
 if ((total_nodes > 0)); then

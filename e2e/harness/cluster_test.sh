@@ -11,7 +11,8 @@ expect_eq "gpu-pool nodes Ready with 8 nvidia.com/gpu and no taints" "$(grep -c 
 expect_eq "GPU product label" "$(kubectl get node gpu-node-0 -o jsonpath='{.metadata.labels.nvidia\.com/gpu\.product}')" "NVIDIA-A100-SXM4-80GB"
 racks=$(kubectl get nodes -l basalt.dev/pool=gpu -o jsonpath='{.items[*].metadata.labels.topology\.basalt\.dev/rack}' | tr ' ' '\n' | sort -u | tr '\n' ' ')
 expect_eq "racks" "$racks" "rack-0 rack-1 "
-expect_contains "kubectl version reports the real server version" "$(kubectl version -o json 2>/dev/null | jq -r .serverVersion.gitVersion)" "v1."
+source "$BASALT_REPO_ROOT/e2e/cluster/versions.env"
+expect_eq "kubectl version reports the real server version" "$(kubectl version -o json 2>/dev/null | jq -r .serverVersion.gitVersion)" "$KUBERNETES_VERSION"
 
 ns=$(new_namespace harness)
 
@@ -61,10 +62,24 @@ expect_eq "failed pod exit code" "$(kubectl -n "$ns" get pod crasher -o jsonpath
 sleep 3
 expect_eq "pod without run-for keeps running" "$(phase runner)" "Running"
 
+started=$(kubectl -n "$ns" get pod finisher -o jsonpath='{.status.startTime}')
+finished=$(kubectl -n "$ns" get pod finisher -o jsonpath='{.status.containerStatuses[0].state.terminated.finishedAt}')
+ran=$(($(date -d "$finished" +%s) - $(date -d "$started" +%s)))
+if ((ran >= 2 && ran <= 5)); then pass "run-for 2s pod ran ${ran}s"; else fail "run-for 2s pod ran ${ran}s (start $started, finish $finished)"; fi
+
 # --- deletion ---------------------------------------------------------------------------------
 kubectl -n "$ns" delete pod runner --wait=false >/dev/null
 gone() { ! kubectl -n "$ns" get pod "$1" >/dev/null 2>&1; }
 wait_for "deleted running pod disappears" 20 gone runner
+
+# A container that ignores SIGTERM keeps its pod Terminating for the whole grace period.
+pod stubborn '"basalt.dev/ignore-sigterm": "true"' | sed 's/terminationGracePeriodSeconds: 30/terminationGracePeriodSeconds: 4/' | kubectl apply -f - >/dev/null
+bind stubborn gpu-node-4
+wait_for "stubborn pod reaches Running" 30 is_phase stubborn Running
+kubectl -n "$ns" delete pod stubborn --wait=false >/dev/null
+sleep 2
+if gone stubborn; then fail "pod ignoring SIGTERM vanished before its 4s grace period ended"; else pass "pod ignoring SIGTERM still Terminating 2s into its 4s grace period"; fi
+wait_for "pod ignoring SIGTERM disappears when its grace period ends" 20 gone stubborn
 
 # --- ownerReference cascade (garbage collector) ----------------------------------------------
 kubectl -n "$ns" create configmap owner >/dev/null

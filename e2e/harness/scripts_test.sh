@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Bad input to the cluster scripts: a clear message, a non-zero exit, nothing left running.
+source "$(dirname "$0")/../lib/testlib.sh"
+UP=$BASALT_REPO_ROOT/e2e/cluster/up.sh
+DOWN=$BASALT_REPO_ROOT/e2e/cluster/down.sh
+BUILD=$BASALT_REPO_ROOT/e2e/cluster/build.sh
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"; e2e_finish' EXIT
+
+# expect_failure WHAT NEEDLE CMD... : CMD must exit non-zero and print NEEDLE on stderr/stdout.
+expect_failure() {
+  local what=$1 needle=$2; shift 2
+  local out rc=0
+  out=$("$@" 2>&1) || rc=$?
+  if ((rc == 0)); then
+    fail "$what: expected a non-zero exit, got 0"
+  else
+    expect_contains "$what (exit $rc)" "$out" "$needle"
+  fi
+}
+
+expect_failure "unknown flag" "unknown flag '--bogus'" "$UP" --state-dir "$tmp/a" --bogus
+expect_failure "non-numeric --nodes" "--nodes must be a non-negative integer, got 'many'" "$UP" --state-dir "$tmp/a" --nodes many
+expect_failure "bad --pool key" "unknown key 'colour'" "$UP" --state-dir "$tmp/a" --pool name=x,colour=red
+expect_failure "flag without value" "flag --node-cpu needs a value" "$UP" --state-dir "$tmp/a" --node-cpu
+
+# A port in use: the fixture's own kube-apiserver port.
+kas_port=$(sed -n 's#^APISERVER_URL=https://127.0.0.1:##p' "$BASALT_TEST_CLUSTER_DIR/cluster.env")
+expect_failure "apiserver port in use" "127.0.0.1:$kas_port is already in use" "$UP" --state-dir "$tmp/b" --apiserver-port "$kas_port"
+left=$(pgrep -f -- "$tmp/b" || true)
+expect_eq "processes left running after the failed start" "$left" ""
+
+# A second up.sh on a running state dir refuses instead of starting twice.
+expect_failure "cluster already running" "already running" "$UP" --state-dir "$BASALT_TEST_CLUSTER_DIR"
+
+# No Go toolchain and nothing cached: say what to install.
+nogo_path=$(tr ':' '\n' <<<"$PATH" | grep -v -e '/go/bin' -e '/usr/local/go' | paste -sd:)
+expect_failure "missing Go toolchain" "no Go toolchain on PATH" \
+  env PATH="$nogo_path" BASALT_CACHE_DIR="$tmp/cache-nogo" bash "$BUILD"
+
+# Module proxy unreachable (GOPROXY=off stands in for a dead network): name the proxy.
+expect_failure "unreachable module proxy" "Go module proxy" \
+  env GOPROXY=off BASALT_CACHE_DIR="$tmp/cache-noproxy" bash "$BUILD"
+
+# down.sh is idempotent and harmless on a state dir that never ran.
+rc=0; "$DOWN" --state-dir "$tmp/never" || rc=$?
+expect_eq "down.sh on an empty state dir" "$rc" "0"
