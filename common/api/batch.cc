@@ -1,0 +1,251 @@
+#include "common/api/batch.h"
+
+#include <cctype>
+
+#include "common/api/codec.h"
+#include "common/util/status.h"
+#include "fmt/format.h"
+
+namespace basalt::api {
+namespace {
+
+std::vector<LifecyclePolicy> DecodePolicies(FieldReader& r) {
+  std::vector<LifecyclePolicy> out;
+  for (FieldReader& p : r.Elements("policies")) {
+    LifecyclePolicy policy;
+    policy.action = p.String("action");
+    policy.event = p.String("event");
+    policy.events = p.StringList("events");
+    policy.exit_code = p.OptInt32("exitCode");
+    policy.timeout = p.String("timeout");
+    out.push_back(std::move(policy));
+  }
+  return out;
+}
+
+void WriteOptCounter(json::Value& obj, std::string_view key, int32_t v, json::Allocator& a) {
+  if (v != 0) {
+    WriteInt(obj, key, v, a);
+  } else {
+    EraseMember(obj, key);
+  }
+}
+
+}  // namespace
+
+absl::StatusOr<Job> Job::Parse(std::string_view json_text) {
+  BASALT_ASSIGN_OR_RETURN(Object obj, Object::Parse(json_text));
+  return FromObject(std::move(obj));
+}
+
+absl::StatusOr<Job> Job::FromObject(Object obj) {
+  Job job(std::move(obj));
+  BASALT_RETURN_IF_ERROR(job.CheckKind("Job"));
+  absl::Status s = job.Decode();
+  if (!s.ok()) return Annotate(s, job.Describe("Job"));
+  return job;
+}
+
+absl::Status Job::Decode() {
+  FieldReader root(&doc(), "");
+  FieldReader spec = root.Child("spec");
+  spec_.scheduler_name = spec.String("schedulerName");
+  spec_.min_available = spec.Int32("minAvailable");
+  spec_.queue = spec.String("queue");
+  spec_.max_retry = spec.OptInt32("maxRetry");
+  spec_.ttl_seconds_after_finished = spec.OptInt32("ttlSecondsAfterFinished");
+  spec_.priority_class_name = spec.String("priorityClassName");
+  spec_.min_success = spec.OptInt32("minSuccess");
+  if (const json::Value* plugins = spec.ObjectAt("plugins")) {
+    FieldReader pr(plugins, "spec.plugins");
+    for (auto it = plugins->MemberBegin(); it != plugins->MemberEnd(); ++it) {
+      std::string_view name = json::AsView(it->name);
+      spec_.plugins[std::string(name)] = pr.StringList(name);  // null reads as no arguments
+    }
+    if (!pr.ok()) return pr.status();
+  }
+  spec_.policies = DecodePolicies(spec);
+  for (FieldReader& t : spec.Elements("tasks")) {
+    TaskSpec task;
+    task.name = t.String("name");
+    task.replicas = t.Int32("replicas");
+    task.min_available = t.OptInt32("minAvailable");
+    t.ObjectAt("template");
+    task.template_json = t.Raw("template");
+    task.policies = DecodePolicies(t);
+    if (t.ObjectAt("dependsOn") != nullptr) {
+      FieldReader d = t.Child("dependsOn");
+      task.depends_on = DependsOn{d.StringList("name"), d.String("iteration")};
+    }
+    task.max_retry = t.OptInt32("maxRetry");
+    task.topology_policy = t.String("topologyPolicy");
+    spec_.tasks.push_back(std::move(task));
+  }
+  spec_.volumes_json = spec.Raw("volumes");
+  spec_.network_topology_json = spec.Raw("networkTopology");
+  spec_.running_estimate = spec.String("runningEstimate");
+
+  FieldReader status = root.Child("status");
+  FieldReader state = status.Child("state");
+  status_.state.phase = state.String("phase");
+  status_.state.reason = state.String("reason");
+  status_.state.message = state.String("message");
+  status_.state.last_transition_time = state.OptTime("lastTransitionTime");
+  status_.min_available = status.Int32("minAvailable");
+  if (const json::Value* tsc = status.ObjectAt("taskStatusCount")) {
+    for (auto it = tsc->MemberBegin(); it != tsc->MemberEnd(); ++it) {
+      std::string task(json::AsView(it->name));
+      FieldReader counts(&it->value, fmt::format("status.taskStatusCount.{}", task));
+      FieldReader phase = counts.Child("phase");
+      auto& out = status_.task_status_count[task];
+      if (const json::Value* p = phase.value()) {
+        for (auto pit = p->MemberBegin(); pit != p->MemberEnd(); ++pit) {
+          std::string_view ph = json::AsView(pit->name);
+          out[std::string(ph)] = phase.Int32(ph);
+        }
+      }
+      if (!counts.ok()) return counts.status();
+    }
+  }
+  status_.pending = status.Int32("pending");
+  status_.running = status.Int32("running");
+  status_.succeeded = status.Int32("succeeded");
+  status_.failed = status.Int32("failed");
+  status_.terminating = status.Int32("terminating");
+  status_.unknown = status.Int32("unknown");
+  status_.version = status.Int32("version");
+  status_.retry_count = status.Int32("retryCount");
+  status_.running_duration = status.String("runningDuration");
+  for (const auto& [k, v] : status.StringMapAt("controlledResources")) {
+    status_.controlled_resources.emplace(k, v);
+  }
+  for (FieldReader& c : status.Elements("conditions")) {
+    status_.conditions.push_back(JobCondition{c.String("status"), c.OptTime("lastTransitionTime")});
+  }
+  return root.status();
+}
+
+const json::Value* Job::TaskTemplate(size_t index) const {
+  const json::Value* tasks = json::FindPath(doc(), {"spec", "tasks"});
+  if (tasks == nullptr || !tasks->IsArray() || index >= tasks->Size()) return nullptr;
+  return json::Find((*tasks)[static_cast<rapidjson::SizeType>(index)], "template");
+}
+
+const TaskSpec* Job::FindTask(std::string_view name) const {
+  for (const TaskSpec& t : spec_.tasks) {
+    if (t.name == name) return &t;
+  }
+  return nullptr;
+}
+
+void Job::SetStatus(const JobStatus& st) {
+  json::Allocator& a = allocator();
+  json::Value& s = EnsurePath({"status"});
+  json::Value& state = json::EnsureObject(s, "state", a);
+  WriteOptString(state, "phase", st.state.phase, a);
+  WriteOptString(state, "reason", st.state.reason, a);
+  WriteOptString(state, "message", st.state.message, a);
+  WriteOptTime(state, "lastTransitionTime", st.state.last_transition_time, a);
+  WriteOptCounter(s, "minAvailable", st.min_available, a);
+  if (st.task_status_count.empty()) {
+    EraseMember(s, "taskStatusCount");
+  } else {
+    json::Value tsc(rapidjson::kObjectType);
+    for (const auto& [task, phases] : st.task_status_count) {
+      json::Value phase(rapidjson::kObjectType);
+      for (const auto& [p, n] : phases) phase.AddMember(json::MakeString(p, a), json::Value(n), a);
+      json::Value entry(rapidjson::kObjectType);
+      entry.AddMember("phase", std::move(phase), a);
+      tsc.AddMember(json::MakeString(task, a), std::move(entry), a);
+    }
+    json::Set(s, "taskStatusCount", std::move(tsc), a);
+  }
+  WriteOptCounter(s, "pending", st.pending, a);
+  WriteOptCounter(s, "running", st.running, a);
+  WriteOptCounter(s, "succeeded", st.succeeded, a);
+  WriteOptCounter(s, "failed", st.failed, a);
+  WriteOptCounter(s, "terminating", st.terminating, a);
+  WriteOptCounter(s, "unknown", st.unknown, a);
+  WriteOptCounter(s, "version", st.version, a);
+  WriteOptCounter(s, "retryCount", st.retry_count, a);
+  WriteOptString(s, "runningDuration", st.running_duration, a);
+  if (st.controlled_resources.empty()) {
+    EraseMember(s, "controlledResources");
+  } else {
+    WriteStringMap(s, "controlledResources",
+                   StringMap(st.controlled_resources.begin(), st.controlled_resources.end()), a);
+  }
+  if (st.conditions.empty()) {
+    EraseMember(s, "conditions");
+  } else {
+    json::Value arr(rapidjson::kArrayType);
+    for (const JobCondition& c : st.conditions) {
+      json::Value v(rapidjson::kObjectType);
+      WriteString(v, "status", c.status, a);
+      WriteOptTime(v, "lastTransitionTime", c.last_transition_time, a);
+      arr.PushBack(std::move(v), a);
+    }
+    json::Set(s, "conditions", std::move(arr), a);
+  }
+  status_ = st;
+  // Keep the struct equal to what a re-parse would give (times have seconds precision).
+  auto trunc = [](std::optional<Time>& t) {
+    if (t.has_value()) {
+      *t = std::chrono::time_point_cast<Time::duration>(
+          std::chrono::floor<std::chrono::seconds>(*t));
+    }
+  };
+  trunc(status_.state.last_transition_time);
+  for (JobCondition& c : status_.conditions) trunc(c.last_transition_time);
+}
+
+// --- Command ---------------------------------------------------------------------------
+
+Command Command::Make(std::string_view ns, std::string_view action, const OwnerReference& target,
+                      std::string_view reason, std::string_view message) {
+  Command cmd{Object()};
+  cmd.SetApiVersionKind(kBusApiVersion, "Command");
+  std::string lowered(action);
+  for (char& c : lowered) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  cmd.SetGenerateName(fmt::format("{}-{}-", target.name, lowered));
+  cmd.SetNamespace(ns);
+  cmd.SetOwnerReferences({target});
+  json::Allocator& a = cmd.allocator();
+  WriteString(cmd.mutable_doc(), "action", action, a);
+  json::Set(cmd.mutable_doc(), "target", EncodeOwnerReference(target, a), a);
+  WriteOptString(cmd.mutable_doc(), "reason", reason, a);
+  WriteOptString(cmd.mutable_doc(), "message", message, a);
+  cmd.action_ = std::string(action);
+  cmd.target_ = target;
+  cmd.reason_ = std::string(reason);
+  cmd.message_ = std::string(message);
+  return cmd;
+}
+
+absl::StatusOr<Command> Command::Parse(std::string_view json_text) {
+  BASALT_ASSIGN_OR_RETURN(Object obj, Object::Parse(json_text));
+  return FromObject(std::move(obj));
+}
+
+absl::StatusOr<Command> Command::FromObject(Object obj) {
+  Command cmd(std::move(obj));
+  BASALT_RETURN_IF_ERROR(cmd.CheckKind("Command"));
+  absl::Status s = cmd.Decode();
+  if (!s.ok()) return Annotate(s, cmd.Describe("Command"));
+  return cmd;
+}
+
+absl::Status Command::Decode() {
+  FieldReader root(&doc(), "");
+  action_ = root.String("action");
+  reason_ = root.String("reason");
+  message_ = root.String("message");
+  if (const json::Value* t = root.ObjectAt("target")) {
+    auto ref = DecodeOwnerReference(*t);
+    if (!ref.ok()) return Annotate(ref.status(), "target");
+    target_ = *std::move(ref);
+  }
+  return root.status();
+}
+
+}  // namespace basalt::api

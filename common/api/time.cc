@@ -1,0 +1,123 @@
+#include "common/api/time.h"
+
+#include <cstdint>
+
+#include "fmt/format.h"
+
+namespace basalt::api {
+namespace {
+
+using std::chrono::days;
+using std::chrono::duration_cast;
+using std::chrono::floor;
+using std::chrono::hours;
+using std::chrono::microseconds;
+using std::chrono::minutes;
+using std::chrono::nanoseconds;
+using std::chrono::seconds;
+
+absl::Status Bad(std::string_view text, std::string_view why) {
+  return absl::InvalidArgumentError(
+      fmt::format("invalid RFC 3339 time \"{}\": {} (want e.g. 2024-05-01T10:00:00Z)", text, why));
+}
+
+// Reads exactly `n` digits at `pos`.
+bool Digits(std::string_view s, size_t pos, size_t n, int& out) {
+  if (pos + n > s.size()) return false;
+  int v = 0;
+  for (size_t i = pos; i < pos + n; ++i) {
+    if (s[i] < '0' || s[i] > '9') return false;
+    v = v * 10 + (s[i] - '0');
+  }
+  out = v;
+  return true;
+}
+
+struct Civil {
+  int year, month, day, hour, minute, second;
+  int64_t nanos;
+};
+
+Civil ToCivil(Time t) {
+  const auto ns = floor<nanoseconds>(t);
+  const auto day_point = floor<days>(ns);
+  const std::chrono::year_month_day ymd{std::chrono::sys_days(day_point)};
+  auto rest = ns - day_point;
+  const auto h = duration_cast<hours>(rest);
+  rest -= h;
+  const auto m = duration_cast<minutes>(rest);
+  rest -= m;
+  const auto s = duration_cast<seconds>(rest);
+  rest -= s;
+  return Civil{static_cast<int>(ymd.year()),
+               static_cast<int>(static_cast<unsigned>(ymd.month())),
+               static_cast<int>(static_cast<unsigned>(ymd.day())),
+               static_cast<int>(h.count()),
+               static_cast<int>(m.count()),
+               static_cast<int>(s.count()),
+               static_cast<int64_t>(rest.count())};
+}
+
+}  // namespace
+
+absl::StatusOr<Time> ParseRfc3339(std::string_view text) {
+  int year, month, day, hour, minute, second;
+  if (!Digits(text, 0, 4, year) || text.size() < 19 || text[4] != '-' ||
+      !Digits(text, 5, 2, month) || text[7] != '-' || !Digits(text, 8, 2, day) ||
+      (text[10] != 'T' && text[10] != 't') || !Digits(text, 11, 2, hour) || text[13] != ':' ||
+      !Digits(text, 14, 2, minute) || text[16] != ':' || !Digits(text, 17, 2, second)) {
+    return Bad(text, "expected YYYY-MM-DDTHH:MM:SS");
+  }
+  const std::chrono::year_month_day ymd{std::chrono::year(year),
+                                        std::chrono::month(static_cast<unsigned>(month)),
+                                        std::chrono::day(static_cast<unsigned>(day))};
+  if (!ymd.ok()) return Bad(text, "no such date");
+  if (hour > 23 || minute > 59 || second > 60) return Bad(text, "time of day out of range");
+  size_t pos = 19;
+  int64_t nanos = 0;
+  if (pos < text.size() && text[pos] == '.') {
+    ++pos;
+    size_t n = 0;
+    while (pos < text.size() && text[pos] >= '0' && text[pos] <= '9') {
+      if (n >= 9) return Bad(text, "more than 9 fraction digits");
+      nanos = nanos * 10 + (text[pos] - '0');
+      ++n;
+      ++pos;
+    }
+    if (n == 0) return Bad(text, "empty fraction");
+    for (size_t i = n; i < 9; ++i) nanos *= 10;
+  }
+  int offset_minutes = 0;
+  if (pos < text.size() && (text[pos] == 'Z' || text[pos] == 'z')) {
+    ++pos;
+  } else if (pos < text.size() && (text[pos] == '+' || text[pos] == '-')) {
+    const int sign = text[pos] == '-' ? -1 : 1;
+    int oh, om;
+    if (!Digits(text, pos + 1, 2, oh) || pos + 3 >= text.size() || text[pos + 3] != ':' ||
+        !Digits(text, pos + 4, 2, om) || oh > 23 || om > 59) {
+      return Bad(text, "bad zone offset");
+    }
+    offset_minutes = sign * (oh * 60 + om);
+    pos += 6;
+  } else {
+    return Bad(text, "missing zone (Z or +hh:mm)");
+  }
+  if (pos != text.size()) return Bad(text, "trailing characters");
+  auto tp = std::chrono::sys_days(ymd) + hours(hour) + minutes(minute) + seconds(second) +
+            nanoseconds(nanos) - minutes(offset_minutes);
+  return std::chrono::time_point_cast<Time::duration>(tp);
+}
+
+std::string FormatRfc3339(Time t) {
+  const Civil c = ToCivil(t);
+  return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}Z", c.year, c.month, c.day, c.hour,
+                     c.minute, c.second);
+}
+
+std::string FormatRfc3339Micro(Time t) {
+  const Civil c = ToCivil(t);
+  return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:06}Z", c.year, c.month, c.day, c.hour,
+                     c.minute, c.second, c.nanos / 1000);
+}
+
+}  // namespace basalt::api
