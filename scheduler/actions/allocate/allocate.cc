@@ -1,0 +1,155 @@
+#include "scheduler/actions/allocate/allocate.h"
+
+#include <map>
+#include <set>
+
+#include "common/util/status.h"
+#include "scheduler/actions/util.h"
+#include "scheduler/framework/session.h"
+#include "scheduler/framework/statement.h"
+
+namespace basalt::sched {
+namespace {
+
+using TaskQueue = PriorityQueue<TaskInfo>;
+
+// Whether a gang can still become ready after tasks of `failed_roles` / `failed_tasks` found no
+// node (reference §3.2 step 6).
+bool NeedContinueAllocating(const JobInfo& job, const std::set<std::string>& failed_roles,
+                            const std::set<std::string>& failed_tasks) {
+  if (job.min_available == static_cast<int32_t>(job.tasks().size())) return false;
+  int possible = 0;
+  for (const auto& [uid, t] : job.tasks()) {
+    const bool valid = IsAllocatedStatus(t.status) || t.status == TaskStatus::kSucceeded ||
+                       t.status == TaskStatus::kPipelined || t.status == TaskStatus::kPending;
+    if (!valid) continue;
+    if (t.status == TaskStatus::kPending &&
+        (failed_tasks.count(uid) != 0 || (!t.role.empty() && failed_roles.count(t.role) != 0))) {
+      continue;
+    }
+    ++possible;
+  }
+  if (possible < job.min_available) return false;
+  for (const auto& role : failed_roles) {
+    auto it = job.task_min_available.find(role);
+    if (it == job.task_min_available.end()) continue;
+    int placed = 0;
+    for (const auto& [uid, t] : job.tasks()) {
+      if (t.role == role && t.status != TaskStatus::kPending) ++placed;
+    }
+    if (placed < it->second) return false;
+  }
+  return true;
+}
+
+class AllocateAction final : public Action {
+ public:
+  std::string_view Name() const override { return kAllocateActionName; }
+
+  void Execute(Session& ssn) override {
+    const bool has_enqueue = ssn.config().HasAction("enqueue");
+    auto queue_before = [&ssn](const QueueInfo& l, const QueueInfo& r) { return ssn.QueueOrder(l, r); };
+    auto job_before = [&ssn](const JobInfo& l, const JobInfo& r) { return ssn.JobOrder(l, r); };
+    auto task_before = [&ssn](const TaskInfo& l, const TaskInfo& r) { return ssn.TaskOrder(l, r); };
+
+    PriorityQueue<QueueInfo> queues(queue_before);
+    std::map<std::string, PriorityQueue<JobInfo>> jobs_by_queue;
+    std::map<std::string, TaskQueue> tasks_by_job;
+    for (auto& [id, job] : ssn.jobs()) {
+      if (job.IsPending()) {
+        if (has_enqueue) continue;
+        job.podgroup_status.phase = PodGroupPhase::kInqueue;
+      }
+      if (auto invalid = ssn.JobValid(job); invalid.has_value()) {
+        job.job_fit_errors = invalid->message;
+        continue;
+      }
+      QueueInfo* queue = ssn.FindQueue(job.queue);
+      if (queue == nullptr) continue;
+      TaskQueue tasks(task_before);
+      for (const auto& [uid, t] : job.TasksWithStatus(TaskStatus::kPending)) {
+        if (!t->BestEffort()) tasks.Push(t);
+      }
+      if (tasks.Empty()) continue;
+      tasks_by_job.emplace(id, std::move(tasks));
+      auto [it, inserted] = jobs_by_queue.try_emplace(queue->name, job_before);
+      if (inserted) queues.Push(queue);
+      it->second.Push(&job);
+    }
+
+    while (!queues.Empty()) {
+      QueueInfo* queue = queues.Pop();
+      if (ssn.Overused(*queue)) continue;
+      auto& jobs = jobs_by_queue.at(queue->name);
+      if (jobs.Empty()) continue;
+      JobInfo* job = jobs.Pop();
+      TaskQueue& tasks = tasks_by_job.at(job->uid);
+      // Placements of a job that is only pipelined stay held for the rest of the session.
+      auto stmt = std::make_unique<Statement>(&ssn);
+      const Result result = AllocateTasks(ssn, *queue, *job, tasks, *stmt);
+      if (result == Result::kReady) {
+        stmt->Commit();
+        if (!tasks.Empty()) jobs.Push(job);
+      } else if (result == Result::kPipelined) {
+        held_.push_back(std::move(stmt));
+      }
+      queues.Push(queue);
+    }
+  }
+
+ private:
+  enum class Result { kReady, kPipelined, kDiscarded };
+
+  Result AllocateTasks(Session& ssn, const QueueInfo& queue, JobInfo& job, TaskQueue& tasks,
+                       Statement& stmt) {
+    std::set<std::string> failed_roles;
+    std::set<std::string> failed_tasks;
+    while (!tasks.Empty()) {
+      TaskInfo* task = tasks.Pop();
+      if (!ssn.Allocatable(queue, *task)) continue;
+      if (!task->role.empty() && failed_roles.count(task->role) != 0) {
+        // A task of the same role found no node in this pass; its siblings would not either.
+        failed_tasks.insert(task->uid);
+        continue;
+      }
+      FitErrors errors;
+      std::vector<NodeInfo*> feasible = PredicateNodes(ssn, *task, /*check_resources=*/true, &errors);
+      if (feasible.empty()) {
+        job.nodes_fit_errors[task->uid] = std::move(errors);
+        failed_tasks.insert(task->uid);
+        if (!task->role.empty()) failed_roles.insert(task->role);
+        if (!NeedContinueAllocating(job, failed_roles, failed_tasks)) break;
+        continue;
+      }
+      // Nodes where the task fits in Idle now come before those where it fits only once
+      // releasing pods are gone.
+      std::vector<NodeInfo*> idle_fit;
+      for (NodeInfo* n : feasible) {
+        if (task->init_resreq.LessEqual(n->idle())) idle_fit.push_back(n);
+      }
+      NodeInfo* node = SelectBestNode(ssn, *task, idle_fit.empty() ? feasible : idle_fit);
+      absl::Status s = task->init_resreq.LessEqual(node->idle()) ? stmt.Allocate(task, node)
+                                                                 : stmt.Pipeline(task, node);
+      if (!s.ok()) {
+        FitErrors fe;
+        fe.SetNodeError(node->name(), {std::string(MessageOf(s))});
+        job.nodes_fit_errors[task->uid] = std::move(fe);
+        continue;
+      }
+      job.nodes_fit_errors.erase(task->uid);
+      if (ssn.JobReady(job)) break;
+    }
+    if (ssn.JobReady(job)) return Result::kReady;
+    if (ssn.JobPipelined(job)) return Result::kPipelined;
+    stmt.Discard();
+    return Result::kDiscarded;
+  }
+
+  std::vector<std::unique_ptr<Statement>> held_;
+};
+
+}  // namespace
+
+std::unique_ptr<Action> NewAllocateAction() { return std::make_unique<AllocateAction>(); }
+
+}  // namespace basalt::sched

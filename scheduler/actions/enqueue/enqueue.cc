@@ -1,0 +1,46 @@
+#include "scheduler/actions/enqueue/enqueue.h"
+
+#include <map>
+
+#include "scheduler/actions/util.h"
+#include "scheduler/framework/session.h"
+
+namespace basalt::sched {
+namespace {
+
+class EnqueueAction final : public Action {
+ public:
+  std::string_view Name() const override { return kEnqueueActionName; }
+
+  void Execute(Session& ssn) override {
+    PriorityQueue<QueueInfo> queues(
+        [&ssn](const QueueInfo& l, const QueueInfo& r) { return ssn.QueueOrder(l, r); });
+    std::map<std::string, PriorityQueue<JobInfo>> jobs_by_queue;
+    for (auto& [id, job] : ssn.jobs()) {
+      QueueInfo* queue = ssn.FindQueue(job.queue);
+      if (queue == nullptr || !job.IsPending()) continue;
+      auto [it, inserted] = jobs_by_queue.try_emplace(
+          queue->name, [&ssn](const JobInfo& l, const JobInfo& r) { return ssn.JobOrder(l, r); });
+      if (inserted) queues.Push(queue);
+      it->second.Push(&job);
+    }
+    while (!queues.Empty()) {
+      QueueInfo* queue = queues.Pop();
+      auto& jobs = jobs_by_queue.at(queue->name);
+      if (jobs.Empty()) continue;
+      JobInfo* job = jobs.Pop();
+      if (!job->min_resources.has_value() || ssn.JobEnqueueable(*job)) {
+        ssn.JobEnqueued(*job);
+        job->podgroup_status.phase = PodGroupPhase::kInqueue;
+        job->job_fit_errors.clear();
+      }
+      if (!jobs.Empty()) queues.Push(queue);
+    }
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Action> NewEnqueueAction() { return std::make_unique<EnqueueAction>(); }
+
+}  // namespace basalt::sched

@@ -1,0 +1,17 @@
+#include "scheduler/actions/registry.h"
+
+#include "scheduler/actions/allocate/allocate.h"
+#include "scheduler/actions/backfill/backfill.h"
+#include "scheduler/actions/enqueue/enqueue.h"
+
+namespace basalt::sched {
+
+ActionRegistry NewInTreeActionRegistry() {
+  ActionRegistry r;
+  r.Register(std::string(kEnqueueActionName), NewEnqueueAction);
+  r.Register(std::string(kAllocateActionName), NewAllocateAction);
+  r.Register(std::string(kBackfillActionName), NewBackfillAction);
+  return r;
+}
+
+}  // namespace basalt::sched

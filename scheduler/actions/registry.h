@@ -1,0 +1,11 @@
+#pragma once
+// The in-tree action set, registered explicitly.
+
+#include "scheduler/framework/plugin.h"
+
+namespace basalt::sched {
+
+// Registers: enqueue, allocate, backfill.
+ActionRegistry NewInTreeActionRegistry();
+
+}  // namespace basalt::sched

@@ -1,0 +1,44 @@
+#include "scheduler/actions/util.h"
+
+namespace basalt::sched {
+
+Outcome PredicateForAllocate(const Session& ssn, const TaskInfo& task, const NodeInfo& node) {
+  if (auto short_dim = task.init_resreq.FirstInsufficient(node.FutureIdle()); short_dim.has_value()) {
+    return Outcome::Unschedulable("allocate", InsufficientReason(*short_dim));
+  }
+  return ssn.Predicate(task, node);
+}
+
+std::vector<NodeInfo*> PredicateNodes(const Session& ssn, const TaskInfo& task, bool check_resources,
+                                      FitErrors* errors) {
+  std::vector<NodeInfo*> feasible;
+  for (NodeInfo* node : ssn.node_list()) {
+    Outcome o = check_resources ? PredicateForAllocate(ssn, task, *node) : ssn.Predicate(task, *node);
+    if (o.ok()) {
+      feasible.push_back(node);
+    } else if (errors != nullptr) {
+      errors->SetNodeError(node->name(), o.reasons());
+    }
+  }
+  return feasible;
+}
+
+NodeInfo* SelectBestNode(const Session& ssn, const TaskInfo& task, const std::vector<NodeInfo*>& nodes) {
+  if (nodes.empty()) return nullptr;
+  if (nodes.size() == 1) return nodes[0];
+  std::vector<const NodeInfo*> view(nodes.begin(), nodes.end());
+  std::map<std::string, double> batch = ssn.BatchNodeOrder(task, view);
+  NodeInfo* best = nullptr;
+  double best_score = 0;
+  for (NodeInfo* node : nodes) {
+    double score = ssn.NodeOrder(task, *node);
+    if (auto it = batch.find(node->name()); it != batch.end()) score += it->second;
+    if (best == nullptr || score > best_score) {
+      best = node;
+      best_score = score;
+    }
+  }
+  return best;
+}
+
+}  // namespace basalt::sched

@@ -1,0 +1,55 @@
+#pragma once
+// Helpers shared by the actions: a priority queue ordered by a session order function, the
+// allocate-time predicate (resources first, then the plugins), and node selection.
+
+#include <algorithm>
+#include <functional>
+#include <vector>
+
+#include "scheduler/api/fit_error.h"
+#include "scheduler/framework/session.h"
+
+namespace basalt::sched {
+
+// A priority queue of T*; `before(a, b)` is true if a should pop first. Not thread-safe.
+template <typename T>
+class PriorityQueue {
+ public:
+  using Before = std::function<bool(const T&, const T&)>;
+  explicit PriorityQueue(Before before) : before_(std::move(before)) {}
+
+  void Push(T* item) {
+    items_.push_back(item);
+    std::push_heap(items_.begin(), items_.end(), Cmp());
+  }
+  T* Pop() {
+    std::pop_heap(items_.begin(), items_.end(), Cmp());
+    T* top = items_.back();
+    items_.pop_back();
+    return top;
+  }
+  bool Empty() const { return items_.empty(); }
+  size_t Size() const { return items_.size(); }
+
+ private:
+  auto Cmp() const {
+    return [this](const T* a, const T* b) { return before_(*b, *a); };
+  }
+  Before before_;
+  std::vector<T*> items_;
+};
+
+// InitResreq <= FutureIdle (reason "Insufficient <first short resource>"), then the session's
+// predicates.
+Outcome PredicateForAllocate(const Session& ssn, const TaskInfo& task, const NodeInfo& node);
+
+// Nodes on which `task` passes PredicateForAllocate (or only the plugin predicates if
+// `check_resources` is false), in node-name order; records the failures in `errors`.
+std::vector<NodeInfo*> PredicateNodes(const Session& ssn, const TaskInfo& task, bool check_resources,
+                                      FitErrors* errors);
+
+// The highest-scoring node (sum of NodeOrder and BatchNodeOrder). Ties go to the first node in
+// name order: deliberately deterministic, where Volcano picks at random.
+NodeInfo* SelectBestNode(const Session& ssn, const TaskInfo& task, const std::vector<NodeInfo*>& nodes);
+
+}  // namespace basalt::sched

@@ -1,0 +1,63 @@
+#pragma once
+// ClusterInfo is the snapshot a scheduling session works on: jobs (PodGroups with their pods),
+// nodes and queues, plus tasks of pods outside any PodGroup that still use node resources
+// (pods of other schedulers, pods bound directly).
+//
+// Building one (what the cache layer provides each cycle):
+//   ClusterInfo c;
+//   c.AddNode(NodeInfo("n1", allocatable, max_pods));      // labels/taints set on the node
+//   c.AddQueue(QueueInfo{...});
+//   c.AddJob(JobInfo(...));                                 // PodGroup fields, no tasks yet
+//   c.AddTask(TaskInfo{...});                               // every pod, job_id may be empty
+// AddTask puts a task into its job (or into the foreign tasks if job_id is empty or unknown)
+// and, if node_name is set and the node exists, into the node's accounting.
+//
+// Movable, not copyable (nodes point at tasks owned by jobs). Not thread-safe.
+
+#include <map>
+#include <string>
+
+#include "absl/status/status.h"
+#include "scheduler/api/job_info.h"
+#include "scheduler/api/node_info.h"
+#include "scheduler/api/queue_info.h"
+
+namespace basalt::sched {
+
+class ClusterInfo {
+ public:
+  ClusterInfo() = default;
+  ClusterInfo(ClusterInfo&&) = default;
+  ClusterInfo& operator=(ClusterInfo&&) = default;
+  ClusterInfo(const ClusterInfo&) = delete;
+  ClusterInfo& operator=(const ClusterInfo&) = delete;
+
+  // Returns kAlreadyExists on duplicates.
+  absl::Status AddNode(NodeInfo node);
+  absl::Status AddQueue(QueueInfo queue);
+  // The job must not have tasks yet; add them with AddTask.
+  absl::Status AddJob(JobInfo job);
+  // Adds a pod. Returns kAlreadyExists for a duplicate uid. A task whose node is not in the
+  // snapshot is kept in its job but accounts on no node.
+  absl::Status AddTask(TaskInfo task);
+
+  JobInfo* FindJob(const std::string& id);
+  NodeInfo* FindNode(const std::string& name);
+  QueueInfo* FindQueue(const std::string& name);
+
+  std::map<std::string, JobInfo>& jobs() { return jobs_; }
+  const std::map<std::string, JobInfo>& jobs() const { return jobs_; }
+  std::map<std::string, NodeInfo>& nodes() { return nodes_; }
+  const std::map<std::string, NodeInfo>& nodes() const { return nodes_; }
+  std::map<std::string, QueueInfo>& queues() { return queues_; }
+  const std::map<std::string, QueueInfo>& queues() const { return queues_; }
+  const std::map<std::string, TaskInfo>& foreign_tasks() const { return foreign_tasks_; }
+
+ private:
+  std::map<std::string, JobInfo> jobs_;
+  std::map<std::string, NodeInfo> nodes_;
+  std::map<std::string, QueueInfo> queues_;
+  std::map<std::string, TaskInfo> foreign_tasks_;
+};
+
+}  // namespace basalt::sched

@@ -1,0 +1,139 @@
+#pragma once
+// JobInfo is the scheduler's view of one PodGroup (a gang) and the tasks (pods) that belong to
+// it. It owns its tasks and keeps an index of them by status, the job's allocated resources and
+// the per-task fit errors recorded during a session. Movable, not copyable (the status index
+// and nodes point at the owned tasks, whose addresses are stable). Not thread-safe.
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "scheduler/api/fit_error.h"
+#include "scheduler/api/resource.h"
+#include "scheduler/api/task_info.h"
+
+namespace basalt::sched {
+
+enum class PodGroupPhase { kPending, kInqueue, kRunning, kUnknown, kCompleted };
+std::string_view PodGroupPhaseName(PodGroupPhase p);
+
+inline constexpr std::string_view kConditionUnschedulable = "Unschedulable";
+inline constexpr std::string_view kConditionScheduled = "Scheduled";
+inline constexpr std::string_view kReasonNotEnoughResources = "NotEnoughResources";
+inline constexpr std::string_view kReasonGangReady = "tasks in gang are ready to be scheduled";
+inline constexpr std::string_view kPodGroupNotReady = "pod group is not ready";
+inline constexpr std::string_view kPodGroupReady = "pod group is ready";
+
+struct PodGroupCondition {
+  std::string type;
+  std::string status;  // "True" / "False"
+  std::string transition_id;
+  std::string reason;
+  std::string message;
+  Timestamp last_transition_time{};
+  // Equality ignores transition_id and last_transition_time (as Volcano's job updater does).
+  bool SameAs(const PodGroupCondition& o) const {
+    return std::tie(type, status, reason, message) == std::tie(o.type, o.status, o.reason, o.message);
+  }
+};
+
+struct PodGroupStatus {
+  PodGroupPhase phase = PodGroupPhase::kPending;
+  int32_t running = 0;
+  int32_t succeeded = 0;
+  int32_t failed = 0;
+  std::vector<PodGroupCondition> conditions;
+  // Equal when phase, counts and conditions (compared with SameAs) are equal.
+  bool SameAs(const PodGroupStatus& o) const;
+  // Replaces the condition of the same type, or appends it.
+  void SetCondition(PodGroupCondition c);
+  const PodGroupCondition* FindCondition(std::string_view type) const;
+};
+
+// Why a task is (still) pending, for its PodScheduled condition.
+struct TaskSchedulingReason {
+  std::string reason;   // "Schedulable" or "Unschedulable"
+  std::string message;
+  std::string nominated_node_name;
+};
+
+class JobInfo {
+ public:
+  JobInfo() = default;
+  JobInfo(std::string namespace_name, std::string name);
+  JobInfo(JobInfo&&) = default;
+  JobInfo& operator=(JobInfo&&) = default;
+  JobInfo(const JobInfo&) = delete;
+  JobInfo& operator=(const JobInfo&) = delete;
+
+  // ---- PodGroup spec (set by the cache) ----
+  std::string uid;  // "<namespace>/<podgroup name>"
+  std::string name;
+  std::string namespace_name;
+  std::string queue;
+  int32_t min_available = 1;
+  std::map<std::string, int32_t> task_min_available;  // minTaskMember per role
+  std::optional<Resource> min_resources;
+  int32_t priority = 0;
+  std::string priority_class_name;
+  bool preemptable = false;
+  Timestamp creation_time{};
+  // Status as read from the API; the session rewrites `podgroup_status` and writes a diff.
+  PodGroupStatus podgroup_status;
+
+  // ---- Session state ----
+  // Fit errors per task uid recorded by the allocate/backfill actions.
+  std::map<std::string, FitErrors> nodes_fit_errors;
+  // A job-level explanation (e.g. an enqueue rejection), shown as the "Origin reason".
+  std::string job_fit_errors;
+
+  // ---- Tasks ----
+  // Adds a task (its job_id must equal uid). Returns a stable pointer to the owned copy, or
+  // nullptr if a task with that uid already exists.
+  TaskInfo* AddTask(TaskInfo task);
+  TaskInfo* FindTask(const std::string& task_uid);
+  const std::map<std::string, TaskInfo>& tasks() const { return tasks_; }
+  // Moves a task to `status`, keeping the index and `allocated` in step. Node accounting is
+  // the caller's job (see Session).
+  void UpdateTaskStatus(TaskInfo* task, TaskStatus status);
+  // Tasks with the given status, by uid.
+  const std::map<std::string, TaskInfo*>& TasksWithStatus(TaskStatus status) const;
+  int TaskCount(TaskStatus status) const { return static_cast<int>(TasksWithStatus(status).size()); }
+
+  // Sum of the requests of tasks in allocated statuses.
+  const Resource& allocated() const { return allocated_; }
+  // Sum of the requests of all tasks.
+  const Resource& total_request() const { return total_request_; }
+
+  // #{Bound, Binding, Running, Allocated, Succeeded}.
+  int ReadyTaskNum() const;
+  // #{Pipelined}.
+  int WaitingTaskNum() const;
+  // #{allocated statuses, Succeeded, Pipelined, Pending}: tasks that can still count for the gang.
+  int ValidTaskNum() const;
+  // Pending tasks with an empty request.
+  int PendingBestEffortTaskNum() const;
+  // Per role: (ready + Succeeded + pending best-effort) [+ Pipelined if `with_pipelined`] >=
+  // minTaskMember.
+  bool CheckTaskMinAvailable(bool with_pipelined) const;
+  // True if the pod group has been admitted (phase other than Pending).
+  bool IsPending() const { return podgroup_status.phase == PodGroupPhase::kPending; }
+
+  // The job-level explanation: "pod group is not ready, 2 Pending, 4 minAvailable; Pending: 2
+  // Unschedulable. Origin reason is <task>: <fit errors>".
+  std::string FitError() const;
+  // The reason and message for a task's PodScheduled=False condition (see reference §1.5).
+  TaskSchedulingReason TaskReason(const TaskInfo& task) const;
+
+ private:
+  std::map<std::string, TaskInfo> tasks_;
+  std::map<TaskStatus, std::map<std::string, TaskInfo*>> status_index_;
+  Resource allocated_;
+  Resource total_request_;
+};
+
+}  // namespace basalt::sched

@@ -1,0 +1,86 @@
+#include "scheduler/api/node_info.h"
+
+#include "fmt/format.h"
+
+namespace basalt::sched {
+
+NodeInfo::NodeInfo(std::string name, Resource allocatable, int64_t max_pods)
+    : name_(std::move(name)), allocatable_(allocatable), idle_(allocatable), max_pods_(max_pods) {}
+
+void NodeInfo::Account(const TaskInfo& task, TaskStatus status, int sign) {
+  const Resource& req = task.resreq;
+  auto add = [sign, &req](Resource& r) {
+    if (sign > 0) {
+      r += req;
+    } else {
+      r -= req;
+    }
+  };
+  auto sub = [sign, &req](Resource& r) {
+    if (sign > 0) {
+      r -= req;
+    } else {
+      r += req;
+    }
+  };
+  switch (status) {
+    case TaskStatus::kReleasing:
+      sub(idle_);
+      add(releasing_);
+      add(used_);
+      pod_count_ += sign;
+      break;
+    case TaskStatus::kPipelined:
+      add(pipelined_);
+      break;
+    default:
+      sub(idle_);
+      add(used_);
+      pod_count_ += sign;
+      break;
+  }
+}
+
+absl::Status NodeInfo::AddTask(TaskInfo* task) {
+  if (tasks_.count(task->uid) != 0) {
+    return absl::AlreadyExistsError(fmt::format("task {} is already on node {}", task->Key(), name_));
+  }
+  if ((task->status == TaskStatus::kAllocated || task->status == TaskStatus::kBinding) &&
+      !task->resreq.LessEqual(idle_)) {
+    return absl::FailedPreconditionError(
+        fmt::format("task {} ({}) does not fit on node {} (idle {})", task->Key(),
+                    task->resreq.ToString(), name_, idle_.ToString()));
+  }
+  Account(*task, task->status, +1);
+  tasks_.emplace(task->uid, task);
+  return absl::OkStatus();
+}
+
+absl::Status NodeInfo::RemoveTask(const TaskInfo& task) {
+  auto it = tasks_.find(task.uid);
+  if (it == tasks_.end()) {
+    return absl::NotFoundError(fmt::format("task {} is not on node {}", task.Key(), name_));
+  }
+  Account(task, task.status, -1);
+  tasks_.erase(it);
+  return absl::OkStatus();
+}
+
+absl::Status NodeInfo::UpdateTask(TaskInfo* task, TaskStatus old_status) {
+  auto it = tasks_.find(task->uid);
+  if (it == tasks_.end()) {
+    return absl::NotFoundError(fmt::format("task {} is not on node {}", task->Key(), name_));
+  }
+  Account(*task, old_status, -1);
+  if ((task->status == TaskStatus::kAllocated || task->status == TaskStatus::kBinding) &&
+      old_status == TaskStatus::kPipelined && !task->resreq.LessEqual(idle_)) {
+    Account(*task, old_status, +1);
+    return absl::FailedPreconditionError(
+        fmt::format("task {} does not fit on node {}", task->Key(), name_));
+  }
+  Account(*task, task->status, +1);
+  it->second = task;
+  return absl::OkStatus();
+}
+
+}  // namespace basalt::sched

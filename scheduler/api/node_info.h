@@ -1,0 +1,75 @@
+#pragma once
+// NodeInfo is the scheduler's accounting view of one node: allocatable, idle, used,
+// releasing and pipelined resources, labels, taints, pod count and the tasks placed on it.
+// Tasks are not owned: they point into the ClusterInfo that owns this node (jobs own their
+// tasks, the cluster owns tasks of pods outside any PodGroup). Not thread-safe.
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "scheduler/api/resource.h"
+#include "scheduler/api/task_info.h"
+
+namespace basalt::sched {
+
+class NodeInfo {
+ public:
+  NodeInfo() = default;
+  NodeInfo(std::string name, Resource allocatable, int64_t max_pods = 110);
+
+  const std::string& name() const { return name_; }
+  const Resource& allocatable() const { return allocatable_; }
+  const Resource& idle() const { return idle_; }
+  const Resource& used() const { return used_; }
+  const Resource& releasing() const { return releasing_; }
+  const Resource& pipelined() const { return pipelined_; }
+  // Idle + Releasing - Pipelined: what the node will have once releasing pods are gone.
+  Resource FutureIdle() const { return idle_ + releasing_ - pipelined_; }
+
+  int64_t max_pods() const { return max_pods_; }
+  // Pods counted against `pods` allocatable (every task on the node except Pipelined ones).
+  int64_t pod_count() const { return pod_count_; }
+
+  std::map<std::string, std::string>& labels() { return labels_; }
+  const std::map<std::string, std::string>& labels() const { return labels_; }
+  std::vector<Taint>& taints() { return taints_; }
+  const std::vector<Taint>& taints() const { return taints_; }
+  bool unschedulable() const { return unschedulable_; }
+  void set_unschedulable(bool v) { unschedulable_ = v; }
+
+  // Tasks on this node by uid (including Pipelined ones).
+  const std::map<std::string, TaskInfo*>& tasks() const { return tasks_; }
+
+  // Adds `task` (whose node_name must be this node) with its current status:
+  // Releasing -> idle -= req, releasing += req, used += req; Pipelined -> pipelined += req;
+  // any other -> idle -= req, used += req. Allocated and Binding tasks must fit in Idle:
+  // returns kFailedPrecondition otherwise, leaving the node unchanged. Tasks already running
+  // on the node (reported by the kubelet) are accepted even if Idle goes negative.
+  // Returns kAlreadyExists if the task is already on the node.
+  absl::Status AddTask(TaskInfo* task);
+  // Removes the task, reversing what AddTask did for its *current* status.
+  absl::Status RemoveTask(const TaskInfo& task);
+  // Re-accounts a task whose status changed from `old_status` to task->status.
+  absl::Status UpdateTask(TaskInfo* task, TaskStatus old_status);
+
+ private:
+  void Account(const TaskInfo& task, TaskStatus status, int sign);
+
+  std::string name_;
+  Resource allocatable_;
+  Resource idle_;
+  Resource used_;
+  Resource releasing_;
+  Resource pipelined_;
+  int64_t max_pods_ = 110;
+  int64_t pod_count_ = 0;
+  std::map<std::string, std::string> labels_;
+  std::vector<Taint> taints_;
+  bool unschedulable_ = false;
+  std::map<std::string, TaskInfo*> tasks_;
+};
+
+}  // namespace basalt::sched

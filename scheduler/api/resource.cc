@@ -1,0 +1,183 @@
+#include "scheduler/api/resource.h"
+
+#include <algorithm>
+
+#include "fmt/format.h"
+
+namespace basalt::sched {
+
+// GCC and Clang provide __int128; __extension__ keeps -Wpedantic quiet about it.
+__extension__ typedef __int128 Int128;
+
+Resource& Resource::Set(std::string_view name, int64_t value) {
+  if (name == kCpu) {
+    milli_cpu_ = value;
+  } else if (name == kMemory) {
+    memory_ = value;
+  } else {
+    auto it = scalars_.find(name);
+    if (it == scalars_.end()) {
+      scalars_.emplace(std::string(name), value);
+    } else {
+      it->second = value;
+    }
+  }
+  return *this;
+}
+
+int64_t Resource::Get(std::string_view name) const {
+  if (name == kCpu) return milli_cpu_;
+  if (name == kMemory) return memory_;
+  auto it = scalars_.find(name);
+  return it == scalars_.end() ? 0 : it->second;
+}
+
+bool Resource::Has(std::string_view name) const {
+  return name == kCpu || name == kMemory || scalars_.find(name) != scalars_.end();
+}
+
+std::vector<std::string> Resource::Names() const {
+  std::vector<std::string> out;
+  if (milli_cpu_ != 0) out.emplace_back(kCpu);
+  if (memory_ != 0) out.emplace_back(kMemory);
+  for (const auto& [name, v] : scalars_) {
+    if (v != 0) out.push_back(name);
+  }
+  return out;
+}
+
+bool Resource::IsEmpty() const {
+  if (milli_cpu_ != 0 || memory_ != 0) return false;
+  return std::all_of(scalars_.begin(), scalars_.end(), [](const auto& kv) { return kv.second == 0; });
+}
+
+Resource& Resource::operator+=(const Resource& r) {
+  milli_cpu_ += r.milli_cpu_;
+  memory_ += r.memory_;
+  for (const auto& [name, v] : r.scalars_) scalars_[name] += v;
+  return *this;
+}
+
+Resource& Resource::operator-=(const Resource& r) {
+  milli_cpu_ -= r.milli_cpu_;
+  memory_ -= r.memory_;
+  for (const auto& [name, v] : r.scalars_) scalars_[name] -= v;
+  return *this;
+}
+
+bool operator==(const Resource& a, const Resource& b) {
+  if (a.milli_cpu_ != b.milli_cpu_ || a.memory_ != b.memory_) return false;
+  for (const auto& [name, v] : a.scalars_) {
+    if (b.Get(name) != v) return false;
+  }
+  for (const auto& [name, v] : b.scalars_) {
+    if (a.Get(name) != v) return false;
+  }
+  return true;
+}
+
+Resource Resource::SubFloorZero(const Resource& r) const {
+  Resource out;
+  out.milli_cpu_ = std::max<int64_t>(milli_cpu_ - r.milli_cpu_, 0);
+  out.memory_ = std::max<int64_t>(memory_ - r.memory_, 0);
+  for (const auto& [name, v] : scalars_) out.scalars_[name] = std::max<int64_t>(v - r.Get(name), 0);
+  return out;
+}
+
+Resource Resource::Scale(int64_t num, int64_t den) const {
+  Resource out;
+  if (den == 0) return out;
+  // Int128 keeps unbounded values from overflowing the product.
+  auto mul = [&](int64_t v) {
+    return static_cast<int64_t>(static_cast<Int128>(v) * num / den);
+  };
+  out.milli_cpu_ = mul(milli_cpu_);
+  out.memory_ = mul(memory_);
+  for (const auto& [name, v] : scalars_) out.scalars_[name] = mul(v);
+  return out;
+}
+
+namespace {
+int64_t RhsValue(const Resource& rhs, std::string_view name, MissingAs missing) {
+  if (!rhs.Has(name)) return missing == MissingAs::kInfinity ? Resource::kUnbounded : 0;
+  return rhs.Get(name);
+}
+}  // namespace
+
+bool Resource::LessEqual(const Resource& rhs, MissingAs missing) const {
+  if (milli_cpu_ > rhs.milli_cpu_ || memory_ > rhs.memory_) return false;
+  for (const auto& [name, v] : scalars_) {
+    if (v > RhsValue(rhs, name, missing)) return false;
+  }
+  for (const auto& [name, v] : rhs.scalars_) {
+    if (!Has(name) && v < 0) return false;
+  }
+  return true;
+}
+
+bool Resource::LessEqualOn(const Resource& rhs, const Resource& dims, MissingAs missing) const {
+  if (dims.milli_cpu_ != 0 && milli_cpu_ > rhs.milli_cpu_) return false;
+  if (dims.memory_ != 0 && memory_ > rhs.memory_) return false;
+  for (const auto& [name, d] : dims.scalars_) {
+    if (d != 0 && Get(name) > RhsValue(rhs, name, missing)) return false;
+  }
+  return true;
+}
+
+Resource Resource::Min(const Resource& r, MissingAs missing) const {
+  Resource out;
+  out.milli_cpu_ = std::min(milli_cpu_, r.milli_cpu_);
+  out.memory_ = std::min(memory_, r.memory_);
+  for (const auto& [name, v] : scalars_) out.scalars_[name] = std::min(v, RhsValue(r, name, missing));
+  return out;
+}
+
+Resource Resource::Max(const Resource& r) const {
+  Resource out = *this;
+  out.milli_cpu_ = std::max(milli_cpu_, r.milli_cpu_);
+  out.memory_ = std::max(memory_, r.memory_);
+  for (const auto& [name, v] : r.scalars_) out.scalars_[name] = std::max(Get(name), v);
+  return out;
+}
+
+std::optional<std::string> Resource::FirstInsufficient(const Resource& avail) const {
+  if (milli_cpu_ > avail.milli_cpu_) return std::string(kCpu);
+  if (memory_ > avail.memory_) return std::string(kMemory);
+  for (const auto& [name, v] : scalars_) {
+    if (v > avail.Get(name)) return name;
+  }
+  return std::nullopt;
+}
+
+std::string FormatQuantity(std::string_view name, int64_t value) {
+  if (value >= Resource::kUnbounded) return "unlimited";
+  if (name == kMemory) {
+    static constexpr std::pair<int64_t, const char*> kUnits[] = {
+        {int64_t{1} << 50, "Pi"}, {int64_t{1} << 40, "Ti"}, {int64_t{1} << 30, "Gi"},
+        {int64_t{1} << 20, "Mi"}, {int64_t{1} << 10, "Ki"}};
+    for (const auto& [unit, suffix] : kUnits) {
+      if (value != 0 && value % unit == 0) return fmt::format("{}{}", value / unit, suffix);
+    }
+    return fmt::format("{}", value);
+  }
+  // cpu and scalars are both in milli-units.
+  if (value % 1000 == 0) return fmt::format("{}", value / 1000);
+  return fmt::format("{}m", value);
+}
+
+std::string Resource::ToString() const {
+  std::string out;
+  auto append = [&out](std::string_view name, int64_t v) {
+    if (!out.empty()) out += ", ";
+    out += fmt::format("{} {}", name, FormatQuantity(name, v));
+  };
+  if (milli_cpu_ != 0) append(kCpu, milli_cpu_);
+  if (memory_ != 0) append(kMemory, memory_);
+  for (const auto& [name, v] : scalars_) {
+    if (v != 0) append(name, v);
+  }
+  if (out.empty()) out = "cpu 0, memory 0";
+  return out;
+}
+
+}  // namespace basalt::sched

@@ -1,0 +1,106 @@
+#pragma once
+// Resource is the scheduler's exact resource vector: milli-CPU, memory in bytes, and a small
+// sorted map of scalar (extended) resources such as nvidia.com/gpu, stored in milli-units
+// (1 GPU = 1000). All arithmetic is on int64, so fit checks are exact; there is no epsilon.
+// The `pods` count is not part of a Resource; NodeInfo tracks it separately.
+//
+// A value type; not thread-safe for concurrent mutation.
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace basalt::sched {
+
+inline constexpr std::string_view kCpu = "cpu";
+inline constexpr std::string_view kMemory = "memory";
+inline constexpr std::string_view kGpu = "nvidia.com/gpu";
+
+// How a dimension that is absent from the right-hand side of a comparison is treated.
+enum class MissingAs { kZero, kInfinity };
+
+class Resource {
+ public:
+  // Large enough to mean "unbounded" and small enough that adding a few never overflows.
+  static constexpr int64_t kUnbounded = INT64_MAX / 8;
+
+  Resource() = default;
+  Resource(int64_t milli_cpu, int64_t memory) : milli_cpu_(milli_cpu), memory_(memory) {}
+
+  // A resource with cpu and memory unbounded and no scalars; with MissingAs::kInfinity it
+  // behaves as +infinity in every dimension.
+  static Resource Unbounded() { return Resource(kUnbounded, kUnbounded); }
+
+  int64_t milli_cpu() const { return milli_cpu_; }
+  int64_t memory() const { return memory_; }
+  const std::map<std::string, int64_t, std::less<>>& scalars() const { return scalars_; }
+
+  Resource& SetMilliCpu(int64_t v) {
+    milli_cpu_ = v;
+    return *this;
+  }
+  Resource& SetMemory(int64_t v) {
+    memory_ = v;
+    return *this;
+  }
+  // Sets a dimension by name: "cpu" (milli-cpu), "memory" (bytes) or a scalar (milli-units).
+  Resource& Set(std::string_view name, int64_t value);
+  // Sets a scalar resource from whole units (e.g. 2 GPUs -> 2000 milli-units).
+  Resource& SetUnits(std::string_view name, int64_t units) { return Set(name, units * 1000); }
+  // Value of a dimension by name; 0 if absent.
+  int64_t Get(std::string_view name) const;
+  // True if the dimension is cpu, memory, or a scalar present in the map.
+  bool Has(std::string_view name) const;
+  // Names of the non-zero dimensions, in the order cpu, memory, then scalars sorted by name.
+  std::vector<std::string> Names() const;
+
+  // True if every dimension is zero (a BestEffort request).
+  bool IsEmpty() const;
+  // True if the named dimension is zero or absent.
+  bool IsZero(std::string_view name) const { return Get(name) == 0; }
+
+  Resource& operator+=(const Resource& r);
+  // Exact subtraction; dimensions may go negative (callers keep the invariant).
+  Resource& operator-=(const Resource& r);
+  friend Resource operator+(Resource a, const Resource& b) { return a += b; }
+  friend Resource operator-(Resource a, const Resource& b) { return a -= b; }
+  friend bool operator==(const Resource& a, const Resource& b);
+
+  // Per-dimension max(this - r, 0).
+  Resource SubFloorZero(const Resource& r) const;
+  // Per-dimension multiplication by num/den (integer, rounded down).
+  Resource Scale(int64_t num, int64_t den) const;
+
+  // True if this <= rhs in every dimension of either side. A scalar absent from `rhs` counts as
+  // 0 or as +infinity per `missing`; a scalar absent from this counts as 0.
+  bool LessEqual(const Resource& rhs, MissingAs missing = MissingAs::kZero) const;
+  // Like LessEqual, but only over the dimensions in which `dims` is non-zero.
+  bool LessEqualOn(const Resource& rhs, const Resource& dims,
+                   MissingAs missing = MissingAs::kZero) const;
+  // Per-dimension min / max. For min, a scalar absent from `r` is treated per `missing`
+  // (kInfinity keeps this value, kZero yields 0). For max, absent values count as 0.
+  Resource Min(const Resource& r, MissingAs missing) const;
+  Resource Max(const Resource& r) const;
+
+  // The first dimension (cpu, memory, then scalars by name) in which this exceeds `avail`,
+  // or nullopt if this <= avail everywhere. Used for the "Insufficient <name>" reason.
+  std::optional<std::string> FirstInsufficient(const Resource& avail) const;
+
+  // "cpu 1500m, memory 2Gi, nvidia.com/gpu 1". Zero dimensions are omitted, except that an
+  // empty resource prints as "cpu 0, memory 0".
+  std::string ToString() const;
+
+ private:
+  int64_t milli_cpu_ = 0;
+  int64_t memory_ = 0;
+  std::map<std::string, int64_t, std::less<>> scalars_;
+};
+
+// Formats one dimension's value readably: cpu as cores or millicores ("2", "1500m"), memory
+// with binary suffixes when exact ("2Gi"), scalars as units ("4", "1500m").
+std::string FormatQuantity(std::string_view name, int64_t value);
+
+}  // namespace basalt::sched

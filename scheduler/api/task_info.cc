@@ -1,0 +1,98 @@
+#include "scheduler/api/task_info.h"
+
+#include <algorithm>
+#include <charconv>
+
+namespace basalt::sched {
+
+std::string_view TaskStatusName(TaskStatus s) {
+  switch (s) {
+    case TaskStatus::kPending: return "Pending";
+    case TaskStatus::kAllocated: return "Allocated";
+    case TaskStatus::kPipelined: return "Pipelined";
+    case TaskStatus::kBinding: return "Binding";
+    case TaskStatus::kBound: return "Bound";
+    case TaskStatus::kRunning: return "Running";
+    case TaskStatus::kReleasing: return "Releasing";
+    case TaskStatus::kSucceeded: return "Succeeded";
+    case TaskStatus::kFailed: return "Failed";
+    case TaskStatus::kUnknown: return "Unknown";
+  }
+  return "Unknown";
+}
+
+bool IsAllocatedStatus(TaskStatus s) {
+  return s == TaskStatus::kAllocated || s == TaskStatus::kBinding || s == TaskStatus::kBound ||
+         s == TaskStatus::kRunning;
+}
+
+bool IsScheduledStatus(TaskStatus s) {
+  return s == TaskStatus::kRunning || s == TaskStatus::kBound || s == TaskStatus::kFailed ||
+         s == TaskStatus::kSucceeded;
+}
+
+bool IsCompletedStatus(TaskStatus s) {
+  return s == TaskStatus::kFailed || s == TaskStatus::kSucceeded;
+}
+
+bool Toleration::Tolerates(const Taint& taint) const {
+  if (effect.has_value() && *effect != taint.effect) return false;
+  if (key.empty()) return op == Operator::kExists;
+  if (key != taint.key) return false;
+  return op == Operator::kExists || value == taint.value;
+}
+
+namespace {
+std::optional<int64_t> ParseInt(std::string_view s) {
+  int64_t v = 0;
+  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || ptr != s.data() + s.size()) return std::nullopt;
+  return v;
+}
+}  // namespace
+
+bool NodeSelectorRequirement::Matches(const std::map<std::string, std::string>& labels) const {
+  auto it = labels.find(key);
+  const bool present = it != labels.end();
+  auto in_values = [&] {
+    return present && std::find(values.begin(), values.end(), it->second) != values.end();
+  };
+  switch (op) {
+    case Operator::kIn: return in_values();
+    case Operator::kNotIn: return !in_values();
+    case Operator::kExists: return present;
+    case Operator::kDoesNotExist: return !present;
+    case Operator::kGt:
+    case Operator::kLt: {
+      if (!present || values.size() != 1) return false;
+      auto label = ParseInt(it->second);
+      auto bound = ParseInt(values[0]);
+      if (!label || !bound) return false;
+      return op == Operator::kGt ? *label > *bound : *label < *bound;
+    }
+  }
+  return false;
+}
+
+bool NodeSelectorTerm::Matches(std::string_view node_name,
+                               const std::map<std::string, std::string>& labels) const {
+  if (match_expressions.empty() && match_node_names.empty()) return false;
+  for (const auto& req : match_expressions) {
+    if (!req.Matches(labels)) return false;
+  }
+  if (!match_node_names.empty() &&
+      std::find(match_node_names.begin(), match_node_names.end(), node_name) ==
+          match_node_names.end()) {
+    return false;
+  }
+  return true;
+}
+
+int64_t PodNameIndex(std::string_view name) {
+  if (std::count(name.begin(), name.end(), '-') < 2) return -1;
+  auto pos = name.rfind('-');
+  auto v = ParseInt(name.substr(pos + 1));
+  return v.value_or(-1);
+}
+
+}  // namespace basalt::sched

@@ -1,0 +1,42 @@
+#include "scheduler/framework/framework.h"
+
+#include "common/util/log.h"
+#include "common/util/status.h"
+#include "fmt/format.h"
+
+namespace basalt::sched {
+
+absl::Status RunCycle(ClusterInfo snapshot, const SchedulerConfig& config, const CycleDeps& deps,
+                      std::string session_uid, Timestamp now) {
+  std::vector<std::unique_ptr<Action>> actions;
+  for (const auto& name : config.actions) {
+    const ActionFactory* factory = deps.actions->Find(name);
+    if (factory == nullptr) return absl::InvalidArgumentError(fmt::format("unknown action \"{}\"", name));
+    actions.push_back((*factory)());
+  }
+  SessionOptions options{std::move(session_uid), now, deps.binder, deps.evictor};
+  BASALT_ASSIGN_OR_RETURN(std::unique_ptr<Session> ssn,
+                          Session::Open(std::move(snapshot), config, *deps.plugins, std::move(options)));
+  for (auto& action : actions) action->Execute(*ssn);
+  ssn->Close(deps.sink);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<SchedulerConfig> LoadSchedulerConfig(std::string_view yaml,
+                                                    const PluginRegistry& plugins,
+                                                    const ActionRegistry& actions) {
+  BASALT_ASSIGN_OR_RETURN(SchedulerConfig config, ParseSchedulerConfig(yaml));
+  BASALT_RETURN_IF_ERROR(ValidateSchedulerConfig(config, actions.Names(), plugins.Names()));
+  for (const auto& tier : config.tiers) {
+    for (const auto& option : tier.plugins) {
+      auto plugin = (*plugins.Find(option.name))(option.arguments);
+      if (!plugin.ok()) {
+        return absl::InvalidArgumentError(
+            fmt::format("plugin {}: {}", option.name, MessageOf(plugin.status())));
+      }
+    }
+  }
+  return config;
+}
+
+}  // namespace basalt::sched

@@ -1,0 +1,36 @@
+#pragma once
+// RunCycle runs one scheduling cycle: open a session on `snapshot`, run the configured actions
+// in order, close the session (writing status changes to `sink`). This is what the scheduler's
+// main loop calls every --schedule-period, and what action-level tests drive.
+
+#include <string>
+
+#include "absl/status/status.h"
+#include "scheduler/api/cluster_info.h"
+#include "scheduler/conf/config.h"
+#include "scheduler/framework/interfaces.h"
+#include "scheduler/framework/plugin.h"
+#include "scheduler/framework/session.h"
+
+namespace basalt::sched {
+
+struct CycleDeps {
+  const PluginRegistry* plugins = nullptr;
+  const ActionRegistry* actions = nullptr;
+  Binder* binder = nullptr;
+  Evictor* evictor = nullptr;
+  StatusSink* sink = nullptr;
+};
+
+// Returns kInvalidArgument if the config names an unknown action or plugin, or a plugin's
+// arguments do not parse; nothing is scheduled then.
+absl::Status RunCycle(ClusterInfo snapshot, const SchedulerConfig& config, const CycleDeps& deps,
+                      std::string session_uid, Timestamp now);
+
+// Parses and validates a config against the registries, and builds each plugin once so that bad
+// arguments are reported at load time rather than at the first cycle.
+absl::StatusOr<SchedulerConfig> LoadSchedulerConfig(std::string_view yaml,
+                                                    const PluginRegistry& plugins,
+                                                    const ActionRegistry& actions);
+
+}  // namespace basalt::sched

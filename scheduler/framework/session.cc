@@ -1,0 +1,567 @@
+#include "scheduler/framework/session.h"
+
+#include <algorithm>
+
+#include "common/util/log.h"
+#include "common/util/status.h"
+#include "fmt/format.h"
+
+namespace basalt::sched {
+
+std::string_view CodeName(Code c) {
+  switch (c) {
+    case Code::kSuccess: return "Success";
+    case Code::kError: return "Error";
+    case Code::kUnschedulable: return "Unschedulable";
+    case Code::kUnschedulableAndUnresolvable: return "UnschedulableAndUnresolvable";
+    case Code::kWait: return "Wait";
+    case Code::kSkip: return "Skip";
+  }
+  return "Unknown";
+}
+
+std::string Outcome::Message() const {
+  std::string out;
+  for (const auto& r : reasons_) {
+    if (!out.empty()) out += ", ";
+    out += r;
+  }
+  return out;
+}
+
+Session::Session(ClusterInfo cluster, SchedulerConfig config, SessionOptions options)
+    : cluster_(std::move(cluster)), config_(std::move(config)), options_(std::move(options)) {}
+
+Session::~Session() = default;
+
+absl::StatusOr<std::unique_ptr<Session>> Session::Open(ClusterInfo cluster,
+                                                       const SchedulerConfig& config,
+                                                       const PluginRegistry& registry,
+                                                       SessionOptions options) {
+  std::unique_ptr<Session> ssn(new Session(std::move(cluster), config, std::move(options)));
+  for (auto& [name, node] : ssn->nodes()) {
+    ssn->total_resource_ += node.allocatable();
+    ssn->node_list_.push_back(&node);
+  }
+  for (const auto& [id, job] : ssn->jobs()) ssn->old_status_[id] = job.podgroup_status;
+  for (const auto& tier : config.tiers) {
+    for (const auto& option : tier.plugins) {
+      const PluginFactory* factory = registry.Find(option.name);
+      if (factory == nullptr) {
+        return absl::InvalidArgumentError(fmt::format("unknown plugin \"{}\"", option.name));
+      }
+      auto plugin = (*factory)(option.arguments);
+      if (!plugin.ok()) {
+        return absl::InvalidArgumentError(
+            fmt::format("plugin {}: {}", option.name, MessageOf(plugin.status())));
+      }
+      ssn->plugins_.push_back(*std::move(plugin));
+    }
+  }
+  // Open only after all plugins were built, so a bad config never half-opens a session.
+  for (auto& plugin : ssn->plugins_) plugin->OnSessionOpen(*ssn);
+  return ssn;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Registration
+
+#define BASALT_SESSION_ADD_FN(Method, Type, member) \
+  void Session::Method(std::string_view plugin, Type fn) { member[std::string(plugin)] = std::move(fn); }
+BASALT_SESSION_ADD_FN(AddJobOrderFn, JobOrderFn, job_order_fns_)
+BASALT_SESSION_ADD_FN(AddTaskOrderFn, TaskOrderFn, task_order_fns_)
+BASALT_SESSION_ADD_FN(AddQueueOrderFn, QueueOrderFn, queue_order_fns_)
+BASALT_SESSION_ADD_FN(AddPredicateFn, PredicateFn, predicate_fns_)
+BASALT_SESSION_ADD_FN(AddNodeOrderFn, NodeOrderFn, node_order_fns_)
+BASALT_SESSION_ADD_FN(AddBatchNodeOrderFn, BatchNodeOrderFn, batch_node_order_fns_)
+BASALT_SESSION_ADD_FN(AddJobValidFn, JobValidFn, job_valid_fns_)
+BASALT_SESSION_ADD_FN(AddJobReadyFn, JobPredicateFn, job_ready_fns_)
+BASALT_SESSION_ADD_FN(AddJobPipelinedFn, JobVoteFn, job_pipelined_fns_)
+BASALT_SESSION_ADD_FN(AddJobStarvingFn, JobPredicateFn, job_starving_fns_)
+BASALT_SESSION_ADD_FN(AddJobEnqueueableFn, JobVoteFn, job_enqueueable_fns_)
+BASALT_SESSION_ADD_FN(AddJobEnqueuedFn, JobEnqueuedFn, job_enqueued_fns_)
+BASALT_SESSION_ADD_FN(AddAllocatableFn, AllocatableFn, allocatable_fns_)
+BASALT_SESSION_ADD_FN(AddOverusedFn, OverusedFn, overused_fns_)
+BASALT_SESSION_ADD_FN(AddPreemptiveFn, PreemptiveFn, preemptive_fns_)
+BASALT_SESSION_ADD_FN(AddPreemptableFn, EvictableFn, preemptable_fns_)
+BASALT_SESSION_ADD_FN(AddReclaimableFn, EvictableFn, reclaimable_fns_)
+#undef BASALT_SESSION_ADD_FN
+
+void Session::AddEventHandler(EventHandler handler) { event_handlers_.push_back(std::move(handler)); }
+
+// ---------------------------------------------------------------------------------------------
+// Dispatch
+
+template <typename Fn, typename Visit, typename TierEnd>
+void Session::ForEach(const FnMap<Fn>& fns, std::string_view flag, Visit visit,
+                      TierEnd tier_end) const {
+  if (fns.empty()) return;
+  for (const auto& tier : config_.tiers) {
+    for (const auto& option : tier.plugins) {
+      if (!flag.empty() && !option.Enabled(flag)) continue;
+      auto it = fns.find(option.name);
+      if (it == fns.end()) continue;
+      if (!visit(option, it->second)) return;
+    }
+    if (!tier_end()) return;
+  }
+}
+
+int Session::CompareBy(auto const& fns, std::string_view flag, const auto& l, const auto& r) const {
+  int result = 0;
+  ForEach(
+      fns, flag,
+      [&](const PluginOption&, const auto& fn) {
+        result = fn(l, r);
+        return result == 0;
+      },
+      [] { return true; });
+  return result;
+}
+
+bool Session::JobOrder(const JobInfo& l, const JobInfo& r) const {
+  if (int c = CompareBy(job_order_fns_, flag::kJobOrder, l, r); c != 0) return c < 0;
+  if (l.creation_time != r.creation_time) return l.creation_time < r.creation_time;
+  return l.uid < r.uid;
+}
+
+bool Session::TaskOrder(const TaskInfo& l, const TaskInfo& r) const {
+  if (int c = CompareBy(task_order_fns_, flag::kTaskOrder, l, r); c != 0) return c < 0;
+  int64_t li = PodNameIndex(l.name);
+  int64_t ri = PodNameIndex(r.name);
+  if (li >= 0 && ri >= 0 && li != ri) return li < ri;
+  if (l.creation_time != r.creation_time) return l.creation_time < r.creation_time;
+  return l.uid < r.uid;
+}
+
+bool Session::QueueOrder(const QueueInfo& l, const QueueInfo& r) const {
+  if (int c = CompareBy(queue_order_fns_, flag::kQueueOrder, l, r); c != 0) return c < 0;
+  if (l.creation_time != r.creation_time) return l.creation_time < r.creation_time;
+  return l.name < r.name;
+}
+
+Outcome Session::Predicate(const TaskInfo& task, const NodeInfo& node) const {
+  Outcome out;
+  ForEach(
+      predicate_fns_, flag::kPredicate,
+      [&](const PluginOption&, const PredicateFn& fn) {
+        out = fn(task, node);
+        return out.ok();
+      },
+      [] { return true; });
+  return out;
+}
+
+double Session::NodeOrder(const TaskInfo& task, const NodeInfo& node) const {
+  double sum = 0;
+  ForEach(
+      node_order_fns_, flag::kNodeOrder,
+      [&](const PluginOption&, const NodeOrderFn& fn) {
+        sum += fn(task, node);
+        return true;
+      },
+      [] { return true; });
+  return sum;
+}
+
+std::map<std::string, double> Session::BatchNodeOrder(
+    const TaskInfo& task, const std::vector<const NodeInfo*>& nodes) const {
+  std::map<std::string, double> sum;
+  ForEach(
+      batch_node_order_fns_, flag::kNodeOrder,
+      [&](const PluginOption&, const BatchNodeOrderFn& fn) {
+        for (const auto& [node, score] : fn(task, nodes)) sum[node] += score;
+        return true;
+      },
+      [] { return true; });
+  return sum;
+}
+
+std::optional<ValidateResult> Session::JobValid(const JobInfo& job) const {
+  std::optional<ValidateResult> out;
+  ForEach(
+      job_valid_fns_, "",
+      [&](const PluginOption&, const JobValidFn& fn) {
+        out = fn(job);
+        return !out.has_value();
+      },
+      [] { return true; });
+  return out;
+}
+
+bool Session::JobReady(const JobInfo& job) const {
+  bool ready = true;
+  ForEach(
+      job_ready_fns_, flag::kJobReady,
+      [&](const PluginOption&, const JobPredicateFn& fn) {
+        ready = fn(job);
+        return ready;
+      },
+      [] { return true; });
+  return ready;
+}
+
+bool Session::Vote(const FnMap<JobVoteFn>& fns, std::string_view flag, const JobInfo& job) const {
+  bool rejected = false;
+  bool permitted = false;
+  ForEach(
+      fns, flag,
+      [&](const PluginOption&, const JobVoteFn& fn) {
+        int v = fn(job);
+        if (v < 0) rejected = true;
+        if (v > 0) permitted = true;
+        return !rejected;
+      },
+      [&] { return !permitted; });
+  if (rejected) return false;
+  return true;  // a Permit, or no decision at all
+}
+
+bool Session::JobPipelined(const JobInfo& job) const {
+  return Vote(job_pipelined_fns_, flag::kJobPipelined, job);
+}
+
+bool Session::JobEnqueueable(const JobInfo& job) const {
+  return Vote(job_enqueueable_fns_, flag::kJobEnqueued, job);
+}
+
+bool Session::JobStarving(const JobInfo& job) const {
+  bool found = false;
+  bool starving = true;
+  ForEach(
+      job_starving_fns_, flag::kJobStarving,
+      [&](const PluginOption&, const JobPredicateFn& fn) {
+        found = true;
+        starving = starving && fn(job);
+        return true;
+      },
+      [&] { return !found; });
+  return found && starving;
+}
+
+void Session::JobEnqueued(const JobInfo& job) {
+  ForEach(
+      job_enqueued_fns_, flag::kJobEnqueued,
+      [&](const PluginOption&, const JobEnqueuedFn& fn) {
+        fn(job);
+        return true;
+      },
+      [] { return true; });
+}
+
+bool Session::Allocatable(const QueueInfo& queue, const TaskInfo& task) const {
+  bool ok = true;
+  ForEach(
+      allocatable_fns_, flag::kAllocatable,
+      [&](const PluginOption&, const AllocatableFn& fn) {
+        ok = fn(queue, task);
+        return ok;
+      },
+      [] { return true; });
+  return ok;
+}
+
+bool Session::Overused(const QueueInfo& queue) const {
+  bool overused = false;
+  ForEach(
+      overused_fns_, flag::kOverused,
+      [&](const PluginOption&, const OverusedFn& fn) {
+        overused = fn(queue);
+        return !overused;
+      },
+      [] { return true; });
+  return overused;
+}
+
+bool Session::Preemptive(const QueueInfo& queue, const TaskInfo& task) const {
+  bool ok = true;
+  ForEach(
+      preemptive_fns_, flag::kPreemptive,
+      [&](const PluginOption&, const PreemptiveFn& fn) {
+        ok = fn(queue, task);
+        return ok;
+      },
+      [] { return true; });
+  return ok;
+}
+
+std::vector<const TaskInfo*> Session::Evictable(const FnMap<EvictableFn>& fns,
+                                                std::string_view flag, const TaskInfo& preemptor,
+                                                const std::vector<const TaskInfo*>& candidates) const {
+  std::optional<std::vector<const TaskInfo*>> tier_result;
+  std::vector<const TaskInfo*> winner;
+  bool tier_failed = false;
+  ForEach(
+      fns, flag,
+      [&](const PluginOption&, const EvictableFn& fn) {
+        if (tier_failed) return true;
+        auto victims = fn(preemptor, candidates);
+        if (!victims.has_value()) return true;  // abstain
+        if (!tier_result.has_value()) {
+          tier_result = *std::move(victims);
+        } else {
+          std::vector<const TaskInfo*> both;
+          for (const TaskInfo* t : *tier_result) {
+            if (std::find(victims->begin(), victims->end(), t) != victims->end()) both.push_back(t);
+          }
+          tier_result = std::move(both);
+        }
+        if (tier_result->empty()) tier_failed = true;
+        return true;
+      },
+      [&] {
+        if (!tier_failed && tier_result.has_value() && !tier_result->empty()) {
+          winner = *tier_result;
+          return false;
+        }
+        tier_result.reset();
+        tier_failed = false;
+        return true;
+      });
+  return winner;
+}
+
+std::vector<const TaskInfo*> Session::Preemptable(
+    const TaskInfo& preemptor, const std::vector<const TaskInfo*>& candidates) const {
+  return Evictable(preemptable_fns_, flag::kPreemptable, preemptor, candidates);
+}
+
+std::vector<const TaskInfo*> Session::Reclaimable(
+    const TaskInfo& reclaimer, const std::vector<const TaskInfo*>& candidates) const {
+  return Evictable(reclaimable_fns_, flag::kReclaimable, reclaimer, candidates);
+}
+
+// ---------------------------------------------------------------------------------------------
+// State changes
+
+void Session::FireAllocate(const TaskInfo& task) {
+  for (const auto& h : event_handlers_) {
+    if (h.on_allocate) h.on_allocate(task);
+  }
+}
+
+void Session::FireDeallocate(const TaskInfo& task) {
+  for (const auto& h : event_handlers_) {
+    if (h.on_deallocate) h.on_deallocate(task);
+  }
+}
+
+absl::Status Session::DoAllocate(TaskInfo* task, NodeInfo* node) {
+  JobInfo* job = FindJob(task->job_id);
+  if (job == nullptr) return absl::NotFoundError(fmt::format("job of task {} not found", task->Key()));
+  if (task->status != TaskStatus::kPending) {
+    return absl::FailedPreconditionError(
+        fmt::format("task {} is {}, not Pending", task->Key(), TaskStatusName(task->status)));
+  }
+  if (!task->resreq.LessEqual(node->idle())) {
+    return absl::FailedPreconditionError(fmt::format("task {} does not fit on node {}: needs {}, idle {}",
+                                                     task->Key(), node->name(),
+                                                     task->resreq.ToString(), node->idle().ToString()));
+  }
+  task->node_name = node->name();
+  job->UpdateTaskStatus(task, TaskStatus::kAllocated);
+  if (absl::Status s = node->AddTask(task); !s.ok()) {
+    job->UpdateTaskStatus(task, TaskStatus::kPending);
+    task->node_name.clear();
+    return s;
+  }
+  FireAllocate(*task);
+  return absl::OkStatus();
+}
+
+absl::Status Session::DoPipeline(TaskInfo* task, NodeInfo* node) {
+  JobInfo* job = FindJob(task->job_id);
+  if (job == nullptr) return absl::NotFoundError(fmt::format("job of task {} not found", task->Key()));
+  if (task->status != TaskStatus::kPending) {
+    return absl::FailedPreconditionError(
+        fmt::format("task {} is {}, not Pending", task->Key(), TaskStatusName(task->status)));
+  }
+  task->node_name = node->name();
+  job->UpdateTaskStatus(task, TaskStatus::kPipelined);
+  if (absl::Status s = node->AddTask(task); !s.ok()) {
+    job->UpdateTaskStatus(task, TaskStatus::kPending);
+    task->node_name.clear();
+    return s;
+  }
+  FireAllocate(*task);
+  return absl::OkStatus();
+}
+
+absl::Status Session::DoEvict(TaskInfo* task) {
+  JobInfo* job = FindJob(task->job_id);
+  NodeInfo* node = FindNode(task->node_name);
+  if (job == nullptr || node == nullptr) {
+    return absl::NotFoundError(fmt::format("job or node of task {} not found", task->Key()));
+  }
+  TaskStatus old = task->status;
+  if (old != TaskStatus::kRunning && old != TaskStatus::kBound) {
+    return absl::FailedPreconditionError(
+        fmt::format("task {} is {}, not Running or Bound", task->Key(), TaskStatusName(old)));
+  }
+  job->UpdateTaskStatus(task, TaskStatus::kReleasing);
+  if (absl::Status s = node->UpdateTask(task, old); !s.ok()) {
+    job->UpdateTaskStatus(task, old);
+    return s;
+  }
+  FireDeallocate(*task);
+  return absl::OkStatus();
+}
+
+void Session::UndoAllocate(TaskInfo* task) {
+  JobInfo* job = FindJob(task->job_id);
+  if (NodeInfo* node = FindNode(task->node_name); node != nullptr) {
+    if (absl::Status s = node->RemoveTask(*task); !s.ok()) {
+      BASALT_LOG_ERROR("Undo allocate: node accounting broken", "task", task->Key(), "error",
+                       MessageOf(s));
+    }
+  }
+  task->last_transaction = LastTransaction{task->status, task->node_name};
+  if (job != nullptr) job->UpdateTaskStatus(task, TaskStatus::kPending);
+  task->node_name.clear();
+  FireDeallocate(*task);
+}
+
+void Session::UndoPipeline(TaskInfo* task) { UndoAllocate(task); }
+
+void Session::UndoEvict(TaskInfo* task, TaskStatus previous) {
+  JobInfo* job = FindJob(task->job_id);
+  NodeInfo* node = FindNode(task->node_name);
+  if (job == nullptr || node == nullptr) return;
+  TaskStatus old = task->status;
+  job->UpdateTaskStatus(task, previous);
+  if (absl::Status s = node->UpdateTask(task, old); !s.ok()) {
+    BASALT_LOG_ERROR("Undo evict: node accounting broken", "task", task->Key(), "error", MessageOf(s));
+  }
+  FireAllocate(*task);
+}
+
+void Session::Dispatch(const std::vector<TaskInfo*>& tasks) {
+  std::map<std::string, std::vector<BindRequest>> by_job;
+  for (TaskInfo* task : tasks) {
+    if (task->status != TaskStatus::kAllocated) continue;
+    JobInfo* job = FindJob(task->job_id);
+    NodeInfo* node = FindNode(task->node_name);
+    if (job == nullptr || node == nullptr) continue;
+    job->UpdateTaskStatus(task, TaskStatus::kBinding);
+    if (absl::Status s = node->UpdateTask(task, TaskStatus::kAllocated); !s.ok()) {
+      BASALT_LOG_ERROR("Dispatch: node accounting broken", "task", task->Key(), "error", MessageOf(s));
+    }
+    by_job[task->job_id].push_back(
+        BindRequest{task->uid, task->namespace_name, task->name, task->node_name});
+  }
+  if (options_.binder == nullptr) return;
+  for (auto& [job_id, requests] : by_job) options_.binder->Bind(job_id, std::move(requests));
+}
+
+void Session::SendEviction(const TaskInfo& task, std::string_view reason) {
+  if (options_.evictor != nullptr) options_.evictor->Evict(task, reason);
+}
+
+absl::Status Session::Allocate(TaskInfo* task, NodeInfo* node) {
+  BASALT_RETURN_IF_ERROR(DoAllocate(task, node));
+  JobInfo* job = FindJob(task->job_id);
+  if (job != nullptr && JobReady(*job)) {
+    std::vector<TaskInfo*> ready;
+    for (const auto& [id, t] : job->TasksWithStatus(TaskStatus::kAllocated)) ready.push_back(t);
+    Dispatch(ready);
+  }
+  return absl::OkStatus();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Close
+
+namespace {
+
+PodGroupPhase NewPhase(const JobInfo& job, const std::string& session_uid) {
+  const PodGroupCondition* unsched = job.podgroup_status.FindCondition(kConditionUnschedulable);
+  if (job.TaskCount(TaskStatus::kRunning) > 0 && unsched != nullptr && unsched->status == "True" &&
+      unsched->transition_id == session_uid) {
+    return PodGroupPhase::kUnknown;
+  }
+  int scheduled = 0;
+  int completed = 0;
+  for (const auto& [id, t] : job.tasks()) {
+    if (IsScheduledStatus(t.status) || (t.status == TaskStatus::kReleasing && !t.node_name.empty())) {
+      ++scheduled;
+      if (IsCompletedStatus(t.status)) ++completed;
+    }
+  }
+  if (scheduled >= job.min_available && scheduled > 0) {
+    return completed == scheduled ? PodGroupPhase::kCompleted : PodGroupPhase::kRunning;
+  }
+  if (job.podgroup_status.phase == PodGroupPhase::kInqueue) return PodGroupPhase::kInqueue;
+  return PodGroupPhase::kPending;
+}
+
+}  // namespace
+
+void Session::WriteJobStatus(JobInfo& job, StatusSink* sink) {
+  PodGroupStatus old = job.podgroup_status;
+  auto saved = old_status_.find(job.uid);
+  if (saved != old_status_.end()) old = saved->second;
+
+  PodGroupStatus& status = job.podgroup_status;
+  status.phase = NewPhase(job, options_.uid);
+  status.running = job.TaskCount(TaskStatus::kRunning);
+  status.succeeded = job.TaskCount(TaskStatus::kSucceeded);
+  status.failed = job.TaskCount(TaskStatus::kFailed);
+  if (status.SameAs(old)) return;
+  if (sink == nullptr) return;
+  sink->UpdatePodGroupStatus(PodGroupStatusUpdate{job.uid, job.namespace_name, job.name, status});
+  // Deliberately differs from Volcano, which emits this event on every cycle: Basalt emits it
+  // only when the PodGroup status changed, so a long-pending gang does not flood the API.
+  EventRecord event{"PodGroup", job.namespace_name, job.name, "", "", ""};
+  if (status.phase == PodGroupPhase::kPending || status.phase == PodGroupPhase::kInqueue ||
+      status.phase == PodGroupPhase::kUnknown) {
+    event.type = "Warning";
+    event.reason = "Unschedulable";
+    event.message =
+        fmt::format("{}/{} tasks in gang unschedulable: {}", job.TaskCount(TaskStatus::kPending),
+                    job.tasks().size(), job.FitError());
+  } else {
+    event.type = "Normal";
+    event.reason = "Scheduled";
+    event.message = std::string(kPodGroupReady);
+  }
+  sink->RecordEvent(std::move(event));
+}
+
+void Session::Close(StatusSink* sink) {
+  for (auto& plugin : plugins_) plugin->OnSessionClose(*this);
+  for (auto& [id, job] : jobs()) {
+    WriteJobStatus(job, sink);
+    if (sink == nullptr) continue;
+    for (TaskStatus s : {TaskStatus::kAllocated, TaskStatus::kPending, TaskStatus::kPipelined}) {
+      for (const auto& [uid, task] : job.TasksWithStatus(s)) {
+        TaskSchedulingReason why = job.TaskReason(*task);
+        PodScheduledCondition cond{why.reason, why.message, why.nominated_node_name};
+        if (task->scheduled_condition.has_value() && *task->scheduled_condition == cond) continue;
+        sink->UpdatePodCondition(PodConditionUpdate{task->uid, task->namespace_name, task->name, cond});
+        sink->RecordEvent(EventRecord{"Pod", task->namespace_name, task->name, "Warning",
+                                      "FailedScheduling", why.message});
+      }
+    }
+  }
+  if (sink == nullptr) return;
+  // Queue status.allocated: the queue's own jobs, added up the parent chain.
+  std::map<std::string, Resource> allocated;
+  for (const auto& [id, job] : jobs()) {
+    std::string q = job.queue;
+    for (int depth = 0; !q.empty() && depth < 64; ++depth) {
+      allocated[q] += job.allocated();
+      const QueueInfo* queue = FindQueue(q);
+      if (queue == nullptr || queue->parent == q) break;
+      q = queue->parent;
+    }
+  }
+  for (const auto& [name, queue] : queues()) {
+    Resource now = allocated[name];
+    if (now == queue.status_allocated) continue;
+    sink->UpdateQueueStatus(QueueStatusUpdate{name, now});
+  }
+  for (auto& e : events_) sink->RecordEvent(std::move(e));
+  events_.clear();
+}
+
+}  // namespace basalt::sched

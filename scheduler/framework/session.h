@@ -1,0 +1,232 @@
+#pragma once
+// A Session is one scheduling cycle over a snapshot (ClusterInfo). Plugins register callbacks
+// per extension point in OnSessionOpen; actions call the Session's dispatchers, which walk the
+// tiers in order and the plugins in config order, honour each plugin's enable flag, and combine
+// the answers with a fixed rule per extension point (reference §8):
+//
+//   JobOrder, TaskOrder, QueueOrder  first non-zero comparison; then creation time, then uid
+//                                    (tasks: pod-name index first)
+//   Predicate                        the first non-success outcome wins
+//   NodeOrder, BatchNodeOrder        sum of the plugins' scores
+//   JobValid                         the first failing result
+//   JobReady, Allocatable, Preemptive AND over plugins (no plugin -> true)
+//   Overused                         OR over plugins
+//   JobPipelined, JobEnqueueable     vote: any Reject -> false; a tier with a Permit -> true;
+//                                    all Abstain -> next tier; no decision -> true
+//   JobStarving                      AND within the first tier that has any fn; none -> false
+//   Preemptable, Reclaimable         intersection of the non-abstaining plugins of a tier; an
+//                                    empty result moves to the next tier
+//   JobEnqueued, event handlers      call all
+//
+// State changes (allocate, pipeline, evict and their undo) go through a Statement or the direct
+// Allocate() below; every one fires the plugins' allocate/deallocate handlers, so plugin state
+// (shares, queue allocations) stays consistent during dry runs.
+//
+// Single-threaded: a session and its snapshot belong to the scheduling thread.
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "scheduler/api/cluster_info.h"
+#include "scheduler/conf/config.h"
+#include "scheduler/framework/interfaces.h"
+#include "scheduler/framework/outcome.h"
+#include "scheduler/framework/plugin.h"
+
+namespace basalt::sched {
+
+// Votes of JobPipelined / JobEnqueueable functions.
+inline constexpr int kPermit = 1;
+inline constexpr int kAbstain = 0;
+inline constexpr int kReject = -1;
+
+struct ValidateResult {
+  std::string reason;
+  std::string message;
+};
+
+// Order functions return < 0 if `l` goes first, > 0 if `r` goes first, 0 for no opinion.
+using JobOrderFn = std::function<int(const JobInfo& l, const JobInfo& r)>;
+using TaskOrderFn = std::function<int(const TaskInfo& l, const TaskInfo& r)>;
+using QueueOrderFn = std::function<int(const QueueInfo& l, const QueueInfo& r)>;
+using PredicateFn = std::function<Outcome(const TaskInfo& task, const NodeInfo& node)>;
+using NodeOrderFn = std::function<double(const TaskInfo& task, const NodeInfo& node)>;
+using BatchNodeOrderFn = std::function<std::map<std::string, double>(
+    const TaskInfo& task, const std::vector<const NodeInfo*>& nodes)>;
+// nullopt: the job is valid.
+using JobValidFn = std::function<std::optional<ValidateResult>(const JobInfo& job)>;
+using JobPredicateFn = std::function<bool(const JobInfo& job)>;
+using JobVoteFn = std::function<int(const JobInfo& job)>;
+using JobEnqueuedFn = std::function<void(const JobInfo& job)>;
+using AllocatableFn = std::function<bool(const QueueInfo& queue, const TaskInfo& task)>;
+using OverusedFn = std::function<bool(const QueueInfo& queue)>;
+using PreemptiveFn = std::function<bool(const QueueInfo& queue, const TaskInfo& task)>;
+// Returns the victims this plugin allows among `candidates`, or nullopt to abstain.
+using EvictableFn = std::function<std::optional<std::vector<const TaskInfo*>>(
+    const TaskInfo& preemptor, const std::vector<const TaskInfo*>& candidates)>;
+
+struct EventHandler {
+  std::function<void(const TaskInfo& task)> on_allocate;
+  std::function<void(const TaskInfo& task)> on_deallocate;
+};
+
+struct SessionOptions {
+  std::string uid;  // the session's id, used as the condition transitionID
+  Timestamp now{};
+  Binder* binder = nullptr;    // not owned; may be null (nothing is bound)
+  Evictor* evictor = nullptr;  // not owned; may be null
+};
+
+class Session {
+ public:
+  // Opens a session: builds every configured plugin (in config order) from `registry` and calls
+  // its OnSessionOpen. Returns kInvalidArgument if a plugin is unknown or its arguments are bad.
+  static absl::StatusOr<std::unique_ptr<Session>> Open(ClusterInfo cluster,
+                                                       const SchedulerConfig& config,
+                                                       const PluginRegistry& registry,
+                                                       SessionOptions options);
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+  ~Session();
+
+  // Calls OnSessionClose of every plugin (config order), then writes what changed to `sink`:
+  // PodGroup status (phase, counts, conditions) with its event, pod PodScheduled conditions with
+  // a FailedScheduling event, and queue status.allocated. `sink` may be null.
+  void Close(StatusSink* sink);
+
+  // ---- Snapshot ----
+  ClusterInfo& cluster() { return cluster_; }
+  std::map<std::string, JobInfo>& jobs() { return cluster_.jobs(); }
+  std::map<std::string, NodeInfo>& nodes() { return cluster_.nodes(); }
+  std::map<std::string, QueueInfo>& queues() { return cluster_.queues(); }
+  JobInfo* FindJob(const std::string& id) { return cluster_.FindJob(id); }
+  NodeInfo* FindNode(const std::string& name) { return cluster_.FindNode(name); }
+  QueueInfo* FindQueue(const std::string& name) { return cluster_.FindQueue(name); }
+  // Sum of allocatable over all nodes.
+  const Resource& total_resource() const { return total_resource_; }
+  const std::string& uid() const { return options_.uid; }
+  Timestamp now() const { return options_.now; }
+  const SchedulerConfig& config() const { return config_; }
+  // Node names in a stable order (the iteration order of actions).
+  const std::vector<NodeInfo*>& node_list() const { return node_list_; }
+
+  // ---- Registration (from Plugin::OnSessionOpen) ----
+  void AddJobOrderFn(std::string_view plugin, JobOrderFn fn);
+  void AddTaskOrderFn(std::string_view plugin, TaskOrderFn fn);
+  void AddQueueOrderFn(std::string_view plugin, QueueOrderFn fn);
+  void AddPredicateFn(std::string_view plugin, PredicateFn fn);
+  void AddNodeOrderFn(std::string_view plugin, NodeOrderFn fn);
+  void AddBatchNodeOrderFn(std::string_view plugin, BatchNodeOrderFn fn);
+  void AddJobValidFn(std::string_view plugin, JobValidFn fn);
+  void AddJobReadyFn(std::string_view plugin, JobPredicateFn fn);
+  void AddJobPipelinedFn(std::string_view plugin, JobVoteFn fn);
+  void AddJobStarvingFn(std::string_view plugin, JobPredicateFn fn);
+  void AddJobEnqueueableFn(std::string_view plugin, JobVoteFn fn);
+  void AddJobEnqueuedFn(std::string_view plugin, JobEnqueuedFn fn);
+  void AddAllocatableFn(std::string_view plugin, AllocatableFn fn);
+  void AddOverusedFn(std::string_view plugin, OverusedFn fn);
+  void AddPreemptiveFn(std::string_view plugin, PreemptiveFn fn);
+  void AddPreemptableFn(std::string_view plugin, EvictableFn fn);
+  void AddReclaimableFn(std::string_view plugin, EvictableFn fn);
+  void AddEventHandler(EventHandler handler);
+
+  // ---- Dispatch (from actions) ----
+  // True if `l` goes before `r`.
+  bool JobOrder(const JobInfo& l, const JobInfo& r) const;
+  bool TaskOrder(const TaskInfo& l, const TaskInfo& r) const;
+  bool QueueOrder(const QueueInfo& l, const QueueInfo& r) const;
+  Outcome Predicate(const TaskInfo& task, const NodeInfo& node) const;
+  double NodeOrder(const TaskInfo& task, const NodeInfo& node) const;
+  std::map<std::string, double> BatchNodeOrder(const TaskInfo& task,
+                                               const std::vector<const NodeInfo*>& nodes) const;
+  std::optional<ValidateResult> JobValid(const JobInfo& job) const;
+  bool JobReady(const JobInfo& job) const;
+  bool JobPipelined(const JobInfo& job) const;
+  bool JobStarving(const JobInfo& job) const;
+  bool JobEnqueueable(const JobInfo& job) const;
+  void JobEnqueued(const JobInfo& job);
+  bool Allocatable(const QueueInfo& queue, const TaskInfo& task) const;
+  bool Overused(const QueueInfo& queue) const;
+  bool Preemptive(const QueueInfo& queue, const TaskInfo& task) const;
+  std::vector<const TaskInfo*> Preemptable(const TaskInfo& preemptor,
+                                           const std::vector<const TaskInfo*>& candidates) const;
+  std::vector<const TaskInfo*> Reclaimable(const TaskInfo& reclaimer,
+                                           const std::vector<const TaskInfo*>& candidates) const;
+
+  // ---- State changes ----
+  // Allocates `task` on `node` outside any statement (backfill). Once the job is ready, every
+  // Allocated task of it is dispatched to the Binder. kFailedPrecondition if it does not fit.
+  absl::Status Allocate(TaskInfo* task, NodeInfo* node);
+
+  // Low-level operations used by Statement. Each updates task, job and node accounting and
+  // fires the event handlers; the Un* variants exactly reverse their counterpart.
+  absl::Status DoAllocate(TaskInfo* task, NodeInfo* node);
+  absl::Status DoPipeline(TaskInfo* task, NodeInfo* node);
+  absl::Status DoEvict(TaskInfo* task);
+  void UndoAllocate(TaskInfo* task);
+  void UndoPipeline(TaskInfo* task);
+  void UndoEvict(TaskInfo* task, TaskStatus previous);
+  // Moves Allocated tasks to Binding and hands them to the Binder, grouped by job.
+  void Dispatch(const std::vector<TaskInfo*>& tasks);
+  // Sends an eviction to the Evictor (the task is already Releasing in the session).
+  void SendEviction(const TaskInfo& task, std::string_view reason);
+  // Records an event to be emitted at Close (e.g. an enqueue rejection on a PodGroup).
+  void RecordEvent(EventRecord event) { events_.push_back(std::move(event)); }
+
+ private:
+  Session(ClusterInfo cluster, SchedulerConfig config, SessionOptions options);
+
+  template <typename Fn>
+  using FnMap = std::map<std::string, Fn, std::less<>>;
+
+  // Calls `visit(plugin_option, fn)` for each plugin with a registered fn whose flag is on,
+  // tier by tier; `visit` returns false to stop. `tier_end()` is called after each tier and
+  // returns false to stop.
+  template <typename Fn, typename Visit, typename TierEnd>
+  void ForEach(const FnMap<Fn>& fns, std::string_view flag, Visit visit, TierEnd tier_end) const;
+  int CompareBy(auto const& fns, std::string_view flag, const auto& l, const auto& r) const;
+  std::vector<const TaskInfo*> Evictable(const FnMap<EvictableFn>& fns, std::string_view flag,
+                                         const TaskInfo& preemptor,
+                                         const std::vector<const TaskInfo*>& candidates) const;
+  bool Vote(const FnMap<JobVoteFn>& fns, std::string_view flag, const JobInfo& job) const;
+  void FireAllocate(const TaskInfo& task);
+  void FireDeallocate(const TaskInfo& task);
+  void WriteJobStatus(JobInfo& job, StatusSink* sink);
+
+  ClusterInfo cluster_;
+  SchedulerConfig config_;
+  SessionOptions options_;
+  Resource total_resource_;
+  std::vector<NodeInfo*> node_list_;
+  std::vector<std::unique_ptr<Plugin>> plugins_;
+  std::vector<EventRecord> events_;
+  // PodGroup status at open, to write only what changed at close.
+  std::map<std::string, PodGroupStatus> old_status_;
+
+  FnMap<JobOrderFn> job_order_fns_;
+  FnMap<TaskOrderFn> task_order_fns_;
+  FnMap<QueueOrderFn> queue_order_fns_;
+  FnMap<PredicateFn> predicate_fns_;
+  FnMap<NodeOrderFn> node_order_fns_;
+  FnMap<BatchNodeOrderFn> batch_node_order_fns_;
+  FnMap<JobValidFn> job_valid_fns_;
+  FnMap<JobPredicateFn> job_ready_fns_;
+  FnMap<JobVoteFn> job_pipelined_fns_;
+  FnMap<JobPredicateFn> job_starving_fns_;
+  FnMap<JobVoteFn> job_enqueueable_fns_;
+  FnMap<JobEnqueuedFn> job_enqueued_fns_;
+  FnMap<AllocatableFn> allocatable_fns_;
+  FnMap<OverusedFn> overused_fns_;
+  FnMap<PreemptiveFn> preemptive_fns_;
+  FnMap<EvictableFn> preemptable_fns_;
+  FnMap<EvictableFn> reclaimable_fns_;
+  std::vector<EventHandler> event_handlers_;
+};
+
+}  // namespace basalt::sched

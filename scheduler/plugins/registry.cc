@@ -1,0 +1,29 @@
+#include "scheduler/plugins/registry.h"
+
+#include "scheduler/plugins/binpack/binpack.h"
+#include "scheduler/plugins/conformance/conformance.h"
+#include "scheduler/plugins/drf/drf.h"
+#include "scheduler/plugins/gang/gang.h"
+#include "scheduler/plugins/nodeorder/nodeorder.h"
+#include "scheduler/plugins/overcommit/overcommit.h"
+#include "scheduler/plugins/predicates/predicates.h"
+#include "scheduler/plugins/priority/priority.h"
+#include "scheduler/plugins/proportion/proportion.h"
+
+namespace basalt::sched {
+
+PluginRegistry NewInTreeRegistry() {
+  PluginRegistry r;
+  r.Register(std::string(kBinpackPluginName), NewBinpackPlugin);
+  r.Register(std::string(kConformancePluginName), NewConformancePlugin);
+  r.Register(std::string(kDrfPluginName), NewDrfPlugin);
+  r.Register(std::string(kGangPluginName), NewGangPlugin);
+  r.Register(std::string(kNodeOrderPluginName), NewNodeOrderPlugin);
+  r.Register(std::string(kOvercommitPluginName), NewOvercommitPlugin);
+  r.Register(std::string(kPredicatesPluginName), NewPredicatesPlugin);
+  r.Register(std::string(kPriorityPluginName), NewPriorityPlugin);
+  r.Register(std::string(kProportionPluginName), NewProportionPlugin);
+  return r;
+}
+
+}  // namespace basalt::sched
