@@ -1,0 +1,392 @@
+#include "controllers/job/job.h"
+
+#include <array>
+#include <cmath>
+#include <utility>
+
+#include "common/util/status.h"
+#include "fmt/format.h"
+
+namespace basalt::controllers {
+namespace {
+
+struct PhaseName {
+  JobPhase phase;
+  std::string_view name;
+};
+constexpr std::array<PhaseName, 10> kPhaseNames = {{
+    {JobPhase::kPending, "Pending"},
+    {JobPhase::kAborting, "Aborting"},
+    {JobPhase::kAborted, "Aborted"},
+    {JobPhase::kRunning, "Running"},
+    {JobPhase::kRestarting, "Restarting"},
+    {JobPhase::kCompleting, "Completing"},
+    {JobPhase::kCompleted, "Completed"},
+    {JobPhase::kTerminating, "Terminating"},
+    {JobPhase::kTerminated, "Terminated"},
+    {JobPhase::kFailed, "Failed"},
+}};
+
+struct ActionNameEntry {
+  Action action;
+  std::string_view name;
+};
+constexpr std::array<ActionNameEntry, 14> kActionNames = {{
+    {Action::kAbortJob, "AbortJob"},
+    {Action::kRestartJob, "RestartJob"},
+    {Action::kRestartTask, "RestartTask"},
+    {Action::kRestartPod, "RestartPod"},
+    {Action::kRestartPartition, "RestartPartition"},
+    {Action::kTerminateJob, "TerminateJob"},
+    {Action::kCompleteJob, "CompleteJob"},
+    {Action::kResumeJob, "ResumeJob"},
+    {Action::kSyncJob, "SyncJob"},
+    {Action::kEnqueueJob, "EnqueueJob"},
+    {Action::kSyncQueue, "SyncQueue"},
+    {Action::kOpenQueue, "OpenQueue"},
+    {Action::kCloseQueue, "CloseQueue"},
+    {Action::kOther, "Unknown"},
+}};
+
+struct EventNameEntry {
+  Event event;
+  std::string_view name;
+};
+constexpr std::array<EventNameEntry, 12> kEventNames = {{
+    {Event::kNone, ""},
+    {Event::kAny, "*"},
+    {Event::kPodFailed, "PodFailed"},
+    {Event::kPodEvicted, "PodEvicted"},
+    {Event::kPodPending, "PodPending"},
+    {Event::kPodRunning, "PodRunning"},
+    {Event::kUnknown, "Unknown"},
+    {Event::kTaskCompleted, "TaskCompleted"},
+    {Event::kTaskFailed, "TaskFailed"},
+    {Event::kOutOfSync, "OutOfSync"},
+    {Event::kCommandIssued, "CommandIssued"},
+    {Event::kJobUpdated, "JobUpdated"},
+}};
+
+int32_t ToInt32(int64_t v) {
+  if (v > INT32_MAX) return INT32_MAX;
+  if (v < INT32_MIN) return INT32_MIN;
+  return static_cast<int32_t>(v);
+}
+
+std::optional<int32_t> OptionalInt32(const json::Value& obj, std::string_view key) {
+  auto v = json::GetOptionalInt(obj, key);
+  if (!v) return std::nullopt;
+  return ToInt32(*v);
+}
+
+std::map<std::string, std::string> StringMap(const json::Value* obj) {
+  std::map<std::string, std::string> out;
+  if (obj == nullptr || !obj->IsObject()) return out;
+  for (const auto& m : obj->GetObject()) {
+    if (m.value.IsString()) out.emplace(json::AsView(m.name), json::AsView(m.value));
+  }
+  return out;
+}
+
+absl::StatusOr<std::vector<LifecyclePolicy>> ParsePolicies(const json::Value* list) {
+  std::vector<LifecyclePolicy> out;
+  if (list == nullptr || !list->IsArray()) return out;
+  for (const auto& p : list->GetArray()) {
+    if (!p.IsObject()) continue;
+    LifecyclePolicy policy;
+    policy.action = std::string(json::GetString(p, "action"));
+    if (auto e = json::GetOptionalString(p, "event")) {
+      if (auto ev = ParseEvent(*e); ev && *ev != Event::kNone) policy.events.push_back(*ev);
+    }
+    if (const json::Value* events = json::Find(p, "events"); events && events->IsArray()) {
+      for (const auto& e : events->GetArray()) {
+        if (auto ev = ParseEvent(json::AsView(e)); ev && *ev != Event::kNone) {
+          policy.events.push_back(*ev);
+        }
+      }
+    }
+    policy.exit_code = OptionalInt32(p, "exitCode");
+    if (auto t = json::GetOptionalString(p, "timeout")) {
+      auto d = ParseGoDuration(*t);
+      if (!d.ok()) return d.status();
+      policy.timeout = *d;
+    }
+    out.push_back(std::move(policy));
+  }
+  return out;
+}
+
+std::shared_ptr<const json::Document> CopyTemplate(const json::Value* tmpl) {
+  auto doc = std::make_shared<json::Document>();
+  if (tmpl != nullptr && tmpl->IsObject()) {
+    doc->CopyFrom(*tmpl, doc->GetAllocator());
+  } else {
+    doc->SetObject();
+  }
+  return doc;
+}
+
+}  // namespace
+
+std::string_view JobPhaseName(JobPhase phase) {
+  for (const auto& e : kPhaseNames) {
+    if (e.phase == phase) return e.name;
+  }
+  return "Pending";
+}
+
+JobPhase ParseJobPhase(std::string_view name) {
+  for (const auto& e : kPhaseNames) {
+    if (e.name == name) return e.phase;
+  }
+  return JobPhase::kPending;
+}
+
+bool IsFinishedPhase(JobPhase phase) {
+  return phase == JobPhase::kCompleted || phase == JobPhase::kFailed ||
+         phase == JobPhase::kTerminated || phase == JobPhase::kAborted;
+}
+
+std::string_view ActionName(Action action) {
+  for (const auto& e : kActionNames) {
+    if (e.action == action) return e.name;
+  }
+  return "Unknown";
+}
+
+Action ParseAction(std::string_view name) {
+  for (const auto& e : kActionNames) {
+    if (e.action != Action::kOther && e.name == name) return e.action;
+  }
+  return Action::kOther;
+}
+
+std::string_view EventName(Event event) {
+  for (const auto& e : kEventNames) {
+    if (e.event == event) return e.name;
+  }
+  return "";
+}
+
+std::optional<Event> ParseEvent(std::string_view name) {
+  for (const auto& e : kEventNames) {
+    if (e.name == name) return e.event;
+  }
+  return std::nullopt;
+}
+
+std::string_view TaskSpecView::TemplateSpecString(std::string_view key) const {
+  if (pod_template == nullptr) return {};
+  const json::Value* spec = json::Find(*pod_template, "spec");
+  return spec == nullptr ? std::string_view() : json::GetString(*spec, key);
+}
+
+int32_t JobSpecView::TotalReplicas() const {
+  int64_t total = 0;
+  for (const auto& t : tasks) total += t.replicas;
+  return ToInt32(total);
+}
+
+int32_t JobSpecView::TotalTaskMinAvailable() const {
+  int64_t total = 0;
+  for (const auto& t : tasks) total += t.min_available.value_or(t.replicas);
+  return ToInt32(total);
+}
+
+const TaskSpecView* JobSpecView::FindTask(std::string_view name) const {
+  for (const auto& t : tasks) {
+    if (t.name == name) return &t;
+  }
+  return nullptr;
+}
+
+std::optional<int32_t> JobCounts::TaskSucceeded(std::string_view task) const {
+  auto it = task_status_count.find(std::string(task));
+  if (it == task_status_count.end()) return std::nullopt;
+  auto p = it->second.find("Succeeded");
+  return p == it->second.end() ? 0 : p->second;
+}
+
+absl::StatusOr<JobView> ParseJob(const json::Value& job) {
+  if (!job.IsObject()) return absl::InvalidArgumentError("job must be a JSON object");
+  JobView view;
+  static const json::Value kEmpty(rapidjson::kObjectType);
+  const json::Value* meta = json::Find(job, "metadata");
+  if (meta == nullptr) meta = &kEmpty;
+  view.name = std::string(json::GetString(*meta, "name"));
+  view.namespace_name = std::string(json::GetString(*meta, "namespace"));
+  view.uid = std::string(json::GetString(*meta, "uid"));
+  view.labels = StringMap(json::Find(*meta, "labels"));
+  view.annotations = StringMap(json::Find(*meta, "annotations"));
+
+  const json::Value* spec = json::Find(job, "spec");
+  if (spec == nullptr) spec = &kEmpty;
+  JobSpecView& s = view.spec;
+  s.scheduler_name = std::string(json::GetString(*spec, "schedulerName"));
+  s.queue = std::string(json::GetString(*spec, "queue", "default"));
+  if (s.queue.empty()) s.queue = "default";
+  s.priority_class_name = std::string(json::GetString(*spec, "priorityClassName"));
+  s.min_available = ToInt32(json::GetInt(*spec, "minAvailable", 0));
+  s.max_retry = ToInt32(json::GetInt(*spec, "maxRetry", 3));
+  s.min_success = OptionalInt32(*spec, "minSuccess");
+  if (const json::Value* nt = json::Find(*spec, "networkTopology"); nt && nt->IsObject()) {
+    NetworkTopologyView t;
+    t.mode = std::string(json::GetString(*nt, "mode", "hard"));
+    t.highest_tier_allowed = OptionalInt32(*nt, "highestTierAllowed");
+    t.highest_tier_name = std::string(json::GetString(*nt, "highestTierName"));
+    s.network_topology = std::move(t);
+  }
+  if (const json::Value* vols = json::Find(*spec, "volumes"); vols && vols->IsArray()) {
+    for (const auto& v : vols->GetArray()) {
+      s.volumes.push_back({std::string(json::GetString(v, "mountPath")),
+                           std::string(json::GetString(v, "volumeClaimName"))});
+    }
+  }
+  BASALT_ASSIGN_OR_RETURN(s.policies, ParsePolicies(json::Find(*spec, "policies")));
+  if (const json::Value* tasks = json::Find(*spec, "tasks"); tasks && tasks->IsArray()) {
+    for (const auto& t : tasks->GetArray()) {
+      TaskSpecView task;
+      task.name = std::string(json::GetString(t, "name"));
+      task.replicas = ToInt32(json::GetInt(t, "replicas", 0));
+      task.min_available = OptionalInt32(t, "minAvailable");
+      task.max_retry = ToInt32(json::GetInt(t, "maxRetry", 0));
+      task.topology_policy = std::string(json::GetString(t, "topologyPolicy"));
+      BASALT_ASSIGN_OR_RETURN(task.policies, ParsePolicies(json::Find(t, "policies")));
+      const json::Value* tmpl = json::Find(t, "template");
+      if (tmpl != nullptr && !tmpl->IsObject()) {
+        return absl::InvalidArgumentError(
+            fmt::format("task \"{}\": template must be an object", task.name));
+      }
+      task.pod_template = CopyTemplate(tmpl);
+      s.tasks.push_back(std::move(task));
+    }
+  }
+  if (const json::Value* plugins = json::Find(*spec, "plugins"); plugins && plugins->IsObject()) {
+    for (const auto& p : plugins->GetObject()) {
+      std::vector<std::string> args;
+      if (p.value.IsArray()) {
+        for (const auto& a : p.value.GetArray()) {
+          if (a.IsString()) args.emplace_back(json::AsView(a));
+        }
+      }
+      s.plugins.emplace(json::AsView(p.name), std::move(args));
+    }
+  }
+
+  const json::Value* status = json::Find(job, "status");
+  if (status == nullptr) status = &kEmpty;
+  if (const json::Value* state = json::Find(*status, "state")) {
+    view.phase_name = std::string(json::GetString(*state, "phase"));
+  }
+  JobCounts& c = view.status;
+  c.pending = ToInt32(json::GetInt(*status, "pending"));
+  c.running = ToInt32(json::GetInt(*status, "running"));
+  c.succeeded = ToInt32(json::GetInt(*status, "succeeded"));
+  c.failed = ToInt32(json::GetInt(*status, "failed"));
+  c.terminating = ToInt32(json::GetInt(*status, "terminating"));
+  c.unknown = ToInt32(json::GetInt(*status, "unknown"));
+  c.version = ToInt32(json::GetInt(*status, "version"));
+  c.retry_count = ToInt32(json::GetInt(*status, "retryCount"));
+  c.min_available = ToInt32(json::GetInt(*status, "minAvailable"));
+  if (const json::Value* tsc = json::Find(*status, "taskStatusCount"); tsc && tsc->IsObject()) {
+    for (const auto& t : tsc->GetObject()) {
+      auto& phases = c.task_status_count[std::string(json::AsView(t.name))];
+      if (const json::Value* ph = json::Find(t.value, "phase"); ph && ph->IsObject()) {
+        for (const auto& p : ph->GetObject()) {
+          if (p.value.IsInt64())
+            phases[std::string(json::AsView(p.name))] = ToInt32(p.value.GetInt64());
+        }
+      }
+    }
+  }
+  return view;
+}
+
+absl::StatusOr<std::chrono::milliseconds> ParseGoDuration(std::string_view text) {
+  auto invalid = [&] {
+    return absl::InvalidArgumentError(fmt::format("invalid duration \"{}\"", text));
+  };
+  std::string_view s = text;
+  bool negative = false;
+  if (!s.empty() && (s[0] == '-' || s[0] == '+')) {
+    negative = s[0] == '-';
+    s.remove_prefix(1);
+  }
+  if (s == "0") return std::chrono::milliseconds(0);
+  if (s.empty()) return invalid();
+  // Accumulate in nanoseconds as a long double over exact integer parts; durations in policies
+  // are seconds to hours, far from precision limits.
+  long double total_ns = 0;
+  while (!s.empty()) {
+    size_t i = 0;
+    long double value = 0;
+    bool digits = false;
+    while (i < s.size() && s[i] >= '0' && s[i] <= '9') {
+      value = value * 10 + (s[i] - '0');
+      ++i;
+      digits = true;
+    }
+    if (i < s.size() && s[i] == '.') {
+      ++i;
+      long double scale = 0.1L;
+      while (i < s.size() && s[i] >= '0' && s[i] <= '9') {
+        value += (s[i] - '0') * scale;
+        scale /= 10;
+        ++i;
+        digits = true;
+      }
+    }
+    if (!digits) return invalid();
+    size_t j = i;
+    while (j < s.size() && !(s[j] >= '0' && s[j] <= '9') && s[j] != '.') ++j;
+    std::string_view unit = s.substr(i, j - i);
+    long double ns_per_unit;
+    if (unit == "ns") {
+      ns_per_unit = 1;
+    } else if (unit == "us" || unit == "\xC2\xB5s" || unit == "\xCE\xBCs") {
+      ns_per_unit = 1e3L;
+    } else if (unit == "ms") {
+      ns_per_unit = 1e6L;
+    } else if (unit == "s") {
+      ns_per_unit = 1e9L;
+    } else if (unit == "m") {
+      ns_per_unit = 60e9L;
+    } else if (unit == "h") {
+      ns_per_unit = 3600e9L;
+    } else {
+      return invalid();
+    }
+    total_ns += value * ns_per_unit;
+    s.remove_prefix(j);
+  }
+  if (total_ns > 9.2e18L) return invalid();
+  auto ms = static_cast<int64_t>(std::llround(total_ns / 1e6L));
+  return std::chrono::milliseconds(negative ? -ms : ms);
+}
+
+std::string FormatGoDuration(std::chrono::milliseconds d) {
+  int64_t ms = d.count();
+  if (ms == 0) return "0s";
+  std::string sign = ms < 0 ? "-" : "";
+  uint64_t u = ms < 0 ? static_cast<uint64_t>(-ms) : static_cast<uint64_t>(ms);
+  if (u < 1000) return fmt::format("{}{}ms", sign, u);
+  uint64_t hours = u / 3600000;
+  uint64_t minutes = (u / 60000) % 60;
+  uint64_t seconds = (u / 1000) % 60;
+  uint64_t frac = u % 1000;
+  std::string sec = fmt::format("{}", seconds);
+  if (frac != 0) {
+    std::string f = fmt::format("{:03}", frac);
+    while (!f.empty() && f.back() == '0') f.pop_back();
+    sec += "." + f;
+  }
+  if (hours > 0) return fmt::format("{}{}h{}m{}s", sign, hours, minutes, sec);
+  if (minutes > 0) return fmt::format("{}{}m{}s", sign, minutes, sec);
+  return fmt::format("{}{}s", sign, sec);
+}
+
+std::string MakePodName(std::string_view job, std::string_view task, int32_t index) {
+  return fmt::format("{}-{}-{}", job, task, index);
+}
+
+}  // namespace basalt::controllers

@@ -1,0 +1,206 @@
+#pragma once
+// The job controller's own small view of a batch.volcano.sh/v1alpha1 Job: the fields the state
+// machine, the policy resolver, pod/PodGroup construction and the job plugins read, plus the
+// enumerations of phases, actions and events with their exact Volcano spellings.
+//
+// Pod templates stay raw JSON (ARCHITECTURE decision 1): a TaskSpecView holds the template as
+// an immutable document shared by every copy of the view (shared because views are copied into
+// work items and plugins while the template is never mutated).
+//
+// These are plain value types; thread-compatible.
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "common/util/json.h"
+
+namespace basalt::controllers {
+
+// status.state.phase of a Job.
+enum class JobPhase {
+  kPending,
+  kAborting,
+  kAborted,
+  kRunning,
+  kRestarting,
+  kCompleting,
+  kCompleted,
+  kTerminating,
+  kTerminated,
+  kFailed,
+};
+inline constexpr JobPhase kAllJobPhases[] = {
+    JobPhase::kPending,    JobPhase::kAborting,   JobPhase::kAborted,   JobPhase::kRunning,
+    JobPhase::kRestarting, JobPhase::kCompleting, JobPhase::kCompleted, JobPhase::kTerminating,
+    JobPhase::kTerminated, JobPhase::kFailed};
+
+// "Pending", "Aborting", ...
+std::string_view JobPhaseName(JobPhase phase);
+// The phase named `name`; an empty or unrecognised phase is handled as Pending, as Volcano does.
+JobPhase ParseJobPhase(std::string_view name);
+// True for Completed, Failed, Terminated and Aborted (the job no longer runs pods of its own
+// accord). Aborted is included because ResumeJob is the only way out of it.
+bool IsFinishedPhase(JobPhase phase);
+
+// A bus.volcano.sh/v1alpha1 action. Any string is accepted on a Command or a policy (nothing
+// validates it); strings Basalt does not know are kOther and handled as "anything else".
+enum class Action {
+  kAbortJob,
+  kRestartJob,
+  kRestartTask,
+  kRestartPod,
+  kRestartPartition,
+  kTerminateJob,
+  kCompleteJob,
+  kResumeJob,
+  kSyncJob,
+  kEnqueueJob,
+  kSyncQueue,
+  kOpenQueue,
+  kCloseQueue,
+  kOther,
+};
+inline constexpr Action kAllActions[] = {
+    Action::kAbortJob,         Action::kRestartJob,   Action::kRestartTask, Action::kRestartPod,
+    Action::kRestartPartition, Action::kTerminateJob, Action::kCompleteJob, Action::kResumeJob,
+    Action::kSyncJob,          Action::kEnqueueJob,   Action::kSyncQueue,   Action::kOpenQueue,
+    Action::kCloseQueue,       Action::kOther};
+
+// "AbortJob", "RestartJob", ...; kOther is "Unknown".
+std::string_view ActionName(Action action);
+Action ParseAction(std::string_view name);
+
+// A bus.volcano.sh/v1alpha1 event, the cause of a reconcile request.
+enum class Event {
+  kNone,  // a plain sync (e.g. a PodGroup phase change other than to Unknown)
+  kAny,   // "*", only meaningful in policies
+  kPodFailed,
+  kPodEvicted,
+  kPodPending,
+  kPodRunning,
+  kUnknown,  // the PodGroup went Unknown
+  kTaskCompleted,
+  kTaskFailed,
+  kOutOfSync,
+  kCommandIssued,
+  kJobUpdated,
+};
+
+// "", "*", "PodFailed", ...
+std::string_view EventName(Event event);
+// nullopt for a string that is not an event name; "" is kNone.
+std::optional<Event> ParseEvent(std::string_view name);
+
+// One entry of spec.policies or spec.tasks[].policies.
+struct LifecyclePolicy {
+  std::string action;         // raw action string, see ParseAction
+  std::vector<Event> events;  // `event` and `events[]` merged, in that order
+  std::optional<int32_t> exit_code;
+  std::optional<std::chrono::milliseconds> timeout;
+};
+
+// One job volume (spec.volumes[]).
+struct JobVolumeView {
+  std::string mount_path;
+  std::string volume_claim_name;  // empty until the controller has created the PVC
+};
+
+// spec.networkTopology.
+struct NetworkTopologyView {
+  std::string mode;  // "hard" | "soft"
+  std::optional<int32_t> highest_tier_allowed;
+  std::string highest_tier_name;
+};
+
+// One entry of spec.tasks.
+struct TaskSpecView {
+  std::string name;
+  int32_t replicas = 0;
+  std::optional<int32_t> min_available;
+  int32_t max_retry = 0;
+  std::string topology_policy;
+  std::vector<LifecyclePolicy> policies;
+  // The PodTemplateSpec ({"metadata":..., "spec":...}); an empty object when absent. Never null.
+  std::shared_ptr<const json::Document> pod_template;
+
+  // template.spec.<key> as a string ("" when absent): hostname, subdomain, priorityClassName.
+  std::string_view TemplateSpecString(std::string_view key) const;
+};
+
+// The Job's spec, as the controller uses it.
+struct JobSpecView {
+  std::string scheduler_name;
+  std::string queue = "default";
+  std::string priority_class_name;
+  int32_t min_available = 0;
+  int32_t max_retry = 3;
+  std::optional<int32_t> min_success;
+  std::optional<NetworkTopologyView> network_topology;
+  std::vector<JobVolumeView> volumes;
+  std::vector<TaskSpecView> tasks;
+  std::vector<LifecyclePolicy> policies;
+  // plugin name -> arguments, as in spec.plugins (map order = name order).
+  std::map<std::string, std::vector<std::string>> plugins;
+
+  // Σ tasks[].replicas.
+  int32_t TotalReplicas() const;
+  // Σ tasks[].minAvailable, a task without minAvailable counting its replicas.
+  int32_t TotalTaskMinAvailable() const;
+  // The task named `name`, or nullptr.
+  const TaskSpecView* FindTask(std::string_view name) const;
+};
+
+// Pod counters and bookkeeping of status, the inputs of the phase table.
+struct JobCounts {
+  int32_t pending = 0;
+  int32_t running = 0;
+  int32_t succeeded = 0;
+  int32_t failed = 0;
+  int32_t terminating = 0;
+  int32_t unknown = 0;
+  int32_t version = 0;
+  int32_t retry_count = 0;
+  int32_t min_available = 0;  // status.minAvailable
+  // status.taskStatusCount: task -> pod phase name -> count.
+  std::map<std::string, std::map<std::string, int32_t>> task_status_count;
+
+  // taskStatusCount[task]["Succeeded"], or nullopt when the task does not appear there.
+  std::optional<int32_t> TaskSucceeded(std::string_view task) const;
+  bool operator==(const JobCounts&) const = default;
+};
+
+// The Job as a whole: identity, the metadata Basalt copies, spec and status.
+struct JobView {
+  std::string name;
+  std::string namespace_name;
+  std::string uid;
+  std::map<std::string, std::string> labels;
+  std::map<std::string, std::string> annotations;
+  JobSpecView spec;
+  std::string phase_name;  // raw status.state.phase ("" before initiation)
+  JobCounts status;
+
+  JobPhase phase() const { return ParseJobPhase(phase_name); }
+};
+
+// Builds a JobView from a Job object as served by the API server. Fields are read leniently
+// (absent or mistyped -> default), as the CRD schema and the webhook have validated them;
+// the error cases are a non-object input and a task template that is not an object.
+absl::StatusOr<JobView> ParseJob(const json::Value& job);
+
+// Parses a Go duration string ("300ms", "1.5h", "2h45m", "10s"). Errors name the input.
+absl::StatusOr<std::chrono::milliseconds> ParseGoDuration(std::string_view text);
+// Formats like Go's time.Duration.String() at millisecond precision ("5m0s", "1h0m0s", "1.5s").
+std::string FormatGoDuration(std::chrono::milliseconds d);
+
+// `<job>-<task>-<index>`, the name of a task's pod.
+std::string MakePodName(std::string_view job, std::string_view task, int32_t index);
+
+}  // namespace basalt::controllers

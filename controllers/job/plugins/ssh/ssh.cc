@@ -1,0 +1,146 @@
+#include "controllers/job/plugins/ssh/ssh.h"
+
+#include <charconv>
+
+#include "controllers/job/plugins/ssh/key_pair.h"
+#include "fmt/format.h"
+
+namespace basalt::controllers {
+namespace {
+
+constexpr int kRsaBits = 2048;
+constexpr int kModeOwnerReadWrite = 0600;
+constexpr int kModeWorldReadable = 0644;
+
+class SshPlugin final : public JobPlugin {
+ public:
+  SshPlugin(std::string key_path, std::string private_key, std::string public_key, int64_t port)
+      : key_path_(std::move(key_path)),
+        private_key_(std::move(private_key)),
+        public_key_(std::move(public_key)),
+        port_(port) {}
+
+  std::string_view Name() const override { return kSshPluginName; }
+
+  absl::Status OnPodCreate(json::Document& pod, const JobView& job, const TaskSpecView&,
+                           int32_t) override {
+    auto& a = pod.GetAllocator();
+    const std::string secret = SshSecretName(job.name);
+    json::Value items(rapidjson::kArrayType);
+    for (std::string_view key : {kSshPrivateKey, kSshPublicKey, kSshAuthorizedKeys, kSshConfig}) {
+      json::Value item(rapidjson::kObjectType);
+      json::Set(item, "key", json::MakeString(key, a), a);
+      json::Set(item, "path", json::MakeString(fmt::format("{}/{}", kSshRelativePath, key), a), a);
+      items.PushBack(std::move(item), a);
+    }
+    json::Value source(rapidjson::kObjectType);
+    json::Set(source, "secretName", json::MakeString(secret, a), a);
+    json::Set(source, "items", std::move(items), a);
+    // ssh refuses private keys other users can read; a custom path is often shared with
+    // non-root users, hence 0644 there (as Volcano does).
+    const int mode = key_path_ == kSshDefaultKeyPath ? kModeOwnerReadWrite : kModeWorldReadable;
+    json::Set(source, "defaultMode", json::Value(mode), a);
+    json::Value volume(rapidjson::kObjectType);
+    json::Set(volume, "name", json::MakeString(secret, a), a);
+    json::Set(volume, "secret", std::move(source), a);
+    AddVolume(pod, std::move(volume));
+    ForEachContainer(pod, /*init=*/true, [&](json::Value& c) {
+      json::Value mount(rapidjson::kObjectType);
+      json::Set(mount, "name", json::MakeString(secret, a), a);
+      json::Set(mount, "mountPath", json::MakeString(key_path_, a), a);
+      json::Set(mount, "subPath", json::MakeString(kSshRelativePath, a), a);
+      AddVolumeMount(c, std::move(mount), a);
+    });
+    return absl::OkStatus();
+  }
+
+  absl::StatusOr<std::vector<json::Document>> OnJobAdd(const JobView& job) override {
+    SshKeyPair keys;
+    if (private_key_.empty()) {
+      auto generated = GenerateRsaKeyPair(kRsaBits);
+      if (!generated.ok()) return generated.status();
+      keys = *std::move(generated);
+    } else {
+      keys.private_key_pem = private_key_;
+      keys.public_key = public_key_;
+      if (keys.public_key.empty()) {
+        auto derived = OpenSshPublicKeyFromPrivatePem(private_key_);
+        if (!derived.ok()) {
+          return absl::InvalidArgumentError(
+              fmt::format("plugin ssh: --ssh-private-key: {}", derived.status().ToString()));
+        }
+        keys.public_key = *std::move(derived);
+      }
+    }
+    json::Document secret = NewOwnedObject(job, "v1", "Secret", SshSecretName(job.name));
+    auto& a = secret.GetAllocator();
+    json::Set(secret, "type", json::MakeString("Opaque", a), a);
+    json::Value data(rapidjson::kObjectType);
+    auto put = [&](std::string_view key, std::string_view value) {
+      json::Set(data, key, json::MakeString(Base64Encode(value), a), a);
+    };
+    put(kSshPrivateKey, keys.private_key_pem);
+    put(kSshPublicKey, keys.public_key);
+    put(kSshAuthorizedKeys, keys.public_key);
+    put(kSshConfig, SshConfig(job, port_));
+    json::Set(secret, "data", std::move(data), a);
+    std::vector<json::Document> out;
+    out.push_back(std::move(secret));
+    return out;
+  }
+
+  std::vector<ObjectRef> OnJobDelete(const JobView& job) override {
+    return {{"v1", "Secret", job.namespace_name, SshSecretName(job.name)}};
+  }
+
+ private:
+  const std::string key_path_;
+  const std::string private_key_;
+  const std::string public_key_;
+  const int64_t port_;
+};
+
+}  // namespace
+
+std::string SshSecretName(std::string_view job) { return fmt::format("{}-ssh", job); }
+
+std::string SshConfig(const JobView& job, int64_t port) {
+  std::string config = "StrictHostKeyChecking no\nUserKnownHostsFile /dev/null\n";
+  for (const auto& task : job.spec.tasks) {
+    const std::string_view tmpl_hostname = task.TemplateSpecString("hostname");
+    std::string_view subdomain = task.TemplateSpecString("subdomain");
+    if (subdomain.empty()) subdomain = job.name;
+    for (int32_t i = 0; i < task.replicas; ++i) {
+      const std::string hostname =
+          tmpl_hostname.empty() ? MakePodName(job.name, task.name, i) : std::string(tmpl_hostname);
+      config += fmt::format("Host {}\n  HostName {}.{}\n  Port {}\n", hostname, hostname, subdomain,
+                            port);
+      if (!tmpl_hostname.empty()) break;  // every pod of the task has the same name
+    }
+  }
+  return config;
+}
+
+absl::StatusOr<std::unique_ptr<JobPlugin>> NewSshPlugin(const std::vector<std::string>& args) {
+  std::string key_path(kSshDefaultKeyPath);
+  std::string private_key;
+  std::string public_key;
+  std::string port_text = "22";
+  FlagSet flags(kSshPluginName);
+  flags.String("ssh-key-file-path", &key_path);
+  flags.String("ssh-private-key", &private_key);
+  flags.String("ssh-public-key", &public_key);
+  flags.String("ssh-port", &port_text);
+  if (auto s = flags.Parse(args); !s.ok()) return s;
+  // A port that is not a number in 1..65535 falls back to 22, as in Volcano.
+  int64_t port = 0;
+  auto [ptr, ec] = std::from_chars(port_text.data(), port_text.data() + port_text.size(), port);
+  if (ec != std::errc() || ptr != port_text.data() + port_text.size() || port < 1 || port > 65535) {
+    port = 22;
+  }
+  if (key_path.empty()) key_path = std::string(kSshDefaultKeyPath);
+  return std::make_unique<SshPlugin>(std::move(key_path), std::move(private_key),
+                                     std::move(public_key), port);
+}
+
+}  // namespace basalt::controllers

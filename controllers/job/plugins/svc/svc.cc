@@ -1,0 +1,199 @@
+#include "controllers/job/plugins/svc/svc.h"
+
+#include <cctype>
+
+#include "controllers/job/keys.h"
+#include "fmt/format.h"
+
+namespace basalt::controllers {
+namespace {
+
+std::string Underscored(std::string_view task) {
+  std::string t(task);
+  for (char& c : t) {
+    if (c == '-') c = '_';
+  }
+  return t;
+}
+
+std::string UpperUnderscored(std::string_view task) {
+  std::string t = Underscored(task);
+  for (char& c : t) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return t;
+}
+
+std::string Join(const std::vector<std::string>& v, std::string_view sep) {
+  std::string out;
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (i > 0) out += sep;
+    out += v[i];
+  }
+  return out;
+}
+
+json::Value JobSelector(const JobView& job, json::Allocator& a) {
+  json::Value sel(rapidjson::kObjectType);
+  json::Set(sel, keys::kJobName, json::MakeString(job.name, a), a);
+  json::Set(sel, keys::kJobNamespace, json::MakeString(job.namespace_name, a), a);
+  return sel;
+}
+
+class SvcPlugin final : public JobPlugin {
+ public:
+  SvcPlugin(bool publish_not_ready, bool disable_network_policy, bool inject_hosts_env)
+      : publish_not_ready_(publish_not_ready),
+        disable_network_policy_(disable_network_policy),
+        inject_hosts_env_(inject_hosts_env) {}
+
+  std::string_view Name() const override { return kSvcPluginName; }
+
+  absl::Status OnPodCreate(json::Document& pod, const JobView& job, const TaskSpecView&,
+                           int32_t) override {
+    auto& a = pod.GetAllocator();
+    json::Value& spec = json::EnsureObject(pod, "spec", a);
+    if (json::GetString(spec, "hostname").empty()) {
+      const json::Value* meta = json::Find(pod, "metadata");
+      const std::string_view name = meta ? json::GetString(*meta, "name") : std::string_view();
+      json::Set(spec, "hostname", json::MakeString(name, a), a);
+    }
+    if (json::GetString(spec, "subdomain").empty()) {
+      json::Set(spec, "subdomain", json::MakeString(job.name, a), a);
+    }
+    const std::string cm = SvcConfigMapName(job.name);
+    json::Value volume(rapidjson::kObjectType);
+    json::Set(volume, "name", json::MakeString(cm, a), a);
+    json::Value source(rapidjson::kObjectType);
+    json::Set(source, "name", json::MakeString(cm, a), a);
+    json::Set(volume, "configMap", std::move(source), a);
+    AddVolume(pod, std::move(volume));
+    ForEachContainer(pod, /*init=*/true, [&](json::Value& c) {
+      json::Value mount(rapidjson::kObjectType);
+      json::Set(mount, "name", json::MakeString(cm, a), a);
+      json::Set(mount, "mountPath", json::MakeString(kSvcConfigMapMountPath, a), a);
+      AddVolumeMount(c, std::move(mount), a);
+      if (!inject_hosts_env_) return;
+      for (const auto& task : job.spec.tasks) {
+        const std::string hosts = HostsEnvName(task.name);
+        const std::string num = NumEnvName(task.name);
+        AddEnvFromConfigMap(c, hosts, cm, hosts, a);
+        AddEnvFromConfigMap(c, num, cm, num, a);
+      }
+    });
+    return absl::OkStatus();
+  }
+
+  absl::StatusOr<std::vector<json::Document>> OnJobAdd(const JobView& job) override {
+    std::vector<json::Document> out;
+    out.push_back(ConfigMap(job));
+    out.push_back(Service(job));
+    if (!disable_network_policy_) out.push_back(NetworkPolicy(job));
+    return out;
+  }
+
+  absl::StatusOr<std::vector<json::Document>> OnJobUpdate(const JobView& job) override {
+    std::vector<json::Document> out;
+    out.push_back(ConfigMap(job));
+    return out;
+  }
+
+  std::vector<ObjectRef> OnJobDelete(const JobView& job) override {
+    std::vector<ObjectRef> refs = {
+        {"v1", "ConfigMap", job.namespace_name, SvcConfigMapName(job.name)},
+        {"v1", "Service", job.namespace_name, job.name},
+    };
+    if (!disable_network_policy_) {
+      refs.push_back({"networking.k8s.io/v1", "NetworkPolicy", job.namespace_name, job.name});
+    }
+    return refs;
+  }
+
+ private:
+  json::Document ConfigMap(const JobView& job) const {
+    json::Document cm = NewOwnedObject(job, "v1", "ConfigMap", SvcConfigMapName(job.name));
+    auto& a = cm.GetAllocator();
+    json::Value data(rapidjson::kObjectType);
+    for (const auto& [k, v] : SvcHostsData(job)) {
+      json::Set(data, k, json::MakeString(v, a), a);
+    }
+    json::Set(cm, "data", std::move(data), a);
+    return cm;
+  }
+
+  json::Document Service(const JobView& job) const {
+    json::Document svc = NewOwnedObject(job, "v1", "Service", job.name);
+    auto& a = svc.GetAllocator();
+    json::Value spec(rapidjson::kObjectType);
+    json::Set(spec, "clusterIP", json::MakeString("None", a), a);
+    json::Set(spec, "selector", JobSelector(job, a), a);
+    json::Set(spec, "publishNotReadyAddresses", json::Value(publish_not_ready_), a);
+    json::Set(svc, "spec", std::move(spec), a);
+    return svc;
+  }
+
+  json::Document NetworkPolicy(const JobView& job) const {
+    json::Document np = NewOwnedObject(job, "networking.k8s.io/v1", "NetworkPolicy", job.name);
+    auto& a = np.GetAllocator();
+    auto pod_selector = [&] {
+      json::Value s(rapidjson::kObjectType);
+      json::Set(s, "matchLabels", JobSelector(job, a), a);
+      return s;
+    };
+    json::Value spec(rapidjson::kObjectType);
+    json::Set(spec, "podSelector", pod_selector(), a);
+    json::Value peer(rapidjson::kObjectType);
+    json::Set(peer, "podSelector", pod_selector(), a);
+    json::Value from(rapidjson::kArrayType);
+    from.PushBack(std::move(peer), a);
+    json::Value rule(rapidjson::kObjectType);
+    json::Set(rule, "from", std::move(from), a);
+    json::Value ingress(rapidjson::kArrayType);
+    ingress.PushBack(std::move(rule), a);
+    json::Set(spec, "ingress", std::move(ingress), a);
+    json::Value types(rapidjson::kArrayType);
+    types.PushBack(json::MakeString("Ingress", a), a);
+    json::Set(spec, "policyTypes", std::move(types), a);
+    json::Set(np, "spec", std::move(spec), a);
+    return np;
+  }
+
+  const bool publish_not_ready_;
+  const bool disable_network_policy_;
+  const bool inject_hosts_env_;
+};
+
+}  // namespace
+
+std::string SvcConfigMapName(std::string_view job) { return fmt::format("{}-svc", job); }
+
+std::string HostsEnvName(std::string_view task) {
+  return fmt::format("VC_{}_HOSTS", UpperUnderscored(task));
+}
+
+std::string NumEnvName(std::string_view task) {
+  return fmt::format("VC_{}_NUM", UpperUnderscored(task));
+}
+
+std::map<std::string, std::string> SvcHostsData(const JobView& job) {
+  std::map<std::string, std::string> data;
+  for (const auto& task : job.spec.tasks) {
+    const std::vector<std::string> hosts = TaskHosts(job, task);
+    data[fmt::format("{}.host", Underscored(task.name))] = Join(hosts, "\n");
+    data[HostsEnvName(task.name)] = Join(hosts, ",");
+    data[NumEnvName(task.name)] = std::to_string(hosts.size());
+  }
+  return data;
+}
+
+absl::StatusOr<std::unique_ptr<JobPlugin>> NewSvcPlugin(const std::vector<std::string>& args) {
+  bool publish_not_ready = false;
+  bool disable_network_policy = false;
+  bool inject_hosts_env = true;
+  FlagSet flags(kSvcPluginName);
+  flags.Bool("publish-not-ready-addresses", &publish_not_ready);
+  flags.Bool("disable-network-policy", &disable_network_policy);
+  flags.Bool("inject-hosts-env", &inject_hosts_env);
+  if (auto s = flags.Parse(args); !s.ok()) return s;
+  return std::make_unique<SvcPlugin>(publish_not_ready, disable_network_policy, inject_hosts_env);
+}
+
+}  // namespace basalt::controllers

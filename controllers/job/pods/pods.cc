@@ -1,0 +1,193 @@
+#include "controllers/job/pods/pods.h"
+
+#include <set>
+
+#include "controllers/job/keys.h"
+#include "fmt/format.h"
+
+namespace basalt::controllers {
+namespace {
+
+void SetString(json::Value& obj, std::string_view key, std::string_view value,
+               json::Allocator& alloc) {
+  json::Set(obj, key, json::MakeString(value, alloc), alloc);
+}
+
+// Sets obj[key] = value when obj[key] is absent or "".
+void DefaultString(json::Value& obj, std::string_view key, std::string_view value,
+                   json::Allocator& alloc) {
+  if (value.empty() || !json::GetString(obj, key).empty()) return;
+  SetString(obj, key, value, alloc);
+}
+
+void CopyIfPresent(const std::map<std::string, std::string>& from, std::string_view key,
+                   json::Value& to, json::Allocator& alloc) {
+  auto it = from.find(std::string(key));
+  if (it != from.end()) SetString(to, key, it->second, alloc);
+}
+
+json::Value& EnsureArray(json::Value& obj, std::string_view key, json::Allocator& alloc) {
+  json::Value* v = json::FindMutable(obj, key);
+  if (v == nullptr) {
+    json::Set(obj, key, json::Value(rapidjson::kArrayType), alloc);
+    v = json::FindMutable(obj, key);
+  } else if (!v->IsArray()) {
+    v->SetArray();
+  }
+  return *v;
+}
+
+void AddJobVolumes(const JobView& job, json::Value& spec, json::Allocator& alloc) {
+  std::set<std::string> seen;
+  for (const auto& vol : job.spec.volumes) {
+    if (vol.volume_claim_name.empty() || !seen.insert(vol.volume_claim_name).second) continue;
+    const std::string name = PodVolumeName(job.name, vol.volume_claim_name);
+    json::Value volume(rapidjson::kObjectType);
+    SetString(volume, "name", name, alloc);
+    json::Value pvc(rapidjson::kObjectType);
+    SetString(pvc, "claimName", vol.volume_claim_name, alloc);
+    json::Set(volume, "persistentVolumeClaim", std::move(pvc), alloc);
+    EnsureArray(spec, "volumes", alloc).PushBack(std::move(volume), alloc);
+    // Regular containers only, as Volcano does: init containers do not see job volumes.
+    if (json::Value* containers = json::FindMutable(spec, "containers");
+        containers && containers->IsArray()) {
+      for (auto& c : containers->GetArray()) {
+        if (!c.IsObject()) continue;
+        json::Value mount(rapidjson::kObjectType);
+        SetString(mount, "name", name, alloc);
+        SetString(mount, "mountPath", vol.mount_path, alloc);
+        EnsureArray(c, "volumeMounts", alloc).PushBack(std::move(mount), alloc);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+json::Value JobOwnerReference(const JobView& job, json::Allocator& alloc) {
+  json::Value ref(rapidjson::kObjectType);
+  SetString(ref, "apiVersion", keys::kJobApiVersion, alloc);
+  SetString(ref, "kind", keys::kJobKind, alloc);
+  SetString(ref, "name", job.name, alloc);
+  SetString(ref, "uid", job.uid, alloc);
+  json::Set(ref, "controller", json::Value(true), alloc);
+  json::Set(ref, "blockOwnerDeletion", json::Value(true), alloc);
+  return ref;
+}
+
+std::string PodVolumeName(std::string_view job, std::string_view claim_name) {
+  // FNV-1a 64 of the claim name, written as 12 base-36 digits.
+  uint64_t h = 1469598103934665603ULL;
+  for (unsigned char c : claim_name) {
+    h ^= c;
+    h *= 1099511628211ULL;
+  }
+  static constexpr char kDigits[] = "0123456789abcdefghijklmnopqrstuvwxyz";
+  std::string suffix(12, '0');
+  for (int i = 11; i >= 0; --i) {
+    suffix[i] = kDigits[h % 36];
+    h /= 36;
+  }
+  return fmt::format("{}-{}", job, suffix);
+}
+
+absl::StatusOr<json::Document> BuildPod(const JobView& job, const TaskSpecView& task,
+                                        int32_t index) {
+  json::Document pod;
+  pod.SetObject();
+  auto& a = pod.GetAllocator();
+  SetString(pod, "apiVersion", "v1", a);
+  SetString(pod, "kind", "Pod", a);
+
+  static const json::Value kEmpty(rapidjson::kObjectType);
+  const json::Value& tmpl = task.pod_template ? *task.pod_template : kEmpty;
+  if (!tmpl.IsObject()) {
+    return absl::InvalidArgumentError(fmt::format("job {}/{} task {}: template must be an object",
+                                                  job.namespace_name, job.name, task.name));
+  }
+
+  json::Value meta(rapidjson::kObjectType);
+  if (const json::Value* m = json::Find(tmpl, "metadata"); m && m->IsObject()) {
+    meta.CopyFrom(*m, a);
+  }
+  // Identity fields a template cannot meaningfully carry.
+  for (std::string_view k : {"generateName", "uid", "resourceVersion", "creationTimestamp",
+                             "deletionTimestamp", "selfLink", "ownerReferences"}) {
+    json::Remove(meta, k);
+  }
+  const std::string name = MakePodName(job.name, task.name, index);
+  const std::string index_str = std::to_string(index);
+  const std::string_view task_spec = task.name.empty() ? keys::kDefaultTaskSpec : task.name;
+  SetString(meta, "name", name, a);
+  SetString(meta, "namespace", job.namespace_name, a);
+
+  json::Value& ann = json::EnsureObject(meta, "annotations", a);
+  SetString(ann, keys::kTaskIndex, index_str, a);
+  SetString(ann, keys::kTaskSpec, task_spec, a);
+  SetString(ann, keys::kGroupName, job.name, a);
+  SetString(ann, keys::kJobName, job.name, a);
+  SetString(ann, keys::kQueueName, job.spec.queue, a);
+  SetString(ann, keys::kJobVersion, std::to_string(job.status.version), a);
+  SetString(ann, keys::kTemplateUid, fmt::format("{}-{}", job.name, task.name), a);
+  SetString(ann, keys::kJobRetryCount, std::to_string(job.status.retry_count), a);
+  if (!task.topology_policy.empty()) {
+    SetString(ann, keys::kNumaTopologyPolicy, task.topology_policy, a);
+  }
+  CopyIfPresent(job.annotations, keys::kPreemptable, ann, a);
+  CopyIfPresent(job.annotations, keys::kCooldownTime, ann, a);
+  CopyIfPresent(job.annotations, keys::kRevocableZone, ann, a);
+  if (job.annotations.count(std::string(keys::kJdbMinAvailable)) > 0) {
+    CopyIfPresent(job.annotations, keys::kJdbMinAvailable, ann, a);
+  } else {
+    CopyIfPresent(job.annotations, keys::kJdbMaxUnavailable, ann, a);
+  }
+
+  json::Value& labels = json::EnsureObject(meta, "labels", a);
+  SetString(labels, keys::kTaskIndex, index_str, a);
+  SetString(labels, keys::kJobName, job.name, a);
+  SetString(labels, keys::kTaskSpec, task_spec, a);
+  SetString(labels, keys::kJobNamespace, job.namespace_name, a);
+  SetString(labels, keys::kQueueName, job.spec.queue, a);
+  CopyIfPresent(job.labels, keys::kPreemptable, labels, a);
+  CopyIfPresent(job.labels, keys::kCooldownTime, labels, a);
+
+  json::Value owners(rapidjson::kArrayType);
+  owners.PushBack(JobOwnerReference(job, a), a);
+  json::Set(meta, "ownerReferences", std::move(owners), a);
+  json::Set(pod, "metadata", std::move(meta), a);
+
+  json::Value spec(rapidjson::kObjectType);
+  if (const json::Value* s = json::Find(tmpl, "spec"); s && s->IsObject()) spec.CopyFrom(*s, a);
+  DefaultString(spec, "schedulerName", job.spec.scheduler_name, a);
+  DefaultString(spec, "priorityClassName", job.spec.priority_class_name, a);
+  AddJobVolumes(job, spec, a);
+  json::Set(pod, "spec", std::move(spec), a);
+  return pod;
+}
+
+PodSyncPlan PlanPodSync(const JobView& job, const std::vector<PodSnapshot>& pods) {
+  return PlanPodSyncImpl(job, pods, std::vector<bool>(job.spec.tasks.size(), true));
+}
+
+PodSyncPlan PlanPodSyncImpl(const JobView& job, const std::vector<PodSnapshot>& pods,
+                            const std::vector<bool>& task_ready) {
+  PodSyncPlan plan;
+  std::set<std::string> existing;
+  for (const auto& p : pods) existing.insert(p.name);
+  std::set<std::string> desired;
+  for (size_t t = 0; t < job.spec.tasks.size(); ++t) {
+    const TaskSpecView& task = job.spec.tasks[t];
+    for (int32_t i = 0; i < task.replicas; ++i) {
+      std::string name = MakePodName(job.name, task.name, i);
+      if (existing.count(name) == 0 && task_ready[t]) plan.create.push_back({task.name, i});
+      desired.insert(std::move(name));
+    }
+  }
+  for (const auto& p : pods) {
+    if (p.terminating || desired.count(p.name) > 0) continue;
+    plan.remove.push_back(p.name);
+  }
+  return plan;
+}
+
+}  // namespace basalt::controllers

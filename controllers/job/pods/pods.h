@@ -1,0 +1,72 @@
+#pragma once
+// Construction of a Job's pods from its task templates, and the pure part of SyncJob: which
+// pods are missing and which must go.
+//
+// A pod is the task's PodTemplateSpec copied as raw JSON (unknown fields survive) with only
+// Basalt's fields set: name `<job>-<task>-<index>`, namespace, the Volcano labels and
+// annotations, a controller ownerReference to the Job, schedulerName / priorityClassName
+// defaults from the Job, and the job's PVC volumes.
+//
+// Pure functions; thread-safe.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "common/util/json.h"
+#include "controllers/job/job.h"
+#include "controllers/job/state/state.h"
+
+namespace basalt::controllers {
+
+// Builds pod `index` of `task` (which must belong to `job`). Annotations record
+// job.status.version and job.status.retryCount, so pass the Job with its status as of the sync
+// that creates the pod. The PodGroup named in scheduling.k8s.io/group-name is the job's own
+// name (ARCHITECTURE decision 3; Volcano >= v1.6 uses `<job>-<uid>`).
+absl::StatusOr<json::Document> BuildPod(const JobView& job, const TaskSpecView& task,
+                                        int32_t index);
+
+// The controller ownerReference every object owned by `job` carries
+// (batch.volcano.sh/v1alpha1 Job, controller=true, blockOwnerDeletion=true).
+json::Value JobOwnerReference(const JobView& job, json::Allocator& alloc);
+
+// The pod volume name for the job volume bound to `claim_name`: `<job>-<12 chars [0-9a-z]>`.
+// Deliberate difference: Volcano draws the 12 characters at random on every pod creation;
+// Basalt derives them from the claim name, so a re-created pod is identical to the first.
+std::string PodVolumeName(std::string_view job, std::string_view claim_name);
+
+// What SyncJob does to the pods of a job, for the reconcile loop to execute.
+struct PodSyncPlan {
+  struct ToCreate {
+    std::string task;
+    int32_t index = 0;
+  };
+  std::vector<ToCreate> create;     // missing pods, task by task, index order
+  std::vector<std::string> remove;  // pods of a task beyond its replicas, or of an unknown task
+};
+
+// Missing pods (name not among `pods`) are created; existing ones, whatever their phase, are
+// kept (Succeeded/Failed pods are not re-created by a sync, only restart actions delete them);
+// pods whose index is not below the task's replicas or whose task no longer exists are removed
+// unless already terminating. Tasks for which `task_ready(task)` is false (dependsOn not met)
+// get no new pods.
+template <typename TaskReadyFn>
+PodSyncPlan PlanPodSync(const JobView& job, const std::vector<PodSnapshot>& pods,
+                        TaskReadyFn task_ready);
+PodSyncPlan PlanPodSync(const JobView& job, const std::vector<PodSnapshot>& pods);
+
+// Implementation detail of the template above.
+PodSyncPlan PlanPodSyncImpl(const JobView& job, const std::vector<PodSnapshot>& pods,
+                            const std::vector<bool>& task_ready);
+
+template <typename TaskReadyFn>
+PodSyncPlan PlanPodSync(const JobView& job, const std::vector<PodSnapshot>& pods,
+                        TaskReadyFn task_ready) {
+  std::vector<bool> ready;
+  ready.reserve(job.spec.tasks.size());
+  for (const auto& t : job.spec.tasks) ready.push_back(task_ready(t));
+  return PlanPodSyncImpl(job, pods, ready);
+}
+
+}  // namespace basalt::controllers
