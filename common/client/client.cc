@@ -1,0 +1,424 @@
+#include "common/client/client.h"
+
+#include <chrono>
+
+#include "common/client/https_transport.h"
+#include "common/util/status.h"
+#include "fmt/format.h"
+#include "rapidjson/stringbuffer.h"
+#include "rapidjson/writer.h"
+
+namespace basalt::client {
+namespace {
+
+constexpr size_t kMaxQuotedLine = 200;
+
+std::string QuoteLine(std::string_view line) {
+  std::string s(line.substr(0, kMaxQuotedLine));
+  if (line.size() > kMaxQuotedLine) s += "...";
+  return s;
+}
+
+absl::Status CheckName(std::string_view what, std::string_view name) {
+  if (name.empty()) return absl::InvalidArgumentError(fmt::format("{} must not be empty", what));
+  if (name == "." || name == ".." || name.find('/') != std::string_view::npos) {
+    return absl::InvalidArgumentError(fmt::format("{} \"{}\" is not a valid name", what, name));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckNamespace(const ResourceRef& ref, std::string_view ns, bool required) {
+  if (!ref.namespaced || ns.empty()) {
+    if (ref.namespaced && required) {
+      return absl::InvalidArgumentError(
+          fmt::format("{} are namespaced: a namespace is required", ref.resource));
+    }
+    return absl::OkStatus();
+  }
+  return CheckName("namespace", ns);
+}
+
+// Writes a JSON object with string members, e.g. {"a":"b"} from pairs; nested via Writer.
+class JsonWriter {
+ public:
+  JsonWriter() : writer_(buffer_) {}
+  rapidjson::Writer<rapidjson::StringBuffer>& w() { return writer_; }
+  void Key(std::string_view k) {
+    writer_.Key(k.data(), static_cast<rapidjson::SizeType>(k.size()));
+  }
+  void String(std::string_view v) {
+    writer_.String(v.data(), static_cast<rapidjson::SizeType>(v.size()));
+  }
+  void KV(std::string_view k, std::string_view v) {
+    Key(k);
+    String(v);
+  }
+  std::string Take() { return std::string(buffer_.GetString(), buffer_.GetSize()); }
+
+ private:
+  rapidjson::StringBuffer buffer_;
+  rapidjson::Writer<rapidjson::StringBuffer> writer_;
+};
+
+void WriteDeleteOptions(JsonWriter& j, const DeleteOptions& o) {
+  j.w().StartObject();
+  j.KV("apiVersion", "v1");
+  j.KV("kind", "DeleteOptions");
+  if (o.propagation_policy.has_value()) j.KV("propagationPolicy", *o.propagation_policy);
+  if (o.grace_period_seconds.has_value()) {
+    j.Key("gracePeriodSeconds");
+    j.w().Int64(*o.grace_period_seconds);
+  }
+  if (o.precondition_uid.has_value() || o.precondition_resource_version.has_value()) {
+    j.Key("preconditions");
+    j.w().StartObject();
+    if (o.precondition_uid.has_value()) j.KV("uid", *o.precondition_uid);
+    if (o.precondition_resource_version.has_value()) {
+      j.KV("resourceVersion", *o.precondition_resource_version);
+    }
+    j.w().EndObject();
+  }
+  if (o.dry_run) {
+    j.Key("dryRun");
+    j.w().StartArray();
+    j.String("All");
+    j.w().EndArray();
+  }
+  j.w().EndObject();
+}
+
+struct ObjectKey {
+  std::string ns;
+  std::string name;
+};
+
+absl::StatusOr<ObjectKey> KeyFromBody(const ResourceRef& ref, std::string_view body) {
+  absl::StatusOr<json::Document> doc = json::Parse(body);
+  if (!doc.ok()) return Annotate(doc.status(), fmt::format("{} object", ref.resource));
+  const json::Value* meta = json::Find(*doc, "metadata");
+  if (meta == nullptr) {
+    return absl::InvalidArgumentError(fmt::format("{} object has no metadata", ref.resource));
+  }
+  ObjectKey key{std::string(json::GetString(*meta, "namespace")),
+                std::string(json::GetString(*meta, "name"))};
+  BASALT_RETURN_IF_ERROR(CheckName("metadata.name", key.name));
+  BASALT_RETURN_IF_ERROR(CheckNamespace(ref, key.ns, true));
+  return key;
+}
+
+absl::StatusOr<json::Document> ParseBody(const Request& request, const Response& response) {
+  absl::StatusOr<json::Document> doc = json::Parse(response.body);
+  if (!doc.ok()) {
+    return absl::InternalError(fmt::format("{} {}: response is not JSON: {}: {}", request.verb,
+                                           request.path, MessageOf(doc.status()),
+                                           QuoteLine(response.body)));
+  }
+  return doc;
+}
+
+}  // namespace
+
+std::string_view PatchContentType(PatchType type) {
+  switch (type) {
+    case PatchType::kMerge:
+      return "application/merge-patch+json";
+    case PatchType::kJsonPatch:
+      return "application/json-patch+json";
+    case PatchType::kStrategicMerge:
+      return "application/strategic-merge-patch+json";
+  }
+  return "application/merge-patch+json";
+}
+
+std::string DeleteOptions::ToJson() const {
+  JsonWriter j;
+  WriteDeleteOptions(j, *this);
+  return j.Take();
+}
+
+std::string_view WatchEventTypeName(WatchEventType type) {
+  switch (type) {
+    case WatchEventType::kAdded:
+      return "ADDED";
+    case WatchEventType::kModified:
+      return "MODIFIED";
+    case WatchEventType::kDeleted:
+      return "DELETED";
+    case WatchEventType::kBookmark:
+      return "BOOKMARK";
+  }
+  return "UNKNOWN";
+}
+
+absl::StatusOr<WatchEvent> ParseWatchEvent(std::string_view line) {
+  absl::StatusOr<json::Document> doc = json::Parse(line);
+  if (!doc.ok()) {
+    return absl::InternalError(
+        fmt::format("watch: line is not JSON ({}): {}", MessageOf(doc.status()), QuoteLine(line)));
+  }
+  std::string_view type = json::GetString(*doc, "type");
+  const json::Value* object = json::Find(*doc, "object");
+  if (type.empty() || object == nullptr || !object->IsObject()) {
+    return absl::InternalError(fmt::format(
+        "watch: line is not a watch event (needs type and object): {}", QuoteLine(line)));
+  }
+  if (type == "ERROR") {
+    return StatusFromApiStatusObject(json::Serialize(*object), "watch");
+  }
+  WatchEvent event;
+  if (type == "ADDED") {
+    event.type = WatchEventType::kAdded;
+  } else if (type == "MODIFIED") {
+    event.type = WatchEventType::kModified;
+  } else if (type == "DELETED") {
+    event.type = WatchEventType::kDeleted;
+  } else if (type == "BOOKMARK") {
+    event.type = WatchEventType::kBookmark;
+  } else {
+    return absl::InternalError(
+        fmt::format("watch: unknown event type \"{}\": {}", type, QuoteLine(line)));
+  }
+  event.object.CopyFrom(*object, event.object.GetAllocator());
+  return event;
+}
+
+Client::Client(std::unique_ptr<Transport> transport, std::string default_namespace)
+    : transport_(std::move(transport)), default_namespace_(std::move(default_namespace)) {}
+
+absl::StatusOr<std::unique_ptr<Client>> Client::FromConfig(const RestConfig& config) {
+  BASALT_ASSIGN_OR_RETURN(std::unique_ptr<Transport> transport, NewTransport(config));
+  return std::make_unique<Client>(std::move(transport), config.default_namespace);
+}
+
+absl::StatusOr<std::unique_ptr<Client>> Client::FromOptions(const ClientOptions& options) {
+  BASALT_ASSIGN_OR_RETURN(RestConfig config, ConfigFromOptions(options));
+  return FromConfig(config);
+}
+
+absl::StatusOr<json::Document> Client::DoObject(Request request) {
+  absl::StatusOr<Response> response = transport_->Do(request);
+  if (!response.ok()) return response.status();
+  if (response->status_code < 200 || response->status_code >= 300) {
+    return ApiError(response->status_code, response->body,
+                    fmt::format("{} {}", request.verb, request.path));
+  }
+  return ParseBody(request, *response);
+}
+
+absl::StatusOr<json::Document> Client::Get(const ResourceRef& ref, std::string_view ns,
+                                           std::string_view name, std::string_view subresource) {
+  BASALT_RETURN_IF_ERROR(CheckNamespace(ref, ns, true));
+  BASALT_RETURN_IF_ERROR(CheckName("name", name));
+  Request request;
+  request.verb = "GET";
+  request.path = ResourcePath(ref, ns, name, subresource);
+  return DoObject(std::move(request));
+}
+
+absl::StatusOr<ObjectList> Client::List(const ResourceRef& ref, std::string_view ns,
+                                        const ListOptions& options) {
+  BASALT_RETURN_IF_ERROR(CheckNamespace(ref, ns, false));
+  Request request;
+  request.verb = "GET";
+  request.path = ResourcePath(ref, ns) + ListQuery(options, false);
+  BASALT_ASSIGN_OR_RETURN(json::Document doc, DoObject(request));
+  ObjectList list;
+  if (const json::Value* meta = json::Find(doc, "metadata")) {
+    list.resource_version = std::string(json::GetString(*meta, "resourceVersion"));
+    list.continue_token = std::string(json::GetString(*meta, "continue"));
+  }
+  const json::Value* items = json::Find(doc, "items");
+  if (items != nullptr && !items->IsNull() && !items->IsArray()) {
+    return absl::InternalError(fmt::format("GET {}: items is not a list", request.path));
+  }
+  if (items != nullptr && items->IsArray()) {
+    list.items.reserve(items->Size());
+    std::string api_version = ref.ApiVersion();
+    for (const json::Value& item : items->GetArray()) {
+      json::Document d;
+      d.CopyFrom(item, d.GetAllocator());
+      if (d.IsObject()) {
+        if (json::Find(d, "apiVersion") == nullptr) {
+          json::Set(d, "apiVersion", json::MakeString(api_version, d.GetAllocator()),
+                    d.GetAllocator());
+        }
+        if (json::Find(d, "kind") == nullptr && !ref.kind.empty()) {
+          json::Set(d, "kind", json::MakeString(ref.kind, d.GetAllocator()), d.GetAllocator());
+        }
+      }
+      list.items.push_back(std::move(d));
+    }
+  }
+  return list;
+}
+
+absl::StatusOr<ObjectList> Client::ListAll(const ResourceRef& ref, std::string_view ns,
+                                           ListOptions options, int64_t page_size) {
+  options.limit = page_size;
+  options.continue_token.clear();
+  ObjectList all;
+  while (true) {
+    BASALT_ASSIGN_OR_RETURN(ObjectList page, List(ref, ns, options));
+    for (json::Document& d : page.items) all.items.push_back(std::move(d));
+    all.resource_version = page.resource_version;
+    if (page.continue_token.empty()) break;
+    options.continue_token = page.continue_token;
+    // Later pages come from the snapshot named by the continue token.
+    options.resource_version.clear();
+    options.resource_version_match.clear();
+  }
+  return all;
+}
+
+absl::Status Client::Watch(const ResourceRef& ref, std::string_view ns, const ListOptions& options,
+                           const WatchHandler& handler, CancelToken* cancel) {
+  BASALT_RETURN_IF_ERROR(CheckNamespace(ref, ns, false));
+  Request request;
+  request.verb = "GET";
+  request.path = ResourcePath(ref, ns) + ListQuery(options, true);
+  if (options.timeout_seconds.has_value() && *options.timeout_seconds > 0) {
+    // The server ends the stream after timeoutSeconds; silence well past that means it is gone.
+    request.stream_idle_timeout =
+        std::chrono::seconds(*options.timeout_seconds) + std::chrono::seconds(30);
+  }
+  LineCallback on_line = [&handler](std::string_view line) -> absl::Status {
+    BASALT_ASSIGN_OR_RETURN(WatchEvent event, ParseWatchEvent(line));
+    return handler(std::move(event));
+  };
+  absl::StatusOr<Response> response = transport_->Stream(request, on_line, cancel);
+  if (!response.ok()) return response.status();
+  return ApiError(response->status_code, response->body,
+                  fmt::format("{} {}", request.verb, request.path));
+}
+
+absl::StatusOr<json::Document> Client::Create(const ResourceRef& ref, std::string_view ns,
+                                              std::string_view body) {
+  std::string effective_ns(ns);
+  if (ref.namespaced && effective_ns.empty()) {
+    absl::StatusOr<json::Document> doc = json::Parse(body);
+    if (!doc.ok()) return Annotate(doc.status(), fmt::format("{} object", ref.resource));
+    if (const json::Value* meta = json::Find(*doc, "metadata")) {
+      effective_ns = std::string(json::GetString(*meta, "namespace"));
+    }
+  }
+  BASALT_RETURN_IF_ERROR(CheckNamespace(ref, effective_ns, true));
+  Request request;
+  request.verb = "POST";
+  request.path = ResourcePath(ref, effective_ns);
+  request.body = std::string(body);
+  return DoObject(std::move(request));
+}
+
+absl::StatusOr<json::Document> Client::Update(const ResourceRef& ref, std::string_view body) {
+  BASALT_ASSIGN_OR_RETURN(ObjectKey key, KeyFromBody(ref, body));
+  Request request;
+  request.verb = "PUT";
+  request.path = ResourcePath(ref, key.ns, key.name);
+  request.body = std::string(body);
+  return DoObject(std::move(request));
+}
+
+absl::StatusOr<json::Document> Client::UpdateStatus(const ResourceRef& ref, std::string_view body) {
+  BASALT_ASSIGN_OR_RETURN(ObjectKey key, KeyFromBody(ref, body));
+  Request request;
+  request.verb = "PUT";
+  request.path = ResourcePath(ref, key.ns, key.name, "status");
+  request.body = std::string(body);
+  return DoObject(std::move(request));
+}
+
+absl::StatusOr<json::Document> Client::Patch(const ResourceRef& ref, std::string_view ns,
+                                             std::string_view name, PatchType type,
+                                             std::string_view patch, std::string_view subresource) {
+  BASALT_RETURN_IF_ERROR(CheckNamespace(ref, ns, true));
+  BASALT_RETURN_IF_ERROR(CheckName("name", name));
+  Request request;
+  request.verb = "PATCH";
+  request.path = ResourcePath(ref, ns, name, subresource);
+  request.headers.emplace_back("Content-Type", std::string(PatchContentType(type)));
+  request.body = std::string(patch);
+  return DoObject(std::move(request));
+}
+
+absl::Status Client::Delete(const ResourceRef& ref, std::string_view ns, std::string_view name,
+                            const DeleteOptions& options) {
+  BASALT_RETURN_IF_ERROR(CheckNamespace(ref, ns, true));
+  BASALT_RETURN_IF_ERROR(CheckName("name", name));
+  Request request;
+  request.verb = "DELETE";
+  request.path = ResourcePath(ref, ns, name);
+  request.body = options.ToJson();
+  return DoObject(std::move(request)).status();
+}
+
+absl::StatusOr<json::Document> Client::CreateSubresource(const ResourceRef& ref,
+                                                         std::string_view ns, std::string_view name,
+                                                         std::string_view subresource,
+                                                         std::string_view body, int max_retries) {
+  BASALT_RETURN_IF_ERROR(CheckNamespace(ref, ns, true));
+  BASALT_RETURN_IF_ERROR(CheckName("name", name));
+  BASALT_RETURN_IF_ERROR(CheckName("subresource", subresource));
+  Request request;
+  request.verb = "POST";
+  request.path = ResourcePath(ref, ns, name, subresource);
+  request.body = std::string(body);
+  request.max_retries = max_retries;
+  return DoObject(std::move(request));
+}
+
+absl::Status Client::Bind(std::string_view ns, std::string_view pod, std::string_view node,
+                          std::string_view pod_uid) {
+  BASALT_RETURN_IF_ERROR(CheckName("node", node));
+  JsonWriter j;
+  j.w().StartObject();
+  j.KV("apiVersion", "v1");
+  j.KV("kind", "Binding");
+  j.Key("metadata");
+  j.w().StartObject();
+  j.KV("name", pod);
+  j.KV("namespace", ns);
+  if (!pod_uid.empty()) j.KV("uid", pod_uid);
+  j.w().EndObject();
+  j.Key("target");
+  j.w().StartObject();
+  j.KV("apiVersion", "v1");
+  j.KV("kind", "Node");
+  j.KV("name", node);
+  j.w().EndObject();
+  j.w().EndObject();
+  return CreateSubresource(Pods(), ns, pod, "binding", j.Take()).status();
+}
+
+absl::Status Client::Evict(std::string_view ns, std::string_view pod,
+                           const DeleteOptions& options) {
+  JsonWriter j;
+  j.w().StartObject();
+  j.KV("apiVersion", "policy/v1");
+  j.KV("kind", "Eviction");
+  j.Key("metadata");
+  j.w().StartObject();
+  j.KV("name", pod);
+  j.KV("namespace", ns);
+  j.w().EndObject();
+  j.Key("deleteOptions");
+  WriteDeleteOptions(j, options);
+  j.w().EndObject();
+  return CreateSubresource(Pods(), ns, pod, "eviction", j.Take(), /*max_retries=*/0).status();
+}
+
+absl::Status RetryOnConflict(const std::function<absl::Status()>& fn, int max_attempts,
+                             Clock* clock) {
+  std::chrono::milliseconds delay(10);
+  absl::Status status;
+  for (int attempt = 0; attempt < std::max(max_attempts, 1); ++attempt) {
+    if (attempt > 0) {
+      clock->SleepFor(delay);
+      delay *= 2;
+    }
+    status = fn();
+    if (!IsConflict(status)) return status;
+  }
+  return status;
+}
+
+}  // namespace basalt::client
