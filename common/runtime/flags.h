@@ -1,0 +1,35 @@
+#pragma once
+// The command-line flags every long-running Basalt binary shares:
+//
+//   --metrics-addr=HOST:PORT   Prometheus /metrics ("" disables)         default :8080
+//   --health-addr=HOST:PORT    /healthz, /livez, /readyz ("" disables)   default :8081
+//                              (the same address as --metrics-addr serves both on one port)
+//   -v N, --v=N                log verbosity (klog style)                default 0
+//   --version                  print the version and exit
+//
+// ParseRuntimeFlags takes these out of the argument list and leaves the binary's own flags,
+// in order, for its parser. `--flag=value` and `--flag value` are both accepted.
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+namespace basalt::runtime {
+
+struct RuntimeOptions {
+  std::string metrics_addr = ":8080";
+  std::string health_addr = ":8081";
+  int verbosity = 0;
+  bool print_version = false;
+};
+
+// Removes the runtime flags from `args` (argv without argv[0]) and returns them applied
+// over `defaults`. kInvalidArgument for a runtime flag with a missing or malformed value.
+absl::StatusOr<RuntimeOptions> ParseRuntimeFlags(std::vector<std::string>& args,
+                                                 RuntimeOptions defaults = {});
+
+// Help text for the runtime flags, one flag per line, for the binary's usage message.
+std::string RuntimeFlagsUsage();
+
+}  // namespace basalt::runtime

@@ -1,0 +1,65 @@
+#include "common/runtime/flags.h"
+
+#include <catch2/catch.hpp>
+#include <string>
+#include <vector>
+
+#include "common/runtime/version.h"
+
+namespace basalt::runtime {
+namespace {
+
+TEST_CASE("ParseRuntimeFlags: takes runtime flags out and leaves the binary's own", "[flags]") {
+  std::vector<std::string> args = {
+      "--controllers=job,queue", "--metrics-addr=:9090", "-v", "4",         "--health-addr",
+      "127.0.0.1:9091",          "--kubeconfig",         "/k", "positional"};
+  auto options = ParseRuntimeFlags(args);
+  REQUIRE(options.ok());
+  CHECK(options->metrics_addr == ":9090");
+  CHECK(options->health_addr == "127.0.0.1:9091");
+  CHECK(options->verbosity == 4);
+  CHECK_FALSE(options->print_version);
+  CHECK(args ==
+        std::vector<std::string>{"--controllers=job,queue", "--kubeconfig", "/k", "positional"});
+}
+
+TEST_CASE("ParseRuntimeFlags: klog -v spellings, --version and defaults", "[flags]") {
+  for (std::vector<std::string> args :
+       {std::vector<std::string>{"--v=3"}, std::vector<std::string>{"-v=3"},
+        std::vector<std::string>{"--v", "3"}}) {
+    auto options = ParseRuntimeFlags(args);
+    REQUIRE(options.ok());
+    CHECK(options->verbosity == 3);
+    CHECK(args.empty());
+  }
+  std::vector<std::string> args = {"--version"};
+  RuntimeOptions defaults;
+  defaults.metrics_addr = ":8443";
+  auto options = ParseRuntimeFlags(args, defaults);
+  REQUIRE(options.ok());
+  CHECK(options->print_version);
+  CHECK(options->metrics_addr == ":8443");
+  CHECK(options->health_addr == ":8081");
+}
+
+TEST_CASE("ParseRuntimeFlags: bad values are errors; after -- nothing is taken", "[flags]") {
+  std::vector<std::string> missing = {"--metrics-addr"};
+  CHECK(ParseRuntimeFlags(missing).status().code() == absl::StatusCode::kInvalidArgument);
+  std::vector<std::string> bad_v = {"-v", "lots"};
+  CHECK(ParseRuntimeFlags(bad_v).status().code() == absl::StatusCode::kInvalidArgument);
+  std::vector<std::string> negative = {"--v=-1"};
+  CHECK_FALSE(ParseRuntimeFlags(negative).ok());
+  std::vector<std::string> rest = {"--", "-v", "9"};
+  auto options = ParseRuntimeFlags(rest);
+  REQUIRE(options.ok());
+  CHECK(options->verbosity == 0);
+  CHECK(rest == std::vector<std::string>{"--", "-v", "9"});
+}
+
+TEST_CASE("Version: --version prints the binary name and the Basalt version", "[flags]") {
+  CHECK_FALSE(BasaltVersion().empty());
+  CHECK(VersionLine("vc-scheduler") == "vc-scheduler (Basalt) " + std::string(BasaltVersion()));
+}
+
+}  // namespace
+}  // namespace basalt::runtime
