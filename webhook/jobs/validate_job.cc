@@ -211,7 +211,7 @@ void ValidateQueue(std::string_view queue_name, const FieldPath& path, const Clu
     errors.Forbidden(path, "can not submit job to root queue");
     return;
   }
-  std::string_view state = queue->state.empty() ? "Open" : queue->state;
+  const std::string state = queue->state.empty() ? std::string("Open") : queue->state;
   if (state != "Open") {
     errors.Forbidden(path, fmt::format("can only submit job to queue with state `Open`, queue "
                                        "`{}` status is `{}`",
@@ -339,24 +339,32 @@ void DiffPaths(const json::Value* a, const json::Value* b, const FieldPath& path
   if (*a != *b) out.push_back(path.str());
 }
 
+// Removes obj[key], keeping the order of the other members (json::Remove swaps in the last
+// member, which would reorder the paths reported to the user).
+void EraseMember(json::Value& obj, std::string_view key) {
+  if (!obj.IsObject()) return;
+  auto it = obj.FindMember(json::Value(rapidjson::StringRef(key.data(), key.size())));
+  if (it != obj.MemberEnd()) obj.EraseMember(it);
+}
+
 // Removes from both copies the fields an update may change.
 void StripMutableFields(json::Value& old_spec, json::Value& new_spec) {
   for (json::Value* spec : {&old_spec, &new_spec}) {
-    json::Remove(*spec, "minAvailable");
-    json::Remove(*spec, "priorityClassName");
+    EraseMember(*spec, "minAvailable");
+    EraseMember(*spec, "priorityClassName");
   }
   json::Value* old_tasks = json::FindMutable(old_spec, "tasks");
   json::Value* new_tasks = json::FindMutable(new_spec, "tasks");
   if (old_tasks && new_tasks && old_tasks->IsArray() && new_tasks->IsArray()) {
     if (old_tasks->Size() != new_tasks->Size()) {
       // Reported on its own ("may not add or remove tasks").
-      json::Remove(old_spec, "tasks");
-      json::Remove(new_spec, "tasks");
+      EraseMember(old_spec, "tasks");
+      EraseMember(new_spec, "tasks");
     } else {
       for (rapidjson::SizeType i = 0; i < old_tasks->Size(); ++i) {
         for (json::Value* task : {&(*old_tasks)[i], &(*new_tasks)[i]}) {
-          json::Remove(*task, "replicas");
-          json::Remove(*task, "minAvailable");
+          EraseMember(*task, "replicas");
+          EraseMember(*task, "minAvailable");
         }
       }
     }
@@ -371,8 +379,8 @@ void StripMutableFields(json::Value& old_spec, json::Value& new_spec) {
       // The job controller writes the generated PVC name back into the spec.
       if (claim != nullptr && !claim->IsNull() &&
           json::GetString(old_volume, "volumeClaimName").empty()) {
-        json::Remove(old_volume, "volumeClaimName");
-        json::Remove((*new_volumes)[i], "volumeClaimName");
+        EraseMember(old_volume, "volumeClaimName");
+        EraseMember((*new_volumes)[i], "volumeClaimName");
       }
     }
   }

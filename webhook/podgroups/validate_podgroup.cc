@@ -23,7 +23,7 @@ ErrorList ValidatePodGroupCreate(const json::Value& podgroup, const ClusterListe
                                                             queue_name, MessageOf(queue.status())));
     }
   } else {
-    std::string_view state = queue->state.empty() ? "Open" : queue->state;
+    const std::string state = queue->state.empty() ? std::string("Open") : queue->state;
     if (state != "Open") {
       errors.Forbidden(spec_path.Child("queue"),
                        fmt::format("can only submit PodGroup to queue with state `Open`, queue "

@@ -1,0 +1,182 @@
+#include "webhook/jobs/mutate_job.h"
+
+#include <catch2/catch.hpp>
+
+#include "unit-tests/webhook/testing/builders.h"
+
+namespace basalt::webhook {
+namespace {
+
+using testing::ApplyPatch;
+using testing::BertJob;
+using testing::Canonical;
+using testing::JsonBuilder;
+using testing::Run;
+
+// A one-task job with nothing defaulted yet.
+JsonBuilder BareJob() {
+  return JsonBuilder(R"({"metadata":{"name":"j"},"spec":{"tasks":[{"replicas":2,"template":{
+      "spec":{"containers":[{"name":"c","image":"i"}]}}}]}})");
+}
+
+struct MutationCase {
+  std::string name;
+  std::string input;
+  std::string patch;     // exact JSON patch text
+  std::string expected;  // the object after applying the patch
+};
+
+TEST_CASE("JobMutator: defaults applied on CREATE as minimal JSON patches", "[webhook][jobs]") {
+  JobMutator mutator("volcano");
+  std::vector<MutationCase> cases = {
+      {"the bert example gets queue, maxRetry and task defaults", BertJob(),
+       R"([{"op":"add","path":"/spec/queue","value":"default"},)"
+       R"({"op":"add","path":"/spec/maxRetry","value":3},)"
+       R"({"op":"add","path":"/spec/tasks/0/minAvailable","value":4},)"
+       R"({"op":"add","path":"/spec/tasks/0/maxRetry","value":3}])",
+       testing::MutatedBertJob()},
+      {"empty task names become default<index>, job minAvailable the sum",
+       BareJob().Set("/spec/tasks/1", R"({"replicas":3})"),
+       R"([{"op":"add","path":"/spec/queue","value":"default"},)"
+       R"({"op":"add","path":"/spec/schedulerName","value":"volcano"},)"
+       R"({"op":"add","path":"/spec/maxRetry","value":3},)"
+       R"({"op":"add","path":"/spec/tasks/0/name","value":"default0"},)"
+       R"({"op":"add","path":"/spec/tasks/0/minAvailable","value":2},)"
+       R"({"op":"add","path":"/spec/tasks/0/maxRetry","value":3},)"
+       R"({"op":"add","path":"/spec/tasks/1/name","value":"default1"},)"
+       R"({"op":"add","path":"/spec/tasks/1/minAvailable","value":3},)"
+       R"({"op":"add","path":"/spec/tasks/1/maxRetry","value":3},)"
+       R"({"op":"add","path":"/spec/minAvailable","value":5}])",
+       BareJob()
+           .Set("/spec/tasks/1", R"({"replicas":3})")
+           .SetString("/spec/queue", "default")
+           .SetString("/spec/schedulerName", "volcano")
+           .Set("/spec/maxRetry", "3")
+           .SetString("/spec/tasks/0/name", "default0")
+           .Set("/spec/tasks/0/minAvailable", "2")
+           .Set("/spec/tasks/0/maxRetry", "3")
+           .SetString("/spec/tasks/1/name", "default1")
+           .Set("/spec/tasks/1/minAvailable", "3")
+           .Set("/spec/tasks/1/maxRetry", "3")
+           .Set("/spec/minAvailable", "5")},
+  };
+  for (const auto& c : cases) {
+    SECTION(c.name) {
+      AdmissionResponse r = Run(mutator, Operation::kCreate, c.input);
+      CHECK(r.allowed);
+      CHECK(r.patch == c.patch);
+      CHECK(ApplyPatch(c.input, r) == Canonical(c.expected));
+    }
+  }
+}
+
+// A fully defaulted one-task job, to vary one field at a time.
+JsonBuilder DefaultedJob() {
+  return BareJob()
+      .SetString("/spec/queue", "q")
+      .SetString("/spec/schedulerName", "volcano")
+      .Set("/spec/maxRetry", "5")
+      .SetString("/spec/tasks/0/name", "w")
+      .Set("/spec/tasks/0/minAvailable", "1")
+      .Set("/spec/tasks/0/maxRetry", "1")
+      .Set("/spec/minAvailable", "1");
+}
+
+TEST_CASE("JobMutator: each default on its own", "[webhook][jobs]") {
+  JobMutator mutator("volcano");
+  std::vector<MutationCase> cases = {
+      {"nothing to default: no patch", DefaultedJob(), "", DefaultedJob()},
+      {"explicit maxRetry 0 becomes 3 (Volcano cannot tell 0 from unset)",
+       DefaultedJob().Set("/spec/maxRetry", "0"),
+       R"([{"op":"add","path":"/spec/maxRetry","value":3}])",
+       DefaultedJob().Set("/spec/maxRetry", "3")},
+      {"task maxRetry 0 becomes 3", DefaultedJob().Set("/spec/tasks/0/maxRetry", "0"),
+       R"([{"op":"add","path":"/spec/tasks/0/maxRetry","value":3}])",
+       DefaultedJob().Set("/spec/tasks/0/maxRetry", "3")},
+      {"job minAvailable 0 becomes the sum of task minAvailable (not replicas)",
+       DefaultedJob().Set("/spec/minAvailable", "0"),
+       R"([{"op":"add","path":"/spec/minAvailable","value":1}])", DefaultedJob()},
+      {"task minAvailable unset becomes replicas",
+       DefaultedJob().Remove("/spec/tasks/0/minAvailable"),
+       R"([{"op":"add","path":"/spec/tasks/0/minAvailable","value":2}])",
+       DefaultedJob().Set("/spec/tasks/0/minAvailable", "2")},
+      {"task minAvailable 0 is kept (it is set)",
+       DefaultedJob().Set("/spec/tasks/0/minAvailable", "0"), "",
+       DefaultedJob().Set("/spec/tasks/0/minAvailable", "0")},
+      {"task minAvailable unset with minPartitions becomes minPartitions x partitionSize",
+       DefaultedJob()
+           .Remove("/spec/tasks/0/minAvailable")
+           .Set("/spec/tasks/0/replicas", "8")
+           .Set("/spec/tasks/0/partitionPolicy",
+                R"({"totalPartitions":4,"partitionSize":2,"minPartitions":3})"),
+       R"([{"op":"add","path":"/spec/tasks/0/minAvailable","value":6}])",
+       DefaultedJob()
+           .Set("/spec/tasks/0/replicas", "8")
+           .Set("/spec/tasks/0/partitionPolicy",
+                R"({"totalPartitions":4,"partitionSize":2,"minPartitions":3})")
+           .Set("/spec/tasks/0/minAvailable", "6")},
+      {"hostNetwork without dnsPolicy gets ClusterFirstWithHostNet",
+       DefaultedJob().Set("/spec/tasks/0/template/spec/hostNetwork", "true"),
+       R"([{"op":"add","path":"/spec/tasks/0/template/spec/dnsPolicy","value":"ClusterFirstWithHostNet"}])",
+       DefaultedJob()
+           .Set("/spec/tasks/0/template/spec/hostNetwork", "true")
+           .SetString("/spec/tasks/0/template/spec/dnsPolicy", "ClusterFirstWithHostNet")},
+      {"hostNetwork with a dnsPolicy is kept",
+       DefaultedJob()
+           .Set("/spec/tasks/0/template/spec/hostNetwork", "true")
+           .SetString("/spec/tasks/0/template/spec/dnsPolicy", "Default"),
+       "",
+       DefaultedJob()
+           .Set("/spec/tasks/0/template/spec/hostNetwork", "true")
+           .SetString("/spec/tasks/0/template/spec/dnsPolicy", "Default")},
+      {"mpi implies svc and ssh", DefaultedJob().Set("/spec/plugins", R"({"mpi":["--master=w"]})"),
+       R"([{"op":"add","path":"/spec/plugins/svc","value":[]},)"
+       R"({"op":"add","path":"/spec/plugins/ssh","value":[]}])",
+       DefaultedJob().Set("/spec/plugins", R"({"mpi":["--master=w"],"svc":[],"ssh":[]})")},
+      {"pytorch implies svc only", DefaultedJob().Set("/spec/plugins", R"({"pytorch":[]})"),
+       R"([{"op":"add","path":"/spec/plugins/svc","value":[]}])",
+       DefaultedJob().Set("/spec/plugins", R"({"pytorch":[],"svc":[]})")},
+      {"tensorflow with svc already set keeps its arguments",
+       DefaultedJob().Set("/spec/plugins",
+                          R"({"tensorflow":[],"svc":["--disable-network-policy"]})"),
+       "",
+       DefaultedJob().Set("/spec/plugins",
+                          R"({"tensorflow":[],"svc":["--disable-network-policy"]})")},
+      {"ray implies svc", DefaultedJob().Set("/spec/plugins", R"({"ray":[]})"),
+       R"([{"op":"add","path":"/spec/plugins/svc","value":[]}])",
+       DefaultedJob().Set("/spec/plugins", R"({"ray":[],"svc":[]})")},
+      {"env alone implies nothing", DefaultedJob().Set("/spec/plugins", R"({"env":[]})"), "",
+       DefaultedJob().Set("/spec/plugins", R"({"env":[]})")},
+      {"a job without spec is left to validation", JsonBuilder(R"({"metadata":{"name":"j"}})"), "",
+       JsonBuilder(R"({"metadata":{"name":"j"}})")},
+  };
+  for (const auto& c : cases) {
+    SECTION(c.name) {
+      AdmissionResponse r = Run(mutator, Operation::kCreate, c.input);
+      CHECK(r.allowed);
+      CHECK(r.patch == c.patch);
+      CHECK(ApplyPatch(c.input, r) == Canonical(c.expected));
+    }
+  }
+}
+
+TEST_CASE("JobMutator: the scheduler name comes from the first --scheduler-name",
+          "[webhook][jobs]") {
+  JobMutator mutator("kube-batch");
+  AdmissionResponse r =
+      Run(mutator, Operation::kCreate, DefaultedJob().Remove("/spec/schedulerName"));
+  CHECK(r.patch == R"([{"op":"add","path":"/spec/schedulerName","value":"kube-batch"}])");
+}
+
+TEST_CASE("JobMutator: UPDATE and DELETE are allowed without a patch", "[webhook][jobs]") {
+  JobMutator mutator("volcano");
+  AdmissionResponse update = Run(mutator, Operation::kUpdate, BareJob(), BareJob());
+  CHECK(update.allowed);
+  CHECK(update.patch.empty());
+  AdmissionResponse del = Run(mutator, Operation::kDelete, "", BareJob());
+  CHECK(del.allowed);
+  CHECK(del.patch.empty());
+}
+
+}  // namespace
+}  // namespace basalt::webhook

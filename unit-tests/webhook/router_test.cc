@@ -1,0 +1,110 @@
+#include "webhook/router.h"
+
+#include <catch2/catch.hpp>
+#include <stdexcept>
+
+#include "common/util/json.h"
+#include "webhook/admission_router.h"
+#include "webhook/fake_lister.h"
+
+namespace basalt::webhook {
+namespace {
+
+// Records what it saw and answers with a fixed response.
+class RecordingHandler : public AdmissionHandler {
+ public:
+  explicit RecordingHandler(AdmissionResponse response) : response_(std::move(response)) {}
+  AdmissionResponse Handle(const AdmissionRequest& request) const override {
+    seen_uids_.push_back(request.uid);
+    return response_;
+  }
+  mutable std::vector<std::string> seen_uids_;
+
+ private:
+  AdmissionResponse response_;
+};
+
+class ThrowingHandler : public AdmissionHandler {
+ public:
+  AdmissionResponse Handle(const AdmissionRequest&) const override {
+    throw std::runtime_error("boom");
+  }
+};
+
+constexpr std::string_view kBody =
+    R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"abc","operation":"CREATE","object":{}}})";
+
+TEST_CASE("Router: dispatches by path and echoes the request uid", "[webhook]") {
+  Router router;
+  auto handler =
+      std::make_unique<RecordingHandler>(AdmissionResponse::Deny(403, "Forbidden", "no"));
+  RecordingHandler* raw = handler.get();
+  router.Register("/jobs/validate", std::move(handler));
+
+  HttpReply reply = router.Serve("/jobs/validate", kBody);
+  CHECK(reply.status == 200);
+  CHECK(reply.content_type == "application/json");
+  CHECK(
+      reply.body ==
+      R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","response":{"uid":"abc","allowed":false,"status":{"status":"Failure","code":403,"reason":"Forbidden","message":"no"}}})");
+  CHECK(raw->seen_uids_ == std::vector<std::string>{"abc"});
+}
+
+TEST_CASE("Router: unknown paths, bad bodies and oversize bodies map to HTTP errors", "[webhook]") {
+  Router router;
+  router.Register("/jobs/validate", std::make_unique<RecordingHandler>(AdmissionResponse::Allow()));
+  HttpReply missing = router.Serve("/nope", kBody);
+  CHECK(missing.status == 404);
+  CHECK(missing.body == "no admission handler for path \"/nope\"");
+
+  HttpReply bad = router.Serve("/jobs/validate", "{\"apiVersion\":");
+  CHECK(bad.status == 400);
+  CHECK(bad.content_type == "text/plain");
+  CHECK(bad.body.rfind("AdmissionReview is not valid JSON", 0) == 0);
+
+  HttpReply huge = router.Serve("/jobs/validate", std::string(kMaxAdmissionReviewBytes + 1, ' '));
+  CHECK(huge.status == 413);
+}
+
+TEST_CASE("Router: a throwing handler denies with 500 instead of crashing", "[webhook]") {
+  Router router;
+  router.Register("/x", std::make_unique<ThrowingHandler>());
+  HttpReply reply = router.Serve("/x", kBody);
+  CHECK(reply.status == 200);
+  CHECK(reply.body.find(R"("code":500)") != std::string::npos);
+  CHECK(reply.body.find("internal error in /x: boom") != std::string::npos);
+}
+
+TEST_CASE("NewAdmissionRouter: registers every Basalt admission path", "[webhook]") {
+  FakeLister lister;
+  AdmissionDeps deps;
+  deps.lister = &lister;
+  auto router = NewAdmissionRouter(deps);
+  CHECK(router->Paths() == std::vector<std::string>{"/jobs/mutate", "/jobs/validate",
+                                                    "/podgroups/mutate", "/podgroups/validate",
+                                                    "/pods/validate", "/queues/mutate",
+                                                    "/queues/validate"});
+}
+
+TEST_CASE("NewAdmissionRouter: an end-to-end job CREATE through mutate then validate",
+          "[webhook]") {
+  FakeLister lister;
+  lister.AddQueue("default", "Open");
+  AdmissionDeps deps;
+  deps.lister = &lister;
+  auto router = NewAdmissionRouter(deps);
+  std::string review =
+      R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"j1","operation":"CREATE","object":)"
+      R"({"metadata":{"name":"j"},"spec":{"tasks":[{"replicas":2,"template":{"spec":{"containers":[{"name":"c","image":"i"}]}}}]}}}})";
+  HttpReply mutated = router->Serve("/jobs/mutate", review);
+  REQUIRE(mutated.status == 200);
+  CHECK(mutated.body.find(R"("patchType":"JSONPatch")") != std::string::npos);
+  HttpReply validated = router->Serve("/jobs/validate", review);
+  REQUIRE(validated.status == 200);
+  // Without the mutation the task has no name; validation says so.
+  CHECK(validated.body.find("spec.tasks[0].name: task name must not be empty") !=
+        std::string::npos);
+}
+
+}  // namespace
+}  // namespace basalt::webhook
