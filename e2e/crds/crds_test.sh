@@ -110,6 +110,15 @@ for crd in "${CRDS[@]}"; do
   expect_contains "$crd conditions" "$conds" "NamesAccepted=True"
   if [[ $conds == *NonStructuralSchema* ]]; then fail "$crd has a non-structural schema: $conds"; fi
 done
+# kubectl explain is only useful if every field says what it is.
+for crd in "${CRDS[@]}"; do
+  undocumented=$(kubectl get crd "$crd" -o json | jq -r '.spec.versions[0].schema.openAPIV3Schema
+    | [paths(objects) as $p
+       | select(($p | length) >= 2 and $p[-2] == "properties" and $p[-1] != "metadata")
+       | select(getpath($p) | has("description") | not)
+       | $p | map(select(. != "properties")) | map(tostring) | join(".")] | join(" ")')
+  expect_eq "$crd fields without a description" "$undocumented" ""
+done
 expect_eq "Job short names" "$(kubectl get crd jobs.batch.volcano.sh -o jsonpath='{.spec.names.shortNames}')" '["vcjob","vj"]'
 expect_eq "Queue short names" "$(kubectl get crd queues.scheduling.volcano.sh -o jsonpath='{.spec.names.shortNames}')" '["q","queue-v1beta1"]'
 expect_eq "PodGroup short names" "$(kubectl get crd podgroups.scheduling.volcano.sh -o jsonpath='{.spec.names.shortNames}')" '["pg","podgroup-v1beta1"]'
