@@ -96,10 +96,14 @@ absl::Status Pod::Decode() {
 resource::ResourceList Pod::EffectiveRequest() const {
   std::vector<resource::ResourceList> containers;
   containers.reserve(spec_.containers.size());
-  for (const Container& c : spec_.containers) containers.push_back(c.requests);
+  for (const Container& c : spec_.containers) {
+    containers.push_back(resource::RequestsOrLimits(c.requests, c.limits));
+  }
   std::vector<resource::InitContainerRequests> inits;
   inits.reserve(spec_.init_containers.size());
-  for (const Container& c : spec_.init_containers) inits.push_back({c.requests, c.restartable});
+  for (const Container& c : spec_.init_containers) {
+    inits.push_back({resource::RequestsOrLimits(c.requests, c.limits), c.restartable});
+  }
   return resource::PodEffectiveRequest(containers, inits, spec_.overhead);
 }
 

@@ -90,7 +90,9 @@ class Pod : public Object {
   const PodSpec& spec() const { return spec_; }
   const PodStatus& status() const { return status_; }
 
-  // The scheduling request: containers summed, raised to each init container, plus overhead.
+  // The scheduling request: containers summed, raised to each init container, plus overhead;
+  // a resource with a limit but no request counts its limit (Kubernetes defaulting), so this
+  // also works for pod templates that the API server has not defaulted.
   resource::ResourceList EffectiveRequest() const;
   // PodGroup name from annotation scheduling.k8s.io/group-name (Volcano's key), falling back
   // to scheduling.volcano.sh/group-name; "" if neither is set.

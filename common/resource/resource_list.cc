@@ -162,6 +162,14 @@ ResourceList Min(const ResourceList& a, const ResourceList& b) {
   return out;
 }
 
+ResourceList RequestsOrLimits(const ResourceList& requests, const ResourceList& limits) {
+  ResourceList out = requests;
+  for (const auto& [name, q] : limits) {
+    if (!out.Has(name)) out.Set(name, q);
+  }
+  return out;
+}
+
 ResourceList PodEffectiveRequest(std::span<const ResourceList> containers,
                                  std::span<const InitContainerRequests> init_containers,
                                  const ResourceList& overhead) {

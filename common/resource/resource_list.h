@@ -91,6 +91,11 @@ ResourceList Max(const ResourceList& a, const ResourceList& b);
 // Per-name minimum of a and b, over the names present in both.
 ResourceList Min(const ResourceList& a, const ResourceList& b);
 
+// A container's requests with Kubernetes' defaulting applied: a resource that has a limit but
+// no request requests its limit. (The API server does this for stored Pods; pod templates
+// inside Jobs are not defaulted, so computations over templates need it.)
+ResourceList RequestsOrLimits(const ResourceList& requests, const ResourceList& limits);
+
 // One init container's requests; restartable ones are sidecars (restartPolicy: Always).
 struct InitContainerRequests {
   ResourceList requests;

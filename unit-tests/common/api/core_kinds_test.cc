@@ -310,3 +310,14 @@ TEST_CASE("Event: Make builds a core/v1 Event for the involved object", "[api][e
   CHECK(again->fields().count == 2);
   CHECK(again->fields().last_timestamp == later);
 }
+
+TEST_CASE("Pod: a job pod template with limits only requests its limits", "[api][pod]") {
+  // Job task templates are not defaulted by the API server (bert-pretrain with limits only).
+  auto pod = Pod::Parse(R"({"spec":{"containers":[{"name":"training","resources":)"
+                        R"({"limits":{"cpu":8,"memory":"64Gi","nvidia.com/gpu":1}}}]}})");
+  REQUIRE(pod.ok());
+  auto req = pod->EffectiveRequest();
+  CHECK(req.Get("cpu").Value() == 8);
+  CHECK(req.Get("nvidia.com/gpu").Value() == 1);
+  CHECK(req.Get("memory").String() == "64Gi");
+}

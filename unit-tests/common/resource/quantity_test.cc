@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 #include <cstdint>
 #include <limits>
+#include <random>
 #include <string>
 
 #include "common/util/json.h"
@@ -229,4 +230,38 @@ TEST_CASE("Quantity: JSON strings and numbers both parse", "[quantity]") {
   CHECK(get("d")->String() == "1e30");
   CHECK_FALSE(get("e").ok());
   CHECK(MessageOf(get("f").status()).find("\"x\"") != std::string_view::npos);
+}
+
+namespace {
+
+// value in nano units, exact for the ranges used below.
+absl::int128 Nanos(const Quantity& q) {
+  absl::int128 v = q.mantissa();
+  for (int32_t e = q.exponent(); e > -9; --e) v *= 10;
+  return v;
+}
+
+}  // namespace
+
+TEST_CASE("Quantity: random sums, differences and comparisons match exact integer arithmetic",
+          "[quantity]") {
+  std::mt19937_64 rng(20240501);
+  std::uniform_int_distribution<int64_t> mantissa(-999'999'999, 999'999'999);
+  std::uniform_int_distribution<int32_t> exponent(-9, 9);
+  std::uniform_int_distribution<int> format(0, 2);
+  for (int i = 0; i < 5000; ++i) {
+    const auto fa = static_cast<Format>(format(rng));
+    Quantity a = Quantity::FromScaled(mantissa(rng), exponent(rng), fa);
+    Quantity b = Quantity::FromScaled(mantissa(rng), exponent(rng));
+    INFO(a.String() << " and " << b.String());
+    CHECK(Nanos(a + b) == Nanos(a) + Nanos(b));
+    CHECK(Nanos(a - b) == Nanos(a) - Nanos(b));
+    CHECK(Nanos(a.MulInt(7)) == Nanos(a) * 7);
+    CHECK((a < b) == (Nanos(a) < Nanos(b)));
+    CHECK((a == b) == (Nanos(a) == Nanos(b)));
+    // The canonical string parses back to the same value.
+    auto back = Quantity::Parse(a.String());
+    REQUIRE(back.ok());
+    CHECK(Nanos(*back) == Nanos(a));
+  }
 }

@@ -113,3 +113,10 @@ TEST_CASE("ResourceList: sidecar init containers add to the steady state", "[res
   inits[1].requests = RL({{"cpu", "100m"}});
   CHECK(basalt::resource::PodEffectiveRequest(containers, inits).Get("cpu") == MustParse("1200m"));
 }
+
+TEST_CASE("ResourceList: a limit without a request counts as the request", "[resource_list]") {
+  ResourceList requests = RL({{"cpu", "1"}});
+  ResourceList limits = RL({{"cpu", "2"}, {"nvidia.com/gpu", "1"}});
+  CHECK(basalt::resource::RequestsOrLimits(requests, limits) ==
+        RL({{"cpu", "1"}, {"nvidia.com/gpu", "1"}}));
+}
