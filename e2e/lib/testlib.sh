@@ -9,7 +9,6 @@ BASALT_REPO_ROOT=${BASALT_REPO_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 E2E_NAME=$(basename "$0" _test.sh)
 E2E_FAILS=0
 E2E_PASSES=0
-E2E_NAMESPACES=()
 
 e2e_log() { printf '%s [%s] %s\n' "$(date +%H:%M:%S)" "$E2E_NAME" "$*"; }
 
@@ -47,21 +46,21 @@ wait_for() {
   pass "$what"
 }
 
-# new_namespace PREFIX: creates a unique namespace, deleted when the test ends.
+# new_namespace PREFIX: creates a unique namespace, deleted when the test ends. Usable as
+# ns=$(new_namespace x): the namespace is labelled with this test run's id, and the cleanup
+# deletes by label, so nothing depends on variables set in the $(...) subshell.
+E2E_RUN_ID="$E2E_NAME-$$-$RANDOM"
 new_namespace() {
   local ns
   ns="$1-$(date +%s)-$RANDOM"
   kubectl create namespace "$ns" >/dev/null
-  E2E_NAMESPACES+=("$ns")
+  kubectl label namespace "$ns" "basalt.dev/e2e-run=$E2E_RUN_ID" >/dev/null
   echo "$ns"
 }
 
 e2e_finish() {
   local rc=$?
-  local ns
-  for ns in "${E2E_NAMESPACES[@]}"; do
-    kubectl delete namespace "$ns" --wait=false >/dev/null 2>&1 || true
-  done
+  kubectl delete namespace -l "basalt.dev/e2e-run=$E2E_RUN_ID" --wait=false >/dev/null 2>&1 || true
   if ((rc != 0 && E2E_FAILS == 0)); then
     fail "test aborted with exit code $rc (line ${BASH_LINENO[0]})"
   fi
