@@ -57,6 +57,15 @@ absl::StatusOr<Object> Object::FromDocument(json::Document doc) {
   return Object(std::move(doc));
 }
 
+absl::StatusOr<Object> Object::CopyOf(const json::Value& v) {
+  if (!v.IsObject()) {
+    return absl::InvalidArgumentError("a Kubernetes object must be a JSON object");
+  }
+  json::Document doc;
+  doc.CopyFrom(v, doc.GetAllocator());
+  return Object(std::move(doc));
+}
+
 Object::Object(const Object& other) { doc_.CopyFrom(other.doc_, doc_.GetAllocator()); }
 
 Object& Object::operator=(const Object& other) {

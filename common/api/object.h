@@ -59,6 +59,9 @@ class Object {
   static absl::StatusOr<Object> Parse(std::string_view json_text);
   // Takes ownership of a parsed document; the top level must be an object.
   static absl::StatusOr<Object> FromDocument(json::Document doc);
+  // Deep-copies `v` (e.g. one item of a List response) into a document of its own, so the
+  // list's document can be dropped; `v` must be an object.
+  static absl::StatusOr<Object> CopyOf(const json::Value& v);
 
   Object(const Object& other);
   Object& operator=(const Object& other);

@@ -351,6 +351,11 @@ int64_t Quantity::ScaledValue(int32_t scale) const {
   return static_cast<int64_t>(result);
 }
 
+double Quantity::AsApproximateDouble() const {
+  if (mantissa_ == 0) return 0.0;
+  return static_cast<double>(mantissa_) * std::pow(10.0, static_cast<double>(exponent_));
+}
+
 Quantity Quantity::Neg() const {
   Quantity q = *this;
   q.mantissa_ = -mantissa_;

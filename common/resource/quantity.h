@@ -23,6 +23,7 @@
 
 #include "absl/numeric/int128.h"
 #include "absl/status/statusor.h"
+#include "fmt/format.h"
 #include "rapidjson/document.h"
 
 namespace basalt::resource {
@@ -74,6 +75,8 @@ class Quantity {
   int64_t MilliValue() const { return ScaledValue(-3); }
   // The value in units of 10^scale, rounded away from zero and saturated.
   int64_t ScaledValue(int32_t scale) const;
+  // An approximation for scores and shares (DRF, binpack); never use it for fit checks.
+  double AsApproximateDouble() const;
 
   Format format() const { return format_; }
   void set_format(Format f) { format_ = f; }
@@ -123,3 +126,12 @@ std::string_view FormatName(Quantity::Format f);
 Quantity MustParse(std::string_view text);
 
 }  // namespace basalt::resource
+
+// fmt::format("{}", q) prints q.String().
+template <>
+struct fmt::formatter<basalt::resource::Quantity> : fmt::formatter<std::string_view> {
+  template <typename FormatContext>
+  auto format(const basalt::resource::Quantity& q, FormatContext& ctx) const {
+    return fmt::formatter<std::string_view>::format(q.String(), ctx);
+  }
+};

@@ -13,6 +13,7 @@
 
 #include "absl/status/statusor.h"
 #include "common/resource/quantity.h"
+#include "fmt/format.h"
 #include "rapidjson/document.h"
 
 namespace basalt::resource {
@@ -111,3 +112,12 @@ ResourceList PodEffectiveRequest(std::span<const ResourceList> containers,
                                  const ResourceList& overhead = {});
 
 }  // namespace basalt::resource
+
+// fmt::format("{}", list) prints list.String().
+template <>
+struct fmt::formatter<basalt::resource::ResourceList> : fmt::formatter<std::string_view> {
+  template <typename FormatContext>
+  auto format(const basalt::resource::ResourceList& r, FormatContext& ctx) const {
+    return fmt::formatter<std::string_view>::format(r.String(), ctx);
+  }
+};

@@ -154,3 +154,19 @@ TEST_CASE("Object: malformed input gives a clear error", "[api][object]") {
   REQUIRE_FALSE(arr.ok());
   CHECK(MessageOf(arr.status()) == "a Kubernetes object must be a JSON object");
 }
+
+TEST_CASE("Object: CopyOf takes one list item into its own document", "[api][object]") {
+  std::optional<Object> item;
+  {
+    auto list = basalt::json::Parse(
+        R"({"kind":"PodList","items":[{"metadata":{"name":"a"}},{"metadata":{"name":"b"}}]})");
+    REQUIRE(list.ok());
+    const auto* items = basalt::json::Find(*list, "items");
+    auto copy = Object::CopyOf((*items)[1]);
+    REQUIRE(copy.ok());
+    item = *std::move(copy);
+    CHECK_FALSE(Object::CopyOf(*basalt::json::Find(*list, "kind")).ok());
+  }  // the list document is gone; the copy stays valid
+  CHECK(item->name() == "b");
+  CHECK(item->ToJson() == R"({"metadata":{"name":"b"}})");
+}

@@ -265,3 +265,11 @@ TEST_CASE("Quantity: random sums, differences and comparisons match exact intege
     CHECK(Nanos(*back) == Nanos(a));
   }
 }
+
+TEST_CASE("Quantity: fmt prints the canonical string; doubles approximate for scores",
+          "[quantity]") {
+  CHECK(fmt::format("{} of {}", MustParse("1.5"), MustParse("1536Mi")) == "1500m of 1536Mi");
+  CHECK(MustParse("1500m").AsApproximateDouble() == Approx(1.5));
+  CHECK(MustParse("-2Ki").AsApproximateDouble() == Approx(-2048.0));
+  CHECK(Quantity().AsApproximateDouble() == 0.0);
+}

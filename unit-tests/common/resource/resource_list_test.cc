@@ -120,3 +120,8 @@ TEST_CASE("ResourceList: a limit without a request counts as the request", "[res
   CHECK(basalt::resource::RequestsOrLimits(requests, limits) ==
         RL({{"cpu", "1"}, {"nvidia.com/gpu", "1"}}));
 }
+
+TEST_CASE("ResourceList: fmt prints the human-readable form", "[resource_list]") {
+  CHECK(fmt::format("requested {}", RL({{"nvidia.com/gpu", "2"}, {"cpu", "8"}})) ==
+        "requested cpu 8, nvidia.com/gpu 2");
+}
