@@ -1,0 +1,161 @@
+#include "controllers/job/job.h"
+
+#include <catch2/catch.hpp>
+#include <string>
+#include <vector>
+
+#include "common/util/json.h"
+
+namespace basalt::controllers {
+namespace {
+
+using std::chrono::milliseconds;
+
+constexpr std::string_view kJob = R"({
+  "apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job",
+  "metadata": {"name": "bert", "namespace": "ml", "uid": "u-1",
+               "labels": {"team": "nlp"}, "annotations": {"volcano.sh/preemptable": "true"}},
+  "spec": {
+    "schedulerName": "volcano", "queue": "research", "minAvailable": 3, "maxRetry": 5,
+    "minSuccess": 2, "priorityClassName": "high",
+    "volumes": [{"mountPath": "/data", "volumeClaimName": "data-pvc"}],
+    "networkTopology": {"mode": "soft", "highestTierAllowed": 2},
+    "policies": [{"event": "PodEvicted", "action": "RestartJob"},
+                 {"events": ["PodFailed", "Unknown"], "action": "AbortJob", "timeout": "1m30s"}],
+    "plugins": {"ssh": [], "svc": ["--disable-network-policy=true"]},
+    "tasks": [
+      {"name": "master", "replicas": 1, "minAvailable": 1, "maxRetry": 2,
+       "policies": [{"exitCode": 3, "action": "CompleteJob"}],
+       "template": {"spec": {"containers": [{"name": "m", "image": "x"}], "futureField": 1}}},
+      {"name": "worker", "replicas": 4, "topologyPolicy": "best-effort"}
+    ]
+  },
+  "status": {"state": {"phase": "Running"}, "running": 3, "succeeded": 1, "failed": 2,
+             "pending": 4, "terminating": 5, "unknown": 6, "version": 7, "retryCount": 2,
+             "minAvailable": 3,
+             "taskStatusCount": {"master": {"phase": {"Running": 1}},
+                                 "worker": {"phase": {"Succeeded": 1, "Running": 2}}}}
+})";
+
+TEST_CASE("Job: ParseJob reads spec, policies, plugins and status", "[controllers][job]") {
+  auto doc = json::Parse(kJob);
+  REQUIRE(doc.ok());
+  auto job = ParseJob(*doc);
+  REQUIRE(job.ok());
+  CHECK(job->name == "bert");
+  CHECK(job->namespace_name == "ml");
+  CHECK(job->uid == "u-1");
+  CHECK(job->labels.at("team") == "nlp");
+  CHECK(job->annotations.at("volcano.sh/preemptable") == "true");
+  const JobSpecView& s = job->spec;
+  CHECK(s.scheduler_name == "volcano");
+  CHECK(s.queue == "research");
+  CHECK(s.min_available == 3);
+  CHECK(s.max_retry == 5);
+  CHECK(s.min_success == 2);
+  CHECK(s.priority_class_name == "high");
+  REQUIRE(s.volumes.size() == 1);
+  CHECK(s.volumes[0].volume_claim_name == "data-pvc");
+  REQUIRE(s.network_topology);
+  CHECK(s.network_topology->mode == "soft");
+  CHECK(s.network_topology->highest_tier_allowed == 2);
+  REQUIRE(s.policies.size() == 2);
+  CHECK(s.policies[0].events == std::vector<Event>{Event::kPodEvicted});
+  CHECK(s.policies[1].events == std::vector<Event>{Event::kPodFailed, Event::kUnknown});
+  CHECK(s.policies[1].timeout == milliseconds(90000));
+  CHECK(s.plugins.at("svc") == std::vector<std::string>{"--disable-network-policy=true"});
+  CHECK(s.plugins.at("ssh").empty());
+  REQUIRE(s.tasks.size() == 2);
+  CHECK(s.tasks[0].min_available == 1);
+  CHECK(s.tasks[0].max_retry == 2);
+  CHECK(s.tasks[0].policies[0].exit_code == 3);
+  CHECK(json::FindPath(*s.tasks[0].pod_template, {"spec", "futureField"}) != nullptr);
+  CHECK(s.tasks[1].replicas == 4);
+  CHECK_FALSE(s.tasks[1].min_available);
+  CHECK(s.tasks[1].topology_policy == "best-effort");
+  CHECK(s.tasks[1].pod_template->IsObject());
+  CHECK(s.TotalReplicas() == 5);
+  CHECK(s.TotalTaskMinAvailable() == 5);
+
+  CHECK(job->phase() == JobPhase::kRunning);
+  const JobCounts& c = job->status;
+  CHECK(c.pending == 4);
+  CHECK(c.running == 3);
+  CHECK(c.succeeded == 1);
+  CHECK(c.failed == 2);
+  CHECK(c.terminating == 5);
+  CHECK(c.unknown == 6);
+  CHECK(c.version == 7);
+  CHECK(c.retry_count == 2);
+  CHECK(c.min_available == 3);
+  CHECK(c.TaskSucceeded("worker") == 1);
+  CHECK(c.TaskSucceeded("master") == 0);
+  CHECK_FALSE(c.TaskSucceeded("ps"));
+}
+
+TEST_CASE("Job: ParseJob applies the CRD defaults", "[controllers][job]") {
+  auto doc = json::Parse(R"({"metadata": {"name": "j"}, "spec": {"tasks": [{"name": "t"}]}})");
+  auto job = ParseJob(*doc);
+  REQUIRE(job.ok());
+  CHECK(job->spec.queue == "default");
+  CHECK(job->spec.max_retry == 3);
+  CHECK_FALSE(job->spec.min_success);
+  CHECK(job->phase_name.empty());
+  CHECK(job->phase() == JobPhase::kPending);
+}
+
+TEST_CASE("Job: ParseJob rejects malformed input", "[controllers][job]") {
+  auto arr = json::Parse("[]");
+  CHECK_FALSE(ParseJob(*arr).ok());
+  auto bad_template = json::Parse(R"({"spec": {"tasks": [{"name": "t", "template": 3}]}})");
+  CHECK_FALSE(ParseJob(*bad_template).ok());
+  auto bad_timeout = json::Parse(R"({"spec": {"policies": [{"event": "PodFailed",
+                                    "action": "RestartJob", "timeout": "soon"}]}})");
+  CHECK_FALSE(ParseJob(*bad_timeout).ok());
+}
+
+TEST_CASE("Job: names of phases, actions and events round-trip", "[controllers][job]") {
+  for (Action a : kAllActions) {
+    if (a != Action::kOther) CHECK(ParseAction(ActionName(a)) == a);
+  }
+  CHECK(ParseAction("Whatever") == Action::kOther);
+  CHECK(ParseEvent("*") == Event::kAny);
+  CHECK(ParseEvent("PodEvicted") == Event::kPodEvicted);
+  CHECK(ParseEvent("") == Event::kNone);
+  CHECK_FALSE(ParseEvent("Nope"));
+  CHECK(IsFinishedPhase(JobPhase::kAborted));
+  CHECK_FALSE(IsFinishedPhase(JobPhase::kAborting));
+}
+
+TEST_CASE("Job: Go durations parse and print like Go", "[controllers][job]") {
+  struct Case {
+    std::string_view text;
+    int64_t ms;
+    std::string_view printed;
+  };
+  for (const Case& c : std::vector<Case>{{"10s", 10000, "10s"},
+                                         {"1m30s", 90000, "1m30s"},
+                                         {"1.5h", 5400000, "1h30m0s"},
+                                         {"300ms", 300, "300ms"},
+                                         {"2h45m", 9900000, "2h45m0s"},
+                                         {"0", 0, "0s"},
+                                         {"1.5s", 1500, "1.5s"},
+                                         {"10m", 600000, "10m0s"}}) {
+    INFO(c.text);
+    auto d = ParseGoDuration(c.text);
+    REQUIRE(d.ok());
+    CHECK(d->count() == c.ms);
+    CHECK(FormatGoDuration(*d) == c.printed);
+  }
+  for (std::string_view bad : {"", "10", "1x", "s", "1.s5"}) {
+    INFO(bad);
+    CHECK_FALSE(ParseGoDuration(bad).ok());
+  }
+}
+
+TEST_CASE("Job: pod names are <job>-<task>-<index>", "[controllers][job]") {
+  CHECK(MakePodName("bert", "worker", 3) == "bert-worker-3");
+}
+
+}  // namespace
+}  // namespace basalt::controllers

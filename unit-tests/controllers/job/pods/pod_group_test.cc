@@ -1,0 +1,169 @@
+#include "controllers/job/pods/pod_group.h"
+
+#include <catch2/catch.hpp>
+#include <string>
+#include <vector>
+
+#include "controllers/job/keys.h"
+#include "unit-tests/controllers/job/job_builder.h"
+
+namespace basalt::controllers {
+namespace {
+
+using testing::JobBuilder;
+using testing::MakeJob;
+using testing::MakeTask;
+using testing::StringAt;
+using testing::TaskBuilder;
+
+constexpr int64_t kGi = 1024LL * 1024 * 1024;
+
+TEST_CASE("PodGroup: named after the job, owned by it, labelled with its name",
+          "[controllers][job][pods]") {
+  JobView job =
+      MakeJob("bert")
+          .Namespace("ml")
+          .Uid("uid-7")
+          .Queue("research")
+          .PriorityClass("high")
+          .MinAvailable(3)
+          .Label("team", "nlp")
+          .Annotation("a", "b")
+          .Task(MakeTask("master").Replicas(1).Container("m").Request("cpu", "1"))
+          .Task(MakeTask("worker").Replicas(4).MinAvailable(2).Container("w").Request("cpu", "2"))
+          .Build();
+  job.spec.network_topology = NetworkTopologyView{"hard", 1, ""};
+  auto pg = BuildPodGroup(job, {});
+  REQUIRE(pg.ok());
+  CHECK(StringAt(*pg, {"apiVersion"}) == "scheduling.volcano.sh/v1beta1");
+  CHECK(StringAt(*pg, {"kind"}) == "PodGroup");
+  CHECK(StringAt(*pg, {"metadata", "name"}) == "bert");
+  CHECK(StringAt(*pg, {"metadata", "namespace"}) == "ml");
+  CHECK(StringAt(*pg, {"metadata", "labels", keys::kJobName}) == "bert");
+  CHECK(StringAt(*pg, {"metadata", "labels", "team"}) == "nlp");
+  CHECK(StringAt(*pg, {"metadata", "annotations", "a"}) == "b");
+  const json::Value& owner = (*json::FindPath(*pg, {"metadata", "ownerReferences"}))[0];
+  CHECK(json::GetString(owner, "kind") == "Job");
+  CHECK(json::GetString(owner, "uid") == "uid-7");
+  CHECK(json::GetBool(owner, "controller"));
+  CHECK(json::GetBool(owner, "blockOwnerDeletion"));
+  CHECK(PodGroupOwnedBy(*pg, "uid-7"));
+  CHECK_FALSE(PodGroupOwnedBy(*pg, "uid-6"));
+
+  const json::Value& spec = *json::Find(*pg, "spec");
+  CHECK(json::GetInt(spec, "minMember") == 3);
+  CHECK(json::GetInt(*json::Find(spec, "minTaskMember"), "master") == 1);
+  CHECK(json::GetInt(*json::Find(spec, "minTaskMember"), "worker") == 2);
+  CHECK(json::GetString(spec, "queue") == "research");
+  CHECK(json::GetString(spec, "priorityClassName") == "high");
+  CHECK(StringAt(spec, {"networkTopology", "mode"}) == "hard");
+  CHECK(json::GetInt(*json::Find(spec, "networkTopology"), "highestTierAllowed") == 1);
+  // master 1 cpu + 2 workers x 2 cpu.
+  CHECK(StringAt(spec, {"minResources", "cpu"}) == "5");
+  CHECK(StringAt(spec, {"minResources", "pods"}) == "3");
+  CHECK(StringAt(*pg, {"status", "phase"}) == "Pending");
+}
+
+TEST_CASE("PodGroup: pod quota usage follows the Kubernetes pod evaluator",
+          "[controllers][job][pods]") {
+  auto spec = json::Parse(R"({
+    "containers": [
+      {"name": "a", "resources": {"requests": {"cpu": "500m", "memory": "1Gi",
+                                               "nvidia.com/gpu": "1", "hugepages-2Mi": "4Mi"},
+                                  "limits": {"cpu": "1", "nvidia.com/gpu": "1"}}},
+      {"name": "b", "resources": {"requests": {"cpu": "250m", "ephemeral-storage": "1G"}}}],
+    "initContainers": [
+      {"name": "i", "resources": {"requests": {"cpu": "2", "memory": "512Mi"}}}],
+    "overhead": {"cpu": "100m"}})");
+  REQUIRE(spec.ok());
+  auto usage = PodQuotaUsage(*spec);
+  REQUIRE(usage.ok());
+  const MilliResourceList want = {
+      {"pods", 1000},
+      {"count/pods", 1000},
+      {"cpu", 2100},  // max(750m, init 2) + 100m overhead
+      {"requests.cpu", 2100},
+      {"limits.cpu", 1100},  // overhead added where a limit exists
+      {"memory", 1 * kGi * 1000},
+      {"requests.memory", 1 * kGi * 1000},
+      {"ephemeral-storage", 1000000000000LL},
+      {"requests.ephemeral-storage", 1000000000000LL},
+      {"nvidia.com/gpu", 1000},
+      {"requests.nvidia.com/gpu", 1000},
+      {"hugepages-2Mi", 4LL * 1024 * 1024 * 1000},
+      {"requests.hugepages-2Mi", 4LL * 1024 * 1024 * 1000},
+  };
+  CHECK(*usage == want);
+
+  auto bad = json::Parse(R"({"containers": [{"resources": {"requests": {"cpu": "lots"}}}]})");
+  CHECK_FALSE(PodQuotaUsage(*bad).ok());
+}
+
+JobSpecView PrioritySpec(int32_t min_available, std::optional<int32_t> worker_min) {
+  JobBuilder b = MakeJob("j");
+  b.MinAvailable(min_available);
+  b.Task(MakeTask("low").Replicas(2).MinAvailable(1).PriorityClass("p-low").Container("c").Request(
+      "cpu", "1"));
+  TaskBuilder worker =
+      MakeTask("high").Replicas(3).PriorityClass("p-high").Container("c").Request("cpu", "10");
+  if (worker_min) worker.MinAvailable(*worker_min);
+  b.Task(worker);
+  return b.Build().spec;
+}
+
+TEST_CASE("PodGroup: minResources walks tasks by priority", "[controllers][job][pods]") {
+  const PriorityClassValues priorities = {{"p-high", 1000}, {"p-low", 10}};
+  struct Case {
+    std::string name;
+    JobSpecView spec;
+    PriorityClassValues priorities;
+    int64_t cpu_milli;
+    int64_t pods;
+  };
+  const std::vector<Case> cases = {
+      // Σ task minAvailable = 1 + 3 = 4 > minAvailable 2: first 2 pods in priority order.
+      {"minAvailable below task minimums: highest priority first", PrioritySpec(2, std::nullopt),
+       priorities, 20000, 2},
+      {"without priorities: spec order", PrioritySpec(2, std::nullopt), {}, 2000, 2},
+      // Σ = 1 + 1 = 2 <= minAvailable 4: each task's minimum, then top up high first.
+      {"task minimums then top-up by priority", PrioritySpec(4, 1), priorities, 31000, 4},
+      {"top-up spills to lower priority", PrioritySpec(5, 1), priorities, 32000, 5},
+      {"minAvailable 0: nothing", PrioritySpec(0, 1), priorities, 0, 0},
+  };
+  for (const auto& c : cases) {
+    INFO(c.name);
+    auto r = MinResources(c.spec, c.priorities);
+    REQUIRE(r.ok());
+    CHECK((r->count("cpu") ? r->at("cpu") : 0) == c.cpu_milli);
+    CHECK((r->count("pods") ? r->at("pods") : 0) == c.pods * 1000);
+  }
+}
+
+TEST_CASE("PodGroup: spec differences that require an update", "[controllers][job][pods]") {
+  JobView job = MakeJob("j")
+                    .MinAvailable(2)
+                    .Task(MakeTask("t").Replicas(2).Container("c").Request("memory", "1Gi"))
+                    .Build();
+  auto desired = BuildPodGroup(job, {});
+  REQUIRE(desired.ok());
+  CHECK_FALSE(PodGroupSpecDiffers(*desired, *desired));
+  // The same quantity written differently is no difference.
+  auto same = json::Parse(json::Serialize(*desired));
+  json::Set(*json::FindMutable(*json::FindMutable(*same, "spec"), "minResources"), "memory",
+            json::MakeString("2Gi", same->GetAllocator()), same->GetAllocator());
+  CHECK_FALSE(PodGroupSpecDiffers(*same, *desired));
+
+  JobView scaled = job;
+  scaled.spec.min_available = 3;
+  scaled.spec.tasks[0].replicas = 3;
+  CHECK(PodGroupSpecDiffers(*desired, *BuildPodGroup(scaled, {})));
+  JobView task_min = job;
+  task_min.spec.tasks[0].min_available = 1;
+  CHECK(PodGroupSpecDiffers(*desired, *BuildPodGroup(task_min, {})));
+  JobView prio = job;
+  prio.spec.priority_class_name = "high";
+  CHECK(PodGroupSpecDiffers(*desired, *BuildPodGroup(prio, {})));
+}
+
+}  // namespace
+}  // namespace basalt::controllers

@@ -1,0 +1,215 @@
+#include "controllers/job/pods/pods.h"
+
+#include <catch2/catch.hpp>
+#include <string>
+#include <vector>
+
+#include "controllers/job/keys.h"
+#include "unit-tests/controllers/job/job_builder.h"
+
+namespace basalt::controllers {
+namespace {
+
+using testing::MakeJob;
+using testing::MakeTask;
+using testing::StringAt;
+
+JobView Job() {
+  return MakeJob("bert")
+      .Namespace("ml")
+      .Uid("uid-7")
+      .Queue("research")
+      .SchedulerName("volcano")
+      .PriorityClass("high")
+      .Version(3)
+      .RetryCount(1)
+      .Label(std::string(keys::kPreemptable), "true")
+      .Label("team", "nlp")
+      .Annotation(std::string(keys::kCooldownTime), "60s")
+      .Annotation(std::string(keys::kJdbMaxUnavailable), "1")
+      .Annotation("unrelated", "x")
+      .Task(MakeTask("worker")
+                .Replicas(2)
+                .TopologyPolicy("single-numa-node")
+                .TemplateLabel("app", "bert")
+                .TemplateAnnotation("note", "keep")
+                .Container("main", "trainer:1")
+                .Request("cpu", "2")
+                .InitContainer("init")
+                .SpecJson("tolerations", R"([{"key": "gpu", "operator": "Exists"}])")
+                .SpecJson("futureField", R"({"nested": [1, 2]})"))
+      .Task(MakeTask("")
+                .Replicas(1)
+                .Container("c")
+                .SpecField("schedulerName", "other")
+                .PriorityClass("low"))
+      .Build();
+}
+
+TEST_CASE("JobPods: a pod carries the name, labels and annotations of its task",
+          "[controllers][job][pods]") {
+  const JobView job = Job();
+  auto pod = BuildPod(job, job.spec.tasks[0], 1);
+  REQUIRE(pod.ok());
+  const json::Value& p = *pod;
+  CHECK(StringAt(p, {"apiVersion"}) == "v1");
+  CHECK(StringAt(p, {"kind"}) == "Pod");
+  CHECK(StringAt(p, {"metadata", "name"}) == "bert-worker-1");
+  CHECK(StringAt(p, {"metadata", "namespace"}) == "ml");
+
+  struct KV {
+    std::string_view key;
+    std::string_view value;
+  };
+  for (const KV& kv : std::vector<KV>{
+           {keys::kTaskIndex, "1"},
+           {keys::kTaskSpec, "worker"},
+           {keys::kGroupName, "bert"},
+           {keys::kJobName, "bert"},
+           {keys::kQueueName, "research"},
+           {keys::kJobVersion, "3"},
+           {keys::kTemplateUid, "bert-worker"},
+           {keys::kJobRetryCount, "1"},
+           {keys::kNumaTopologyPolicy, "single-numa-node"},
+           {keys::kCooldownTime, "60s"},
+           {keys::kJdbMaxUnavailable, "1"},
+           {"note", "keep"},
+       }) {
+    INFO(kv.key);
+    CHECK(StringAt(p, {"metadata", "annotations", kv.key}) == kv.value);
+  }
+  CHECK(json::FindPath(p, {"metadata", "annotations", "unrelated"}) == nullptr);
+  CHECK(json::FindPath(p, {"metadata", "annotations", keys::kPreemptable}) == nullptr);
+  for (const KV& kv : std::vector<KV>{
+           {keys::kTaskIndex, "1"},
+           {keys::kJobName, "bert"},
+           {keys::kTaskSpec, "worker"},
+           {keys::kJobNamespace, "ml"},
+           {keys::kQueueName, "research"},
+           {keys::kPreemptable, "true"},
+           {"app", "bert"},
+       }) {
+    INFO(kv.key);
+    CHECK(StringAt(p, {"metadata", "labels", kv.key}) == kv.value);
+  }
+  CHECK(json::FindPath(p, {"metadata", "labels", "team"}) == nullptr);
+}
+
+TEST_CASE("JobPods: a pod has one controller ownerReference to its Job",
+          "[controllers][job][pods]") {
+  const JobView job = Job();
+  auto pod = BuildPod(job, job.spec.tasks[0], 0);
+  REQUIRE(pod.ok());
+  const json::Value* owners = json::FindPath(*pod, {"metadata", "ownerReferences"});
+  REQUIRE(owners != nullptr);
+  REQUIRE(owners->Size() == 1);
+  const json::Value& o = (*owners)[0];
+  CHECK(json::GetString(o, "apiVersion") == "batch.volcano.sh/v1alpha1");
+  CHECK(json::GetString(o, "kind") == "Job");
+  CHECK(json::GetString(o, "name") == "bert");
+  CHECK(json::GetString(o, "uid") == "uid-7");
+  CHECK(json::GetBool(o, "controller"));
+  CHECK(json::GetBool(o, "blockOwnerDeletion"));
+}
+
+TEST_CASE("JobPods: template fields stay untouched, unknown ones included",
+          "[controllers][job][pods]") {
+  const JobView job = Job();
+  auto pod = BuildPod(job, job.spec.tasks[0], 0);
+  REQUIRE(pod.ok());
+  const json::Value* spec = json::Find(*pod, "spec");
+  REQUIRE(spec != nullptr);
+  CHECK(json::Serialize(*json::Find(*spec, "futureField")) == R"({"nested":[1,2]})");
+  CHECK(json::Serialize(*json::Find(*spec, "tolerations")) ==
+        R"([{"key":"gpu","operator":"Exists"}])");
+  CHECK(json::Serialize(*json::Find(*spec, "containers")) ==
+        R"([{"name":"main","image":"trainer:1","resources":{"requests":{"cpu":"2"}}}])");
+  // The Job's schedulerName and priorityClassName fill empty template fields only.
+  CHECK(json::GetString(*spec, "schedulerName") == "volcano");
+  CHECK(json::GetString(*spec, "priorityClassName") == "high");
+  auto other = BuildPod(job, job.spec.tasks[1], 0);
+  REQUIRE(other.ok());
+  CHECK(StringAt(*other, {"spec", "schedulerName"}) == "other");
+  CHECK(StringAt(*other, {"spec", "priorityClassName"}) == "low");
+  // The template itself is not modified.
+  CHECK(json::FindPath(*job.spec.tasks[0].pod_template, {"spec", "schedulerName"}) == nullptr);
+}
+
+TEST_CASE("JobPods: a task without a name is task-spec 'default'", "[controllers][job][pods]") {
+  const JobView job = Job();
+  auto pod = BuildPod(job, job.spec.tasks[1], 0);
+  REQUIRE(pod.ok());
+  CHECK(StringAt(*pod, {"metadata", "name"}) == "bert--0");
+  CHECK(StringAt(*pod, {"metadata", "annotations", keys::kTaskSpec}) == "default");
+  CHECK(StringAt(*pod, {"metadata", "labels", keys::kTaskSpec}) == "default");
+  CHECK(json::FindPath(*pod, {"metadata", "annotations", keys::kNumaTopologyPolicy}) == nullptr);
+}
+
+TEST_CASE("JobPods: jdb-min-available is preferred over jdb-max-unavailable",
+          "[controllers][job][pods]") {
+  JobView job = Job();
+  job.annotations.emplace(keys::kJdbMinAvailable, std::string(1, '2'));
+  auto pod = BuildPod(job, job.spec.tasks[0], 0);
+  REQUIRE(pod.ok());
+  CHECK(StringAt(*pod, {"metadata", "annotations", keys::kJdbMinAvailable}) == "2");
+  CHECK(json::FindPath(*pod, {"metadata", "annotations", keys::kJdbMaxUnavailable}) == nullptr);
+}
+
+TEST_CASE("JobPods: job volumes mount into regular containers only, once per claim",
+          "[controllers][job][pods]") {
+  JobView job =
+      MakeJob("j")
+          .Volume("/data", "data-pvc")
+          .Volume("/data2", "data-pvc")
+          .Volume("/pending", "")
+          .Task(MakeTask("t").Replicas(1).Container("a").Container("b").InitContainer("i"))
+          .Build();
+  auto pod = BuildPod(job, job.spec.tasks[0], 0);
+  REQUIRE(pod.ok());
+  const json::Value* vols = json::FindPath(*pod, {"spec", "volumes"});
+  REQUIRE(vols != nullptr);
+  REQUIRE(vols->Size() == 1);
+  const std::string name = PodVolumeName("j", "data-pvc");
+  CHECK(name.size() == std::string("j-").size() + 12);
+  CHECK(json::GetString((*vols)[0], "name") == name);
+  CHECK(StringAt((*vols)[0], {"persistentVolumeClaim", "claimName"}) == "data-pvc");
+  for (const auto& c : json::FindPath(*pod, {"spec", "containers"})->GetArray()) {
+    const json::Value* mounts = json::Find(c, "volumeMounts");
+    REQUIRE(mounts != nullptr);
+    REQUIRE(mounts->Size() == 1);
+    CHECK(json::GetString((*mounts)[0], "mountPath") == "/data");
+  }
+  CHECK(json::Find((*json::FindPath(*pod, {"spec", "initContainers"}))[0], "volumeMounts") ==
+        nullptr);
+  CHECK(PodVolumeName("j", "data-pvc") == name);  // deterministic
+  CHECK(PodVolumeName("j", "other") != name);
+}
+
+TEST_CASE("JobPods: sync creates missing pods and removes scaled-down ones",
+          "[controllers][job][pods]") {
+  JobView job = MakeJob("j")
+                    .Task(MakeTask("master").Replicas(1))
+                    .Task(MakeTask("worker").Replicas(2))
+                    .Build();
+  std::vector<PodSnapshot> pods = {
+      {"j-master-0", "master", "Succeeded", false, std::nullopt},  // finished: not re-created
+      {"j-worker-1", "worker", "Failed", false, std::nullopt},
+      {"j-worker-2", "worker", "Running", false, std::nullopt},  // beyond replicas
+      {"j-worker-3", "worker", "Running", true, std::nullopt},   // already going
+      {"j-ps-0", "ps", "Running", false, std::nullopt},          // task removed
+  };
+  PodSyncPlan plan = PlanPodSync(job, pods);
+  REQUIRE(plan.create.size() == 1);
+  CHECK(plan.create[0].task == "worker");
+  CHECK(plan.create[0].index == 0);
+  CHECK(plan.remove == std::vector<std::string>{"j-worker-2", "j-ps-0"});
+
+  // A task whose dependencies are not ready gets no pods yet.
+  PodSyncPlan waiting =
+      PlanPodSync(job, {}, [](const TaskSpecView& t) { return t.name != "worker"; });
+  REQUIRE(waiting.create.size() == 1);
+  CHECK(waiting.create[0].task == "master");
+}
+
+}  // namespace
+}  // namespace basalt::controllers
