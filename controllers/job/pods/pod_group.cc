@@ -23,44 +23,57 @@ bool IsExtendedResource(std::string_view name) {
          name.find("kubernetes.io/") == std::string_view::npos && name.substr(0, 9) != "requests.";
 }
 
-struct ContainerResources {
-  MilliResourceList requests;
-  MilliResourceList limits;
+using resource::ResourceList;
+
+struct PodResources {
+  ResourceList requests;
+  ResourceList limits;
 };
 
-absl::StatusOr<ContainerResources> ReadContainer(const json::Value& c) {
-  ContainerResources out;
-  const json::Value* res = json::Find(c, "resources");
-  if (res == nullptr) return out;
-  BASALT_ASSIGN_OR_RETURN(out.requests, ParseMilliResourceList(json::Find(*res, "requests")));
-  BASALT_ASSIGN_OR_RETURN(out.limits, ParseMilliResourceList(json::Find(*res, "limits")));
-  return out;
+absl::StatusOr<ResourceList> ReadList(const json::Value& container, std::string_view kind) {
+  const json::Value* list = json::FindPath(container, {"resources", kind});
+  if (list == nullptr) return ResourceList();
+  auto r = ResourceList::FromJson(*list);
+  if (!r.ok()) {
+    return Annotate(r.status(),
+                    fmt::format("container \"{}\" {}", json::GetString(container, "name"), kind));
+  }
+  return r;
 }
 
-absl::StatusOr<ContainerResources> PodResources(const json::Value& spec) {
-  ContainerResources sum;
+absl::StatusOr<PodResources> ReadPodResources(const json::Value& spec) {
+  std::vector<ResourceList> containers;
+  std::vector<resource::InitContainerRequests> inits;
+  PodResources out;
   if (const json::Value* cs = json::Find(spec, "containers"); cs && cs->IsArray()) {
     for (const auto& c : cs->GetArray()) {
-      BASALT_ASSIGN_OR_RETURN(ContainerResources r, ReadContainer(c));
-      BASALT_RETURN_IF_ERROR(AddInto(sum.requests, r.requests));
-      BASALT_RETURN_IF_ERROR(AddInto(sum.limits, r.limits));
+      BASALT_ASSIGN_OR_RETURN(ResourceList requests, ReadList(c, "requests"));
+      BASALT_ASSIGN_OR_RETURN(ResourceList limits, ReadList(c, "limits"));
+      containers.push_back(resource::RequestsOrLimits(requests, limits));
+      out.limits.Add(limits);
     }
   }
   if (const json::Value* cs = json::Find(spec, "initContainers"); cs && cs->IsArray()) {
     for (const auto& c : cs->GetArray()) {
-      BASALT_ASSIGN_OR_RETURN(ContainerResources r, ReadContainer(c));
-      MaxInto(sum.requests, r.requests);
-      MaxInto(sum.limits, r.limits);
+      BASALT_ASSIGN_OR_RETURN(ResourceList requests, ReadList(c, "requests"));
+      BASALT_ASSIGN_OR_RETURN(ResourceList limits, ReadList(c, "limits"));
+      const bool sidecar = json::GetString(c, "restartPolicy") == "Always";
+      inits.push_back({resource::RequestsOrLimits(requests, limits), sidecar});
+      out.limits = sidecar ? out.limits + limits : resource::Max(out.limits, limits);
     }
   }
-  BASALT_ASSIGN_OR_RETURN(MilliResourceList overhead,
-                          ParseMilliResourceList(json::Find(spec, "overhead")));
-  BASALT_RETURN_IF_ERROR(AddInto(sum.requests, overhead));
-  // Overhead adds to limits only where a limit is set.
-  for (auto& [name, v] : sum.limits) {
-    if (auto it = overhead.find(name); it != overhead.end()) v += it->second;
+  ResourceList overhead;
+  if (const json::Value* o = json::Find(spec, "overhead")) {
+    auto r = ResourceList::FromJson(*o);
+    if (!r.ok()) return Annotate(r.status(), "overhead");
+    overhead = *std::move(r);
   }
-  return sum;
+  out.requests = resource::PodEffectiveRequest(containers, inits, overhead);
+  // Overhead adds to limits only where a limit is set.
+  for (const auto& [name, q] : out.limits) {
+    if (overhead.Has(name)) out.limits.Set(name, q + overhead.Get(name));
+  }
+  return out;
 }
 
 const json::Value& TemplateSpec(const TaskSpecView& task) {
@@ -72,23 +85,22 @@ const json::Value& TemplateSpec(const TaskSpecView& task) {
 
 }  // namespace
 
-absl::StatusOr<MilliResourceList> PodQuotaUsage(const json::Value& pod_spec) {
-  BASALT_ASSIGN_OR_RETURN(ContainerResources r, PodResources(pod_spec));
-  MilliResourceList usage;
-  usage["pods"] = 1000;
-  usage["count/pods"] = 1000;
+absl::StatusOr<ResourceList> PodQuotaUsage(const json::Value& pod_spec) {
+  BASALT_ASSIGN_OR_RETURN(PodResources r, ReadPodResources(pod_spec));
+  ResourceList usage;
+  usage.Set("pods", resource::Quantity::FromInt(1));
+  usage.Set("count/pods", resource::Quantity::FromInt(1));
   for (std::string_view native : {"cpu", "memory", "ephemeral-storage"}) {
-    const std::string n(native);
-    if (auto it = r.requests.find(n); it != r.requests.end()) {
-      usage[n] = it->second;
-      usage["requests." + n] = it->second;
+    if (r.requests.Has(native)) {
+      usage.Set(native, r.requests.Get(native));
+      usage.Set(fmt::format("requests.{}", native), r.requests.Get(native));
     }
-    if (auto it = r.limits.find(n); it != r.limits.end()) usage["limits." + n] = it->second;
+    if (r.limits.Has(native)) usage.Set(fmt::format("limits.{}", native), r.limits.Get(native));
   }
-  for (const auto& [name, v] : r.requests) {
+  for (const auto& [name, q] : r.requests) {
     if (name.rfind("hugepages-", 0) == 0 || IsExtendedResource(name)) {
-      usage[name] = v;
-      usage["requests." + name] = v;
+      usage.Set(name, q);
+      usage.Set("requests." + name, q);
     }
   }
   return usage;
@@ -100,8 +112,8 @@ std::map<std::string, int32_t> MinTaskMember(const JobSpecView& spec) {
   return out;
 }
 
-absl::StatusOr<MilliResourceList> MinResources(const JobSpecView& spec,
-                                               const PriorityClassValues& priorities) {
+absl::StatusOr<ResourceList> MinResources(const JobSpecView& spec,
+                                          const PriorityClassValues& priorities) {
   std::vector<size_t> order(spec.tasks.size());
   std::iota(order.begin(), order.end(), 0);
   auto priority_of = [&](size_t i) {
@@ -129,22 +141,20 @@ absl::StatusOr<MilliResourceList> MinResources(const JobSpecView& spec,
     for (size_t i : order) take(i, spec.tasks[i].replicas - taken[i]);
   }
 
-  MilliResourceList total;
+  ResourceList total;
   for (size_t i = 0; i < spec.tasks.size(); ++i) {
     if (taken[i] == 0) continue;
     auto usage = PodQuotaUsage(TemplateSpec(spec.tasks[i]));
-    if (!usage.ok()) {
-      return absl::InvalidArgumentError(
-          fmt::format("task {}: {}", spec.tasks[i].name, MessageOf(usage.status())));
-    }
-    for (int32_t n = 0; n < taken[i]; ++n) BASALT_RETURN_IF_ERROR(AddInto(total, *usage));
+    if (!usage.ok())
+      return Annotate(usage.status(), fmt::format("task \"{}\"", spec.tasks[i].name));
+    total.Add(usage->MulInt(taken[i]));
   }
   return total;
 }
 
 absl::StatusOr<json::Document> BuildPodGroup(const JobView& job,
                                              const PriorityClassValues& priorities) {
-  BASALT_ASSIGN_OR_RETURN(MilliResourceList min_resources, MinResources(job.spec, priorities));
+  BASALT_ASSIGN_OR_RETURN(ResourceList min_resources, MinResources(job.spec, priorities));
   json::Document pg;
   pg.SetObject();
   auto& a = pg.GetAllocator();
@@ -177,7 +187,7 @@ absl::StatusOr<json::Document> BuildPodGroup(const JobView& job,
   if (!job.spec.priority_class_name.empty()) {
     SetString(spec, "priorityClassName", job.spec.priority_class_name, a);
   }
-  json::Set(spec, "minResources", ToJson(min_resources, a), a);
+  json::Set(spec, "minResources", min_resources.ToJson(a), a);
   if (job.spec.network_topology) {
     const NetworkTopologyView& nt = *job.spec.network_topology;
     json::Value t(rapidjson::kObjectType);
@@ -217,10 +227,13 @@ bool PodGroupSpecDiffers(const json::Value& existing, const json::Value& desired
       }
     }
   }
-  auto er = ParseMilliResourceList(json::Find(*e, "minResources"));
-  auto dr = ParseMilliResourceList(json::Find(*d, "minResources"));
+  static const json::Value kNull;
+  const json::Value* emr = json::Find(*e, "minResources");
+  const json::Value* dmr = json::Find(*d, "minResources");
+  auto er = ResourceList::FromJson(emr != nullptr ? *emr : kNull);
+  auto dr = ResourceList::FromJson(dmr != nullptr ? *dmr : kNull);
   if (!er.ok() || !dr.ok()) return true;
-  return *er != *dr;
+  return !(*er == *dr);
 }
 
 bool PodGroupOwnedBy(const json::Value& pod_group, std::string_view job_uid) {

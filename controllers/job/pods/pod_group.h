@@ -10,9 +10,9 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "common/resource/resource_list.h"
 #include "common/util/json.h"
 #include "controllers/job/job.h"
-#include "controllers/job/milli_quantity.h"
 
 namespace basalt::controllers {
 
@@ -20,20 +20,23 @@ namespace basalt::controllers {
 using PriorityClassValues = std::map<std::string, int32_t>;
 
 // The ResourceQuota pod usage of a pod spec, as Kubernetes' pod evaluator computes it: `pods`
-// and `count/pods` = 1; requests = max(Σ containers, each init container) + overhead, written
-// as `cpu`/`requests.cpu`, `memory`/`requests.memory`, `ephemeral-storage`/
+// and `count/pods` = 1; the pod's effective request (containers, init containers and sidecars,
+// overhead) written as `cpu`/`requests.cpu`, `memory`/`requests.memory`, `ephemeral-storage`/
 // `requests.ephemeral-storage`, `hugepages-*`/`requests.hugepages-*`, extended resources as
 // `requests.<name>` and (as Volcano adds) `<name>`; limits as `limits.cpu`, `limits.memory`,
 // `limits.ephemeral-storage`. Errors name an unparsable quantity.
-absl::StatusOr<MilliResourceList> PodQuotaUsage(const json::Value& pod_spec);
+// Deliberate difference: a container resource with a limit and no request counts its limit, as
+// the API server defaults it on the real pod (Volcano reads the undefaulted template, so a GPU
+// given only as a limit is missing from its minResources and the gang is admitted too early).
+absl::StatusOr<resource::ResourceList> PodQuotaUsage(const json::Value& pod_spec);
 
 // The PodGroup's minResources: tasks are ordered by their template's PriorityClass value
 // (highest first, spec order on ties). If spec.minAvailable < Σ task.minAvailable, the usage of
 // the first minAvailable pods in that order; otherwise each task's minAvailable pods (capped at
 // minAvailable in total), topped up with further replicas in priority order until minAvailable
 // pods are covered.
-absl::StatusOr<MilliResourceList> MinResources(const JobSpecView& spec,
-                                               const PriorityClassValues& priorities);
+absl::StatusOr<resource::ResourceList> MinResources(const JobSpecView& spec,
+                                                    const PriorityClassValues& priorities);
 
 // minTaskMember: task -> task.minAvailable, or replicas when unset.
 std::map<std::string, int32_t> MinTaskMember(const JobSpecView& spec);

@@ -16,8 +16,6 @@ using testing::MakeTask;
 using testing::StringAt;
 using testing::TaskBuilder;
 
-constexpr int64_t kGi = 1024LL * 1024 * 1024;
-
 TEST_CASE("PodGroup: named after the job, owned by it, labelled with its name",
           "[controllers][job][pods]") {
   JobView job =
@@ -78,25 +76,33 @@ TEST_CASE("PodGroup: pod quota usage follows the Kubernetes pod evaluator",
   REQUIRE(spec.ok());
   auto usage = PodQuotaUsage(*spec);
   REQUIRE(usage.ok());
-  const MilliResourceList want = {
-      {"pods", 1000},
-      {"count/pods", 1000},
-      {"cpu", 2100},  // max(750m, init 2) + 100m overhead
-      {"requests.cpu", 2100},
-      {"limits.cpu", 1100},  // overhead added where a limit exists
-      {"memory", 1 * kGi * 1000},
-      {"requests.memory", 1 * kGi * 1000},
-      {"ephemeral-storage", 1000000000000LL},
-      {"requests.ephemeral-storage", 1000000000000LL},
-      {"nvidia.com/gpu", 1000},
-      {"requests.nvidia.com/gpu", 1000},
-      {"hugepages-2Mi", 4LL * 1024 * 1024 * 1000},
-      {"requests.hugepages-2Mi", 4LL * 1024 * 1024 * 1000},
-  };
-  CHECK(*usage == want);
+  CHECK(usage->ToJsonString() ==
+        R"({"count/pods":"1","cpu":"2100m","ephemeral-storage":"1G","hugepages-2Mi":"4Mi",)"
+        R"("limits.cpu":"1100m","memory":"1Gi","nvidia.com/gpu":"1","pods":"1",)"
+        R"("requests.cpu":"2100m","requests.ephemeral-storage":"1G",)"
+        R"("requests.hugepages-2Mi":"4Mi","requests.memory":"1Gi","requests.nvidia.com/gpu":"1"})");
 
   auto bad = json::Parse(R"({"containers": [{"resources": {"requests": {"cpu": "lots"}}}]})");
   CHECK_FALSE(PodQuotaUsage(*bad).ok());
+}
+
+TEST_CASE("PodGroup: a limit without a request counts as the request, sidecars add up",
+          "[controllers][job][pods]") {
+  auto spec = json::Parse(R"({
+    "initContainers": [
+      {"name": "proxy", "restartPolicy": "Always", "resources": {"requests": {"cpu": "100m"}}},
+      {"name": "setup", "resources": {"requests": {"cpu": "1"}}}],
+    "containers": [
+      {"name": "train", "resources": {"limits": {"nvidia.com/gpu": "2", "memory": "4Gi"}}}]})");
+  REQUIRE(spec.ok());
+  auto usage = PodQuotaUsage(*spec);
+  REQUIRE(usage.ok());
+  CHECK(usage->Get("nvidia.com/gpu") == resource::MustParse("2"));
+  CHECK(usage->Get("requests.nvidia.com/gpu") == resource::MustParse("2"));
+  CHECK(usage->Get("memory") == resource::MustParse("4Gi"));
+  CHECK(usage->Get("limits.memory") == resource::MustParse("4Gi"));
+  // max(steady 100m sidecar, setup 1 + sidecar 100m) = 1100m.
+  CHECK(usage->Get("cpu") == resource::MustParse("1100m"));
 }
 
 JobSpecView PrioritySpec(int32_t min_available, std::optional<int32_t> worker_min) {
@@ -134,8 +140,8 @@ TEST_CASE("PodGroup: minResources walks tasks by priority", "[controllers][job][
     INFO(c.name);
     auto r = MinResources(c.spec, c.priorities);
     REQUIRE(r.ok());
-    CHECK((r->count("cpu") ? r->at("cpu") : 0) == c.cpu_milli);
-    CHECK((r->count("pods") ? r->at("pods") : 0) == c.pods * 1000);
+    CHECK(r->Get("cpu").MilliValue() == c.cpu_milli);
+    CHECK(r->Get("pods").Value() == c.pods);
   }
 }
 
