@@ -89,8 +89,8 @@ std::vector<std::string> QualifiedNameErrors(std::string_view name);
 
 // Reads a ResourceList (resource name -> quantity, as string or number) found at `path`.
 // Invalid quantities are reported with the parser's message ("invalid quantity \"x\": ...")
-// and negative ones
-// as "must be greater than or equal to 0" (Kubernetes' wording); valid ones are returned.
+// and negative ones as "must be greater than or equal to 0" (Kubernetes' wording); valid ones
+// are returned.
 // Absent or null lists give an empty map.
 std::map<std::string, resource::Quantity> ReadResourceList(const json::Value* list,
                                                            const FieldPath& path,

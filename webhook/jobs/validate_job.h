@@ -9,14 +9,19 @@
 // tasks[*].minAvailable and a generated volumes[*].volumeClaimName may change, within the
 // replica rules; any other spec change is refused naming the changed fields.
 //
-// Deliberate differences from Volcano (stricter, each would otherwise fail later, at pod
-// creation, where users only see it in events):
-//   - a queue without status.state yet counts as Open (the queue controller treats it so);
-//   - the PriorityClass named by spec.priorityClassName or a task template must exist;
-//   - a minimal pod template check (containers present, named, with an image; valid,
-//     non-negative requests not above limits) replaces Kubernetes' full PodTemplate validation;
-//   - negative counts (replicas, minAvailable, maxRetry, ttlSecondsAfterFinished) are
-//     re-checked, with the messages Volcano used before v1.14.
+// Every message starts with the field path ("spec.tasks[1].minAvailable: ..."), keeping
+// Volcano's wording after it where users search for it.
+//
+// Deliberate differences from Volcano:
+//   - a queue without status.state yet counts as Open (the queue controller treats it so;
+//     Volcano refuses jobs for a queue created a moment earlier);
+//   - stricter, since each would otherwise fail only at pod creation, visible only in events:
+//     the PriorityClass named by spec.priorityClassName or a task template must exist; a
+//     minimal pod template check (containers present, named, with an image; valid,
+//     non-negative requests not above limits) stands in for Kubernetes' PodTemplate
+//     validation; negative counts are re-checked with the messages Volcano used before v1.14;
+//     exitCode policies' actions are checked too;
+//   - UPDATE reports all problems, not just the first.
 //
 // Thread-safe if the lister is.
 
