@@ -3,17 +3,19 @@
 namespace basalt::sched {
 
 Outcome PredicateForAllocate(const Session& ssn, const TaskInfo& task, const NodeInfo& node) {
-  if (auto short_dim = task.init_resreq.FirstInsufficient(node.FutureIdle()); short_dim.has_value()) {
+  if (auto short_dim = task.init_resreq.FirstInsufficient(node.FutureIdle());
+      short_dim.has_value()) {
     return Outcome::Unschedulable("allocate", InsufficientReason(*short_dim));
   }
   return ssn.Predicate(task, node);
 }
 
-std::vector<NodeInfo*> PredicateNodes(const Session& ssn, const TaskInfo& task, bool check_resources,
-                                      FitErrors* errors) {
+std::vector<NodeInfo*> PredicateNodes(const Session& ssn, const TaskInfo& task,
+                                      bool check_resources, FitErrors* errors) {
   std::vector<NodeInfo*> feasible;
   for (NodeInfo* node : ssn.node_list()) {
-    Outcome o = check_resources ? PredicateForAllocate(ssn, task, *node) : ssn.Predicate(task, *node);
+    Outcome o =
+        check_resources ? PredicateForAllocate(ssn, task, *node) : ssn.Predicate(task, *node);
     if (o.ok()) {
       feasible.push_back(node);
     } else if (errors != nullptr) {
@@ -23,7 +25,8 @@ std::vector<NodeInfo*> PredicateNodes(const Session& ssn, const TaskInfo& task, 
   return feasible;
 }
 
-NodeInfo* SelectBestNode(const Session& ssn, const TaskInfo& task, const std::vector<NodeInfo*>& nodes) {
+NodeInfo* SelectBestNode(const Session& ssn, const TaskInfo& task,
+                         const std::vector<NodeInfo*>& nodes) {
   if (nodes.empty()) return nullptr;
   if (nodes.size() == 1) return nodes[0];
   std::vector<const NodeInfo*> view(nodes.begin(), nodes.end());

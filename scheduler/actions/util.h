@@ -45,11 +45,12 @@ Outcome PredicateForAllocate(const Session& ssn, const TaskInfo& task, const Nod
 
 // Nodes on which `task` passes PredicateForAllocate (or only the plugin predicates if
 // `check_resources` is false), in node-name order; records the failures in `errors`.
-std::vector<NodeInfo*> PredicateNodes(const Session& ssn, const TaskInfo& task, bool check_resources,
-                                      FitErrors* errors);
+std::vector<NodeInfo*> PredicateNodes(const Session& ssn, const TaskInfo& task,
+                                      bool check_resources, FitErrors* errors);
 
 // The highest-scoring node (sum of NodeOrder and BatchNodeOrder). Ties go to the first node in
 // name order: deliberately deterministic, where Volcano picks at random.
-NodeInfo* SelectBestNode(const Session& ssn, const TaskInfo& task, const std::vector<NodeInfo*>& nodes);
+NodeInfo* SelectBestNode(const Session& ssn, const TaskInfo& task,
+                         const std::vector<NodeInfo*>& nodes);
 
 }  // namespace basalt::sched

@@ -42,7 +42,8 @@ absl::Status ClusterInfo::AddTask(TaskInfo task) {
     auto [it, inserted] = foreign_tasks_.emplace(id, std::move(task));
     if (inserted) added = &it->second;
   }
-  if (added == nullptr) return absl::AlreadyExistsError(fmt::format("task {} already in snapshot", key));
+  if (added == nullptr)
+    return absl::AlreadyExistsError(fmt::format("task {} already in snapshot", key));
   if (!added->node_name.empty()) {
     if (NodeInfo* node = FindNode(added->node_name); node != nullptr) return node->AddTask(added);
   }

@@ -16,14 +16,16 @@ void FitErrors::SetNodeError(const std::string& node, const std::vector<std::str
 }
 
 std::string FitErrors::Error() const {
-  std::string prefix = err_.empty() ? fmt::format("0/{} nodes are unavailable", nodes_.size()) : err_;
+  std::string prefix =
+      err_.empty() ? fmt::format("0/{} nodes are unavailable", nodes_.size()) : err_;
   std::map<std::string, int> histogram;
   for (const auto& [node, reasons] : nodes_) {
     for (const auto& r : reasons) ++histogram[r];
   }
   std::vector<std::string> parts;
   parts.reserve(histogram.size());
-  for (const auto& [reason, count] : histogram) parts.push_back(fmt::format("{} {}", count, reason));
+  for (const auto& [reason, count] : histogram)
+    parts.push_back(fmt::format("{} {}", count, reason));
   std::sort(parts.begin(), parts.end());
   std::string joined;
   for (const auto& p : parts) {

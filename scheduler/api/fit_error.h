@@ -13,10 +13,12 @@
 namespace basalt::sched {
 
 // Reason strings shared by the actions and predicates (upstream kube-scheduler wording).
-inline constexpr std::string_view kReasonNodeAffinity = "node(s) didn't match Pod's node affinity/selector";
+inline constexpr std::string_view kReasonNodeAffinity =
+    "node(s) didn't match Pod's node affinity/selector";
 inline constexpr std::string_view kReasonUnschedulableNode = "node(s) were unschedulable";
 inline constexpr std::string_view kReasonPodCountExceeded = "node(s) pod number exceeded";
-inline constexpr std::string_view kReasonHostPorts = "node(s) didn't have free ports for the requested pod ports";
+inline constexpr std::string_view kReasonHostPorts =
+    "node(s) didn't have free ports for the requested pod ports";
 inline constexpr std::string_view kReasonUntoleratedTaint = "node(s) had untolerated taint";
 inline constexpr std::string_view kAllNodesUnavailable = "all nodes are unavailable";
 

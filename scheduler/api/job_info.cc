@@ -8,11 +8,16 @@ namespace basalt::sched {
 
 std::string_view PodGroupPhaseName(PodGroupPhase p) {
   switch (p) {
-    case PodGroupPhase::kPending: return "Pending";
-    case PodGroupPhase::kInqueue: return "Inqueue";
-    case PodGroupPhase::kRunning: return "Running";
-    case PodGroupPhase::kUnknown: return "Unknown";
-    case PodGroupPhase::kCompleted: return "Completed";
+    case PodGroupPhase::kPending:
+      return "Pending";
+    case PodGroupPhase::kInqueue:
+      return "Inqueue";
+    case PodGroupPhase::kRunning:
+      return "Running";
+    case PodGroupPhase::kUnknown:
+      return "Unknown";
+    case PodGroupPhase::kCompleted:
+      return "Completed";
   }
   return "Unknown";
 }
@@ -142,8 +147,9 @@ TaskSchedulingReason JobInfo::TaskReason(const TaskInfo& task) const {
   switch (task.status) {
     case TaskStatus::kAllocated:
       r.reason = "Schedulable";
-      r.message = fmt::format("Pod {} can possibly be assigned to {}, once minAvailable is satisfied",
-                              key, task.node_name);
+      r.message =
+          fmt::format("Pod {} can possibly be assigned to {}, once minAvailable is satisfied", key,
+                      task.node_name);
       return r;
     case TaskStatus::kPipelined:
       r.reason = "Unschedulable";
@@ -157,8 +163,8 @@ TaskSchedulingReason JobInfo::TaskReason(const TaskInfo& task) const {
       if (task.last_transaction && task.last_transaction->status == TaskStatus::kAllocated) {
         r.reason = "Schedulable";
         r.message =
-            fmt::format("Pod {} can possibly be assigned to {}, once minAvailable is satisfied", key,
-                        task.last_transaction->node_name);
+            fmt::format("Pod {} can possibly be assigned to {}, once minAvailable is satisfied",
+                        key, task.last_transaction->node_name);
         return r;
       }
       r.reason = "Unschedulable";
@@ -186,7 +192,8 @@ std::string JobInfo::FitError() const {
   statuses["minAvailable"] = min_available;
   std::string msg = fmt::format("{}, {}", kPodGroupNotReady, SortedHistogram(statuses));
   std::map<std::string, int> pending;
-  for (const auto& [id, t] : TasksWithStatus(TaskStatus::kPending)) ++pending[TaskReason(*t).reason];
+  for (const auto& [id, t] : TasksWithStatus(TaskStatus::kPending))
+    ++pending[TaskReason(*t).reason];
   if (!pending.empty()) msg += fmt::format("; Pending: {}", SortedHistogram(pending));
   if (!job_fit_errors.empty()) {
     msg += fmt::format(". Origin reason is {}", job_fit_errors);

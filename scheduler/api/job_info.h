@@ -37,7 +37,8 @@ struct PodGroupCondition {
   Timestamp last_transition_time{};
   // Equality ignores transition_id and last_transition_time (as Volcano's job updater does).
   bool SameAs(const PodGroupCondition& o) const {
-    return std::tie(type, status, reason, message) == std::tie(o.type, o.status, o.reason, o.message);
+    return std::tie(type, status, reason, message) ==
+           std::tie(o.type, o.status, o.reason, o.message);
   }
 };
 
@@ -56,7 +57,7 @@ struct PodGroupStatus {
 
 // Why a task is (still) pending, for its PodScheduled condition.
 struct TaskSchedulingReason {
-  std::string reason;   // "Schedulable" or "Unschedulable"
+  std::string reason;  // "Schedulable" or "Unschedulable"
   std::string message;
   std::string nominated_node_name;
 };
@@ -102,7 +103,9 @@ class JobInfo {
   void UpdateTaskStatus(TaskInfo* task, TaskStatus status);
   // Tasks with the given status, by uid.
   const std::map<std::string, TaskInfo*>& TasksWithStatus(TaskStatus status) const;
-  int TaskCount(TaskStatus status) const { return static_cast<int>(TasksWithStatus(status).size()); }
+  int TaskCount(TaskStatus status) const {
+    return static_cast<int>(TasksWithStatus(status).size());
+  }
 
   // Sum of the requests of tasks in allocated statuses.
   const Resource& allocated() const { return allocated_; }

@@ -43,7 +43,8 @@ void NodeInfo::Account(const TaskInfo& task, TaskStatus status, int sign) {
 
 absl::Status NodeInfo::AddTask(TaskInfo* task) {
   if (tasks_.count(task->uid) != 0) {
-    return absl::AlreadyExistsError(fmt::format("task {} is already on node {}", task->Key(), name_));
+    return absl::AlreadyExistsError(
+        fmt::format("task {} is already on node {}", task->Key(), name_));
   }
   if ((task->status == TaskStatus::kAllocated || task->status == TaskStatus::kBinding) &&
       !task->resreq.LessEqual(idle_)) {

@@ -48,7 +48,8 @@ std::vector<std::string> Resource::Names() const {
 
 bool Resource::IsEmpty() const {
   if (milli_cpu_ != 0 || memory_ != 0) return false;
-  return std::all_of(scalars_.begin(), scalars_.end(), [](const auto& kv) { return kv.second == 0; });
+  return std::all_of(scalars_.begin(), scalars_.end(),
+                     [](const auto& kv) { return kv.second == 0; });
 }
 
 Resource& Resource::operator+=(const Resource& r) {
@@ -88,9 +89,7 @@ Resource Resource::Scale(int64_t num, int64_t den) const {
   Resource out;
   if (den == 0) return out;
   // Int128 keeps unbounded values from overflowing the product.
-  auto mul = [&](int64_t v) {
-    return static_cast<int64_t>(static_cast<Int128>(v) * num / den);
-  };
+  auto mul = [&](int64_t v) { return static_cast<int64_t>(static_cast<Int128>(v) * num / den); };
   out.milli_cpu_ = mul(milli_cpu_);
   out.memory_ = mul(memory_);
   for (const auto& [name, v] : scalars_) out.scalars_[name] = mul(v);
@@ -128,7 +127,8 @@ Resource Resource::Min(const Resource& r, MissingAs missing) const {
   Resource out;
   out.milli_cpu_ = std::min(milli_cpu_, r.milli_cpu_);
   out.memory_ = std::min(memory_, r.memory_);
-  for (const auto& [name, v] : scalars_) out.scalars_[name] = std::min(v, RhsValue(r, name, missing));
+  for (const auto& [name, v] : scalars_)
+    out.scalars_[name] = std::min(v, RhsValue(r, name, missing));
   return out;
 }
 
@@ -152,9 +152,11 @@ std::optional<std::string> Resource::FirstInsufficient(const Resource& avail) co
 std::string FormatQuantity(std::string_view name, int64_t value) {
   if (value >= Resource::kUnbounded) return "unlimited";
   if (name == kMemory) {
-    static constexpr std::pair<int64_t, const char*> kUnits[] = {
-        {int64_t{1} << 50, "Pi"}, {int64_t{1} << 40, "Ti"}, {int64_t{1} << 30, "Gi"},
-        {int64_t{1} << 20, "Mi"}, {int64_t{1} << 10, "Ki"}};
+    static constexpr std::pair<int64_t, const char*> kUnits[] = {{int64_t{1} << 50, "Pi"},
+                                                                 {int64_t{1} << 40, "Ti"},
+                                                                 {int64_t{1} << 30, "Gi"},
+                                                                 {int64_t{1} << 20, "Mi"},
+                                                                 {int64_t{1} << 10, "Ki"}};
     for (const auto& [unit, suffix] : kUnits) {
       if (value != 0 && value % unit == 0) return fmt::format("{}{}", value / unit, suffix);
     }

@@ -7,16 +7,26 @@ namespace basalt::sched {
 
 std::string_view TaskStatusName(TaskStatus s) {
   switch (s) {
-    case TaskStatus::kPending: return "Pending";
-    case TaskStatus::kAllocated: return "Allocated";
-    case TaskStatus::kPipelined: return "Pipelined";
-    case TaskStatus::kBinding: return "Binding";
-    case TaskStatus::kBound: return "Bound";
-    case TaskStatus::kRunning: return "Running";
-    case TaskStatus::kReleasing: return "Releasing";
-    case TaskStatus::kSucceeded: return "Succeeded";
-    case TaskStatus::kFailed: return "Failed";
-    case TaskStatus::kUnknown: return "Unknown";
+    case TaskStatus::kPending:
+      return "Pending";
+    case TaskStatus::kAllocated:
+      return "Allocated";
+    case TaskStatus::kPipelined:
+      return "Pipelined";
+    case TaskStatus::kBinding:
+      return "Binding";
+    case TaskStatus::kBound:
+      return "Bound";
+    case TaskStatus::kRunning:
+      return "Running";
+    case TaskStatus::kReleasing:
+      return "Releasing";
+    case TaskStatus::kSucceeded:
+      return "Succeeded";
+    case TaskStatus::kFailed:
+      return "Failed";
+    case TaskStatus::kUnknown:
+      return "Unknown";
   }
   return "Unknown";
 }
@@ -58,10 +68,14 @@ bool NodeSelectorRequirement::Matches(const std::map<std::string, std::string>& 
     return present && std::find(values.begin(), values.end(), it->second) != values.end();
   };
   switch (op) {
-    case Operator::kIn: return in_values();
-    case Operator::kNotIn: return !in_values();
-    case Operator::kExists: return present;
-    case Operator::kDoesNotExist: return !present;
+    case Operator::kIn:
+      return in_values();
+    case Operator::kNotIn:
+      return !in_values();
+    case Operator::kExists:
+      return present;
+    case Operator::kDoesNotExist:
+      return !present;
     case Operator::kGt:
     case Operator::kLt: {
       if (!present || values.size() != 1) return false;
@@ -80,9 +94,8 @@ bool NodeSelectorTerm::Matches(std::string_view node_name,
   for (const auto& req : match_expressions) {
     if (!req.Matches(labels)) return false;
   }
-  if (!match_node_names.empty() &&
-      std::find(match_node_names.begin(), match_node_names.end(), node_name) ==
-          match_node_names.end()) {
+  if (!match_node_names.empty() && std::find(match_node_names.begin(), match_node_names.end(),
+                                             node_name) == match_node_names.end()) {
     return false;
   }
   return true;

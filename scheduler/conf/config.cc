@@ -11,12 +11,12 @@ namespace basalt::sched {
 namespace {
 
 constexpr std::string_view kFlagKeys[] = {
-    flag::kJobOrder,      flag::kHierarchy,     flag::kJobReady,       flag::kJobPipelined,
-    flag::kTaskOrder,     flag::kPreemptable,   flag::kReclaimable,    flag::kPreemptive,
-    flag::kQueueOrder,    flag::kClusterOrder,  flag::kPredicate,      flag::kBestNode,
-    flag::kNodeOrder,     flag::kTargetJob,     flag::kReservedNodes,  flag::kJobEnqueued,
-    flag::kVictim,        flag::kJobStarving,   flag::kOverused,       flag::kAllocatable,
-    flag::kHyperNodeOrder, flag::kSubJobReady,  flag::kSubJobPipelined, flag::kSubJobOrder,
+    flag::kJobOrder,         flag::kHierarchy,    flag::kJobReady,        flag::kJobPipelined,
+    flag::kTaskOrder,        flag::kPreemptable,  flag::kReclaimable,     flag::kPreemptive,
+    flag::kQueueOrder,       flag::kClusterOrder, flag::kPredicate,       flag::kBestNode,
+    flag::kNodeOrder,        flag::kTargetJob,    flag::kReservedNodes,   flag::kJobEnqueued,
+    flag::kVictim,           flag::kJobStarving,  flag::kOverused,        flag::kAllocatable,
+    flag::kHyperNodeOrder,   flag::kSubJobReady,  flag::kSubJobPipelined, flag::kSubJobOrder,
     flag::kHyperNodeGradient};
 
 constexpr std::string_view kDefaultYaml = R"(actions: "enqueue, allocate, backfill"
@@ -96,7 +96,8 @@ absl::StatusOr<SchedulerConfig> ParseNode(const YAML::Node& root) {
   const YAML::Node& actions = root["actions"];
   if (actions && !actions.IsNull()) {
     if (!actions.IsScalar()) {
-      return Invalid("actions must be a comma-separated string, e.g. \"enqueue, allocate, backfill\"");
+      return Invalid(
+          "actions must be a comma-separated string, e.g. \"enqueue, allocate, backfill\"");
     }
     const std::string& text = actions.Scalar();
     size_t start = 0;
@@ -113,7 +114,8 @@ absl::StatusOr<SchedulerConfig> ParseNode(const YAML::Node& root) {
     if (!tiers.IsSequence()) return Invalid("tiers must be a list of {plugins: [...]}");
     for (size_t t = 0; t < tiers.size(); ++t) {
       const YAML::Node& tier_node = tiers[t];
-      if (!tier_node.IsMap()) return Invalid(fmt::format("tiers[{}] must be a map with plugins", t));
+      if (!tier_node.IsMap())
+        return Invalid(fmt::format("tiers[{}] must be a map with plugins", t));
       Tier tier;
       const YAML::Node& plugins = tier_node["plugins"];
       if (!plugins || !plugins.IsSequence()) {
@@ -218,13 +220,14 @@ absl::Status ValidateSchedulerConfig(const SchedulerConfig& config,
   if (config.actions.empty()) return Invalid("scheduler config has no actions");
   for (const auto& a : config.actions) {
     if (known_actions.count(a) == 0) {
-      return Invalid(fmt::format("unknown action \"{}\" (known actions: {})", a, Join(known_actions)));
+      return Invalid(
+          fmt::format("unknown action \"{}\" (known actions: {})", a, Join(known_actions)));
     }
   }
   for (const auto& c : config.configurations) {
     if (known_actions.count(c.name) == 0) {
-      return Invalid(fmt::format("configurations: unknown action \"{}\" (known actions: {})", c.name,
-                                 Join(known_actions)));
+      return Invalid(fmt::format("configurations: unknown action \"{}\" (known actions: {})",
+                                 c.name, Join(known_actions)));
     }
   }
   std::set<std::string, std::less<>> seen;
@@ -233,8 +236,8 @@ absl::Status ValidateSchedulerConfig(const SchedulerConfig& config,
     bool has_hdrf = false;
     for (const auto& p : config.tiers[t].plugins) {
       if (known_plugins.count(p.name) == 0) {
-        return Invalid(fmt::format("unknown plugin \"{}\" in tiers[{}] (known plugins: {})", p.name, t,
-                                   Join(known_plugins)));
+        return Invalid(fmt::format("unknown plugin \"{}\" in tiers[{}] (known plugins: {})", p.name,
+                                   t, Join(known_plugins)));
       }
       if (!seen.insert(p.name).second) {
         return Invalid(fmt::format("plugin \"{}\" is configured more than once", p.name));

@@ -11,12 +11,14 @@ absl::Status RunCycle(ClusterInfo snapshot, const SchedulerConfig& config, const
   std::vector<std::unique_ptr<Action>> actions;
   for (const auto& name : config.actions) {
     const ActionFactory* factory = deps.actions->Find(name);
-    if (factory == nullptr) return absl::InvalidArgumentError(fmt::format("unknown action \"{}\"", name));
+    if (factory == nullptr)
+      return absl::InvalidArgumentError(fmt::format("unknown action \"{}\"", name));
     actions.push_back((*factory)());
   }
   SessionOptions options{std::move(session_uid), now, deps.binder, deps.evictor};
-  BASALT_ASSIGN_OR_RETURN(std::unique_ptr<Session> ssn,
-                          Session::Open(std::move(snapshot), config, *deps.plugins, std::move(options)));
+  BASALT_ASSIGN_OR_RETURN(
+      std::unique_ptr<Session> ssn,
+      Session::Open(std::move(snapshot), config, *deps.plugins, std::move(options)));
   for (auto& action : actions) action->Execute(*ssn);
   ssn->Close(deps.sink);
   return absl::OkStatus();

@@ -10,12 +10,18 @@ namespace basalt::sched {
 
 std::string_view CodeName(Code c) {
   switch (c) {
-    case Code::kSuccess: return "Success";
-    case Code::kError: return "Error";
-    case Code::kUnschedulable: return "Unschedulable";
-    case Code::kUnschedulableAndUnresolvable: return "UnschedulableAndUnresolvable";
-    case Code::kWait: return "Wait";
-    case Code::kSkip: return "Skip";
+    case Code::kSuccess:
+      return "Success";
+    case Code::kError:
+      return "Error";
+    case Code::kUnschedulable:
+      return "Unschedulable";
+    case Code::kUnschedulableAndUnresolvable:
+      return "UnschedulableAndUnresolvable";
+    case Code::kWait:
+      return "Wait";
+    case Code::kSkip:
+      return "Skip";
   }
   return "Unknown";
 }
@@ -66,8 +72,10 @@ absl::StatusOr<std::unique_ptr<Session>> Session::Open(ClusterInfo cluster,
 // ---------------------------------------------------------------------------------------------
 // Registration
 
-#define BASALT_SESSION_ADD_FN(Method, Type, member) \
-  void Session::Method(std::string_view plugin, Type fn) { member[std::string(plugin)] = std::move(fn); }
+#define BASALT_SESSION_ADD_FN(Method, Type, member)        \
+  void Session::Method(std::string_view plugin, Type fn) { \
+    member[std::string(plugin)] = std::move(fn);           \
+  }
 BASALT_SESSION_ADD_FN(AddJobOrderFn, JobOrderFn, job_order_fns_)
 BASALT_SESSION_ADD_FN(AddTaskOrderFn, TaskOrderFn, task_order_fns_)
 BASALT_SESSION_ADD_FN(AddQueueOrderFn, QueueOrderFn, queue_order_fns_)
@@ -87,7 +95,9 @@ BASALT_SESSION_ADD_FN(AddPreemptableFn, EvictableFn, preemptable_fns_)
 BASALT_SESSION_ADD_FN(AddReclaimableFn, EvictableFn, reclaimable_fns_)
 #undef BASALT_SESSION_ADD_FN
 
-void Session::AddEventHandler(EventHandler handler) { event_handlers_.push_back(std::move(handler)); }
+void Session::AddEventHandler(EventHandler handler) {
+  event_handlers_.push_back(std::move(handler));
+}
 
 // ---------------------------------------------------------------------------------------------
 // Dispatch
@@ -285,9 +295,9 @@ bool Session::Preemptive(const QueueInfo& queue, const TaskInfo& task) const {
   return ok;
 }
 
-std::vector<const TaskInfo*> Session::Evictable(const FnMap<EvictableFn>& fns,
-                                                std::string_view flag, const TaskInfo& preemptor,
-                                                const std::vector<const TaskInfo*>& candidates) const {
+std::vector<const TaskInfo*> Session::Evictable(
+    const FnMap<EvictableFn>& fns, std::string_view flag, const TaskInfo& preemptor,
+    const std::vector<const TaskInfo*>& candidates) const {
   std::optional<std::vector<const TaskInfo*>> tier_result;
   std::vector<const TaskInfo*> winner;
   bool tier_failed = false;
@@ -348,15 +358,16 @@ void Session::FireDeallocate(const TaskInfo& task) {
 
 absl::Status Session::DoAllocate(TaskInfo* task, NodeInfo* node) {
   JobInfo* job = FindJob(task->job_id);
-  if (job == nullptr) return absl::NotFoundError(fmt::format("job of task {} not found", task->Key()));
+  if (job == nullptr)
+    return absl::NotFoundError(fmt::format("job of task {} not found", task->Key()));
   if (task->status != TaskStatus::kPending) {
     return absl::FailedPreconditionError(
         fmt::format("task {} is {}, not Pending", task->Key(), TaskStatusName(task->status)));
   }
   if (!task->resreq.LessEqual(node->idle())) {
-    return absl::FailedPreconditionError(fmt::format("task {} does not fit on node {}: needs {}, idle {}",
-                                                     task->Key(), node->name(),
-                                                     task->resreq.ToString(), node->idle().ToString()));
+    return absl::FailedPreconditionError(
+        fmt::format("task {} does not fit on node {}: needs {}, idle {}", task->Key(), node->name(),
+                    task->resreq.ToString(), node->idle().ToString()));
   }
   task->node_name = node->name();
   job->UpdateTaskStatus(task, TaskStatus::kAllocated);
@@ -371,7 +382,8 @@ absl::Status Session::DoAllocate(TaskInfo* task, NodeInfo* node) {
 
 absl::Status Session::DoPipeline(TaskInfo* task, NodeInfo* node) {
   JobInfo* job = FindJob(task->job_id);
-  if (job == nullptr) return absl::NotFoundError(fmt::format("job of task {} not found", task->Key()));
+  if (job == nullptr)
+    return absl::NotFoundError(fmt::format("job of task {} not found", task->Key()));
   if (task->status != TaskStatus::kPending) {
     return absl::FailedPreconditionError(
         fmt::format("task {} is {}, not Pending", task->Key(), TaskStatusName(task->status)));
@@ -430,7 +442,8 @@ void Session::UndoEvict(TaskInfo* task, TaskStatus previous) {
   TaskStatus old = task->status;
   job->UpdateTaskStatus(task, previous);
   if (absl::Status s = node->UpdateTask(task, old); !s.ok()) {
-    BASALT_LOG_ERROR("Undo evict: node accounting broken", "task", task->Key(), "error", MessageOf(s));
+    BASALT_LOG_ERROR("Undo evict: node accounting broken", "task", task->Key(), "error",
+                     MessageOf(s));
   }
   FireAllocate(*task);
 }
@@ -444,7 +457,8 @@ void Session::Dispatch(const std::vector<TaskInfo*>& tasks) {
     if (job == nullptr || node == nullptr) continue;
     job->UpdateTaskStatus(task, TaskStatus::kBinding);
     if (absl::Status s = node->UpdateTask(task, TaskStatus::kAllocated); !s.ok()) {
-      BASALT_LOG_ERROR("Dispatch: node accounting broken", "task", task->Key(), "error", MessageOf(s));
+      BASALT_LOG_ERROR("Dispatch: node accounting broken", "task", task->Key(), "error",
+                       MessageOf(s));
     }
     by_job[task->job_id].push_back(
         BindRequest{task->uid, task->namespace_name, task->name, task->node_name});
@@ -482,7 +496,8 @@ PodGroupPhase NewPhase(const JobInfo& job, const std::string& session_uid) {
   int scheduled = 0;
   int completed = 0;
   for (const auto& [id, t] : job.tasks()) {
-    if (IsScheduledStatus(t.status) || (t.status == TaskStatus::kReleasing && !t.node_name.empty())) {
+    if (IsScheduledStatus(t.status) ||
+        (t.status == TaskStatus::kReleasing && !t.node_name.empty())) {
       ++scheduled;
       if (IsCompletedStatus(t.status)) ++completed;
     }
@@ -537,7 +552,8 @@ void Session::Close(StatusSink* sink) {
         TaskSchedulingReason why = job.TaskReason(*task);
         PodScheduledCondition cond{why.reason, why.message, why.nominated_node_name};
         if (task->scheduled_condition.has_value() && *task->scheduled_condition == cond) continue;
-        sink->UpdatePodCondition(PodConditionUpdate{task->uid, task->namespace_name, task->name, cond});
+        sink->UpdatePodCondition(
+            PodConditionUpdate{task->uid, task->namespace_name, task->name, cond});
         sink->RecordEvent(EventRecord{"Pod", task->namespace_name, task->name, "Warning",
                                       "FailedScheduling", why.message});
       }

@@ -24,9 +24,15 @@ absl::Status Statement::Evict(TaskInfo* task, std::string reason) {
 void Statement::Discard() {
   for (auto it = operations_.rbegin(); it != operations_.rend(); ++it) {
     switch (it->kind) {
-      case Kind::kAllocate: ssn_->UndoAllocate(it->task); break;
-      case Kind::kPipeline: ssn_->UndoPipeline(it->task); break;
-      case Kind::kEvict: ssn_->UndoEvict(it->task, it->previous_status); break;
+      case Kind::kAllocate:
+        ssn_->UndoAllocate(it->task);
+        break;
+      case Kind::kPipeline:
+        ssn_->UndoPipeline(it->task);
+        break;
+      case Kind::kEvict:
+        ssn_->UndoEvict(it->task, it->previous_status);
+        break;
     }
   }
   operations_.clear();
@@ -36,9 +42,14 @@ void Statement::Commit() {
   std::vector<TaskInfo*> to_bind;
   for (const auto& op : operations_) {
     switch (op.kind) {
-      case Kind::kEvict: ssn_->SendEviction(*op.task, op.reason); break;
-      case Kind::kPipeline: break;  // nothing is persisted; the task waits for releasing pods
-      case Kind::kAllocate: to_bind.push_back(op.task); break;
+      case Kind::kEvict:
+        ssn_->SendEviction(*op.task, op.reason);
+        break;
+      case Kind::kPipeline:
+        break;  // nothing is persisted; the task waits for releasing pods
+      case Kind::kAllocate:
+        to_bind.push_back(op.task);
+        break;
     }
   }
   ssn_->Dispatch(to_bind);

@@ -40,8 +40,8 @@ class Statement {
   struct Operation {
     Kind kind;
     TaskInfo* task;
-    std::string reason;               // evictions
-    TaskStatus previous_status;       // evictions
+    std::string reason;          // evictions
+    TaskStatus previous_status;  // evictions
   };
 
   Session* ssn_;

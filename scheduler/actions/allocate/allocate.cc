@@ -48,7 +48,9 @@ class AllocateAction final : public Action {
 
   void Execute(Session& ssn) override {
     const bool has_enqueue = ssn.config().HasAction("enqueue");
-    auto queue_before = [&ssn](const QueueInfo& l, const QueueInfo& r) { return ssn.QueueOrder(l, r); };
+    auto queue_before = [&ssn](const QueueInfo& l, const QueueInfo& r) {
+      return ssn.QueueOrder(l, r);
+    };
     auto job_before = [&ssn](const JobInfo& l, const JobInfo& r) { return ssn.JobOrder(l, r); };
     auto task_before = [&ssn](const TaskInfo& l, const TaskInfo& r) { return ssn.TaskOrder(l, r); };
 
@@ -113,7 +115,8 @@ class AllocateAction final : public Action {
         continue;
       }
       FitErrors errors;
-      std::vector<NodeInfo*> feasible = PredicateNodes(ssn, *task, /*check_resources=*/true, &errors);
+      std::vector<NodeInfo*> feasible =
+          PredicateNodes(ssn, *task, /*check_resources=*/true, &errors);
       if (feasible.empty()) {
         job.nodes_fit_errors[task->uid] = std::move(errors);
         failed_tasks.insert(task->uid);

@@ -39,7 +39,8 @@ class BackfillAction final : public Action {
                 [&ssn](const TaskInfo* l, const TaskInfo* r) { return ssn.TaskOrder(*l, *r); });
       for (TaskInfo* task : tasks) {
         FitErrors errors;
-        std::vector<NodeInfo*> feasible = PredicateNodes(ssn, *task, /*check_resources=*/false, &errors);
+        std::vector<NodeInfo*> feasible =
+            PredicateNodes(ssn, *task, /*check_resources=*/false, &errors);
         if (feasible.empty()) {
           job->nodes_fit_errors[task->uid] = std::move(errors);
           continue;

@@ -21,7 +21,7 @@ namespace basalt::sched {
 inline constexpr std::string_view kBinpackPluginName = "binpack";
 
 struct BinpackWeights {
-  double weight = 1;                               // binpack.weight
+  double weight = 1;                                     // binpack.weight
   std::map<std::string, double, std::less<>> resources;  // per resource, incl. cpu and memory
 };
 

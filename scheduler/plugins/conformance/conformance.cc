@@ -15,7 +15,8 @@ class ConformancePlugin final : public Plugin {
       std::vector<const TaskInfo*> victims;
       for (const TaskInfo* t : candidates) {
         if (t->priority_class_name == "system-cluster-critical" ||
-            t->priority_class_name == "system-node-critical" || t->namespace_name == "kube-system") {
+            t->priority_class_name == "system-node-critical" ||
+            t->namespace_name == "kube-system") {
           continue;
         }
         victims.push_back(t);

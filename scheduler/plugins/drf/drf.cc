@@ -17,7 +17,8 @@ double Ratio(int64_t a, int64_t t) {
 double DrfShare(const Resource& allocated, const Resource& total) {
   double share = std::max(Ratio(allocated.milli_cpu(), total.milli_cpu()),
                           Ratio(allocated.memory(), total.memory()));
-  for (const auto& [name, t] : total.scalars()) share = std::max(share, Ratio(allocated.Get(name), t));
+  for (const auto& [name, t] : total.scalars())
+    share = std::max(share, Ratio(allocated.Get(name), t));
   return share;
 }
 
@@ -42,27 +43,28 @@ class DrfPlugin final : public Plugin {
       if (ls == rs) return 0;
       return ls < rs ? -1 : 1;
     });
-    ssn.AddPreemptableFn(Name(), [this](const TaskInfo& preemptor,
-                                        const std::vector<const TaskInfo*>& candidates)
-                                     -> std::optional<std::vector<const TaskInfo*>> {
-      Resource preemptor_alloc = jobs_[preemptor.job_id].allocated + preemptor.resreq;
-      double preemptor_share = DrfShare(preemptor_alloc, total_);
-      std::map<std::string, Resource> victim_alloc;
-      std::vector<const TaskInfo*> victims;
-      for (const TaskInfo* t : candidates) {
-        auto [it, inserted] = victim_alloc.emplace(t->job_id, jobs_[t->job_id].allocated);
-        Resource after = it->second - t->resreq;
-        double victim_share = DrfShare(after, total_);
-        if (preemptor_share <= victim_share + kShareDelta) {
-          it->second = after;
-          victims.push_back(t);
-        }
-      }
-      return victims;
-    });
-    ssn.AddEventHandler(EventHandler{
-        [this](const TaskInfo& t) { Update(t.job_id, t.resreq, +1); },
-        [this](const TaskInfo& t) { Update(t.job_id, t.resreq, -1); }});
+    ssn.AddPreemptableFn(
+        Name(),
+        [this](const TaskInfo& preemptor, const std::vector<const TaskInfo*>& candidates)
+            -> std::optional<std::vector<const TaskInfo*>> {
+          Resource preemptor_alloc = jobs_[preemptor.job_id].allocated + preemptor.resreq;
+          double preemptor_share = DrfShare(preemptor_alloc, total_);
+          std::map<std::string, Resource> victim_alloc;
+          std::vector<const TaskInfo*> victims;
+          for (const TaskInfo* t : candidates) {
+            auto [it, inserted] = victim_alloc.emplace(t->job_id, jobs_[t->job_id].allocated);
+            Resource after = it->second - t->resreq;
+            double victim_share = DrfShare(after, total_);
+            if (preemptor_share <= victim_share + kShareDelta) {
+              it->second = after;
+              victims.push_back(t);
+            }
+          }
+          return victims;
+        });
+    ssn.AddEventHandler(
+        EventHandler{[this](const TaskInfo& t) { Update(t.job_id, t.resreq, +1); },
+                     [this](const TaskInfo& t) { Update(t.job_id, t.resreq, -1); }});
   }
 
  private:

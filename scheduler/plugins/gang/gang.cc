@@ -44,9 +44,10 @@ std::optional<ValidateResult> ValidateGang(const JobInfo& job) {
   }
   int valid = job.ValidTaskNum();
   if (valid < job.min_available) {
-    return ValidateResult{"NotEnoughTasks",
-                          fmt::format("Not enough valid tasks for gang-scheduling, valid: {}, min: {}",
-                                      valid, job.min_available)};
+    return ValidateResult{
+        "NotEnoughTasks",
+        fmt::format("Not enough valid tasks for gang-scheduling, valid: {}, min: {}", valid,
+                    job.min_available)};
   }
   return std::nullopt;
 }
@@ -58,8 +59,8 @@ class GangPlugin final : public Plugin {
   void OnSessionOpen(Session& ssn) override {
     ssn.AddJobValidFn(Name(), ValidateGang);
     ssn.AddJobReadyFn(Name(), GangJobReady);
-    ssn.AddJobPipelinedFn(Name(),
-                          [](const JobInfo& job) { return GangJobPipelined(job) ? kPermit : kReject; });
+    ssn.AddJobPipelinedFn(
+        Name(), [](const JobInfo& job) { return GangJobPipelined(job) ? kPermit : kReject; });
     ssn.AddJobStarvingFn(Name(), GangJobStarving);
     ssn.AddJobOrderFn(Name(), [](const JobInfo& l, const JobInfo& r) {
       bool lr = GangJobReady(l);
@@ -108,8 +109,9 @@ class GangPlugin final : public Plugin {
         }
         cond.type = std::string(kConditionUnschedulable);
         cond.reason = std::string(kReasonNotEnoughResources);
-        cond.message = fmt::format("{}/{} tasks in gang unschedulable: {}",
-                                   job.min_available - schedulable, job.tasks().size(), job.FitError());
+        cond.message =
+            fmt::format("{}/{} tasks in gang unschedulable: {}", job.min_available - schedulable,
+                        job.tasks().size(), job.FitError());
       } else {
         cond.type = std::string(kConditionScheduled);
         cond.reason = std::string(kReasonGangReady);

@@ -85,7 +85,8 @@ int64_t IntolerablePreferNoScheduleTaints(const TaskInfo& task, const NodeInfo& 
     if (taint.effect != TaintEffect::kPreferNoSchedule) continue;
     bool tolerated = false;
     for (const auto& t : task.tolerations) {
-      if ((!t.effect.has_value() || *t.effect == TaintEffect::kPreferNoSchedule) && t.Tolerates(taint)) {
+      if ((!t.effect.has_value() || *t.effect == TaintEffect::kPreferNoSchedule) &&
+          t.Tolerates(taint)) {
         tolerated = true;
         break;
       }
@@ -128,37 +129,39 @@ class NodeOrderPlugin final : public Plugin {
       int64_t score = 0;
       if (w_.least_requested != 0) score += w_.least_requested * LeastRequestedScore(task, node);
       if (w_.most_requested != 0) score += w_.most_requested * MostRequestedScore(task, node);
-      if (w_.balanced_resource != 0) score += w_.balanced_resource * BalancedAllocationScore(task, node);
+      if (w_.balanced_resource != 0)
+        score += w_.balanced_resource * BalancedAllocationScore(task, node);
       return static_cast<double>(score);
     });
-    ssn.AddBatchNodeOrderFn(Name(), [this](const TaskInfo& task, const std::vector<const NodeInfo*>& nodes) {
-      std::map<std::string, double> scores;
-      if (w_.node_affinity != 0 && !task.affinity.preferred.empty()) {
-        std::vector<int64_t> raw;
-        int64_t max = 0;
-        for (const NodeInfo* n : nodes) {
-          raw.push_back(PreferredNodeAffinityWeight(task, *n));
-          max = std::max(max, raw.back());
-        }
-        for (size_t i = 0; i < nodes.size(); ++i) {
-          int64_t s = max == 0 ? 0 : raw[i] * kMaxNodeScore / max;
-          scores[nodes[i]->name()] += static_cast<double>(s * w_.node_affinity);
-        }
-      }
-      if (w_.taint_toleration != 0) {
-        std::vector<int64_t> raw;
-        int64_t max = 0;
-        for (const NodeInfo* n : nodes) {
-          raw.push_back(IntolerablePreferNoScheduleTaints(task, *n));
-          max = std::max(max, raw.back());
-        }
-        for (size_t i = 0; i < nodes.size(); ++i) {
-          int64_t s = max == 0 ? kMaxNodeScore : kMaxNodeScore - raw[i] * kMaxNodeScore / max;
-          scores[nodes[i]->name()] += static_cast<double>(s * w_.taint_toleration);
-        }
-      }
-      return scores;
-    });
+    ssn.AddBatchNodeOrderFn(
+        Name(), [this](const TaskInfo& task, const std::vector<const NodeInfo*>& nodes) {
+          std::map<std::string, double> scores;
+          if (w_.node_affinity != 0 && !task.affinity.preferred.empty()) {
+            std::vector<int64_t> raw;
+            int64_t max = 0;
+            for (const NodeInfo* n : nodes) {
+              raw.push_back(PreferredNodeAffinityWeight(task, *n));
+              max = std::max(max, raw.back());
+            }
+            for (size_t i = 0; i < nodes.size(); ++i) {
+              int64_t s = max == 0 ? 0 : raw[i] * kMaxNodeScore / max;
+              scores[nodes[i]->name()] += static_cast<double>(s * w_.node_affinity);
+            }
+          }
+          if (w_.taint_toleration != 0) {
+            std::vector<int64_t> raw;
+            int64_t max = 0;
+            for (const NodeInfo* n : nodes) {
+              raw.push_back(IntolerablePreferNoScheduleTaints(task, *n));
+              max = std::max(max, raw.back());
+            }
+            for (size_t i = 0; i < nodes.size(); ++i) {
+              int64_t s = max == 0 ? kMaxNodeScore : kMaxNodeScore - raw[i] * kMaxNodeScore / max;
+              scores[nodes[i]->name()] += static_cast<double>(s * w_.taint_toleration);
+            }
+          }
+          return scores;
+        });
   }
 
  private:

@@ -32,7 +32,8 @@ class OvercommitPlugin final : public Plugin {
       if (wanted.LessEqualOn(idle_, *job.min_resources)) return kPermit;
       std::string dims;
       for (const auto& d : job.min_resources->Names()) {
-        if (wanted.Get(d) > idle_.Get(d)) dims += fmt::format("{}overused {}", dims.empty() ? "" : ", ", d);
+        if (wanted.Get(d) > idle_.Get(d))
+          dims += fmt::format("{}overused {}", dims.empty() ? "" : ", ", d);
       }
       if (JobInfo* j = ssn.FindJob(job.uid); j != nullptr) {
         j->job_fit_errors = fmt::format("resource in cluster is overused: {}", dims);

@@ -57,7 +57,8 @@ bool PortsConflict(const HostPort& a, const HostPort& b) {
 
 }  // namespace
 
-Outcome CheckPredicates(const TaskInfo& task, const NodeInfo& node, const PredicateOptions& options) {
+Outcome CheckPredicates(const TaskInfo& task, const NodeInfo& node,
+                        const PredicateOptions& options) {
   const std::string plugin(kPredicatesPluginName);
   if (node.unschedulable() &&
       !Tolerated(task, Taint{std::string(kUnschedulableTaintKey), "", TaintEffect::kNoSchedule})) {

@@ -28,7 +28,8 @@ absl::StatusOr<PredicateOptions> ParsePredicateOptions(const Arguments& args);
 absl::StatusOr<std::unique_ptr<Plugin>> NewPredicatesPlugin(const Arguments& args);
 
 // Runs the filters; the first failure wins.
-Outcome CheckPredicates(const TaskInfo& task, const NodeInfo& node, const PredicateOptions& options);
+Outcome CheckPredicates(const TaskInfo& task, const NodeInfo& node,
+                        const PredicateOptions& options);
 
 // True if the task's nodeSelector and required node affinity accept the node.
 bool MatchesNodeSelectorAndAffinity(const TaskInfo& task, const NodeInfo& node);

@@ -21,24 +21,25 @@ class PriorityPlugin final : public Plugin {
     ssn.AddJobOrderFn(Name(), [](const JobInfo& l, const JobInfo& r) {
       return HigherFirst(l.priority, r.priority);
     });
-    ssn.AddPreemptableFn(Name(), [&ssn](const TaskInfo& preemptor,
-                                        const std::vector<const TaskInfo*>& candidates)
-                                     -> std::optional<std::vector<const TaskInfo*>> {
-      const JobInfo* preemptor_job = ssn.FindJob(preemptor.job_id);
-      std::vector<const TaskInfo*> victims;
-      for (const TaskInfo* t : candidates) {
-        if (t->job_id != preemptor.job_id) {
-          const JobInfo* victim_job = ssn.FindJob(t->job_id);
-          if (preemptor_job != nullptr && victim_job != nullptr &&
-              victim_job->priority < preemptor_job->priority) {
-            victims.push_back(t);
+    ssn.AddPreemptableFn(
+        Name(),
+        [&ssn](const TaskInfo& preemptor, const std::vector<const TaskInfo*>& candidates)
+            -> std::optional<std::vector<const TaskInfo*>> {
+          const JobInfo* preemptor_job = ssn.FindJob(preemptor.job_id);
+          std::vector<const TaskInfo*> victims;
+          for (const TaskInfo* t : candidates) {
+            if (t->job_id != preemptor.job_id) {
+              const JobInfo* victim_job = ssn.FindJob(t->job_id);
+              if (preemptor_job != nullptr && victim_job != nullptr &&
+                  victim_job->priority < preemptor_job->priority) {
+                victims.push_back(t);
+              }
+            } else if (t->priority < preemptor.priority) {
+              victims.push_back(t);
+            }
           }
-        } else if (t->priority < preemptor.priority) {
-          victims.push_back(t);
-        }
-      }
-      return victims;
-    });
+          return victims;
+        });
     ssn.AddJobStarvingFn(Name(), [](const JobInfo& job) {
       return job.ReadyTaskNum() + job.WaitingTaskNum() < static_cast<int>(job.tasks().size());
     });

@@ -63,17 +63,24 @@ double Ratio(int64_t a, int64_t d) {
 double QueueShare(const Resource& allocated, const Resource& deserved) {
   double share = std::max(Ratio(allocated.milli_cpu(), deserved.milli_cpu()),
                           Ratio(allocated.memory(), deserved.memory()));
-  for (const auto& [name, d] : deserved.scalars()) share = std::max(share, Ratio(allocated.Get(name), d));
+  for (const auto& [name, d] : deserved.scalars())
+    share = std::max(share, Ratio(allocated.Get(name), d));
+  // Basalt also counts dimensions the queue holds but does not deserve (x/0 = 1); Volcano looks
+  // only at the dimensions of deserved, which makes such a queue look unserved.
+  for (const auto& [name, a] : allocated.scalars())
+    share = std::max(share, Ratio(a, deserved.Get(name)));
   return share;
 }
 
 namespace {
 
 // Dimensions of `dims` (non-zero) in which `used` has reached `limit`, for messages.
-std::vector<std::string> ShortDims(const Resource& used, const Resource& limit, const Resource& dims) {
+std::vector<std::string> ShortDims(const Resource& used, const Resource& limit,
+                                   const Resource& dims) {
   std::vector<std::string> out;
   for (const auto& name : dims.Names()) {
-    if (used.Get(name) > (limit.Has(name) ? limit.Get(name) : Resource::kUnbounded)) out.push_back(name);
+    if (used.Get(name) > (limit.Has(name) ? limit.Get(name) : Resource::kUnbounded))
+      out.push_back(name);
   }
   return out;
 }
@@ -94,7 +101,8 @@ class ProportionPlugin final : public Plugin {
       Attr& a = it->second;
       if (inserted) {
         a.guarantee = queue->guarantee;
-        a.real_capability = RealCapability(total, all_guarantees, queue->guarantee, queue->capability);
+        a.real_capability =
+            RealCapability(total, all_guarantees, queue->guarantee, queue->capability);
       }
       a.allocated += job.allocated();
       Resource demand = job.allocated();
@@ -143,24 +151,25 @@ class ProportionPlugin final : public Plugin {
     };
     ssn.AddAllocatableFn(Name(), fits);
     ssn.AddPreemptiveFn(Name(), fits);
-    ssn.AddReclaimableFn(Name(), [this, &ssn](const TaskInfo&,
-                                              const std::vector<const TaskInfo*>& candidates)
-                                     -> std::optional<std::vector<const TaskInfo*>> {
-      std::map<std::string, Resource> allocated;
-      std::vector<const TaskInfo*> victims;
-      for (const TaskInfo* t : candidates) {
-        const JobInfo* job = ssn.FindJob(t->job_id);
-        if (job == nullptr) continue;
-        auto qa = queues_.find(job->queue);
-        if (qa == queues_.end()) continue;
-        auto [it, inserted] = allocated.emplace(job->queue, qa->second.allocated);
-        if (!it->second.LessEqual(qa->second.deserved)) {
-          it->second -= t->resreq;
-          victims.push_back(t);
-        }
-      }
-      return victims;
-    });
+    ssn.AddReclaimableFn(
+        Name(),
+        [this, &ssn](const TaskInfo&, const std::vector<const TaskInfo*>& candidates)
+            -> std::optional<std::vector<const TaskInfo*>> {
+          std::map<std::string, Resource> allocated;
+          std::vector<const TaskInfo*> victims;
+          for (const TaskInfo* t : candidates) {
+            const JobInfo* job = ssn.FindJob(t->job_id);
+            if (job == nullptr) continue;
+            auto qa = queues_.find(job->queue);
+            if (qa == queues_.end()) continue;
+            auto [it, inserted] = allocated.emplace(job->queue, qa->second.allocated);
+            if (!it->second.LessEqual(qa->second.deserved)) {
+              it->second -= t->resreq;
+              victims.push_back(t);
+            }
+          }
+          return victims;
+        });
     ssn.AddJobEnqueueableFn(Name(), [this, &ssn](const JobInfo& job) {
       const QueueInfo* queue = ssn.FindQueue(job.queue);
       if (queue == nullptr || queue->state != QueueState::kOpen) return kReject;
@@ -176,11 +185,12 @@ class ProportionPlugin final : public Plugin {
         std::string dims;
         for (const auto& d : ShortDims(wanted, a.real_capability, min_req)) {
           if (!dims.empty()) dims += ", ";
-          dims += fmt::format("insufficient {} (requested {}, allocated {}, inqueue {}, capability {})",
-                              d, FormatQuantity(d, min_req.Get(d)),
-                              FormatQuantity(d, a.allocated.Get(d)), FormatQuantity(d, a.inqueue.Get(d)),
-                              FormatQuantity(d, a.real_capability.Has(d) ? a.real_capability.Get(d)
-                                                                         : Resource::kUnbounded));
+          dims += fmt::format(
+              "insufficient {} (requested {}, allocated {}, inqueue {}, capability {})", d,
+              FormatQuantity(d, min_req.Get(d)), FormatQuantity(d, a.allocated.Get(d)),
+              FormatQuantity(d, a.inqueue.Get(d)),
+              FormatQuantity(
+                  d, a.real_capability.Has(d) ? a.real_capability.Get(d) : Resource::kUnbounded));
         }
         if (mutable_job != nullptr) {
           mutable_job->job_fit_errors =
@@ -207,9 +217,8 @@ class ProportionPlugin final : public Plugin {
       auto it = queues_.find(job.queue);
       if (it != queues_.end()) it->second.inqueue += *job.min_resources;
     });
-    ssn.AddEventHandler(EventHandler{
-        [this, &ssn](const TaskInfo& t) { Update(ssn, t, +1); },
-        [this, &ssn](const TaskInfo& t) { Update(ssn, t, -1); }});
+    ssn.AddEventHandler(EventHandler{[this, &ssn](const TaskInfo& t) { Update(ssn, t, +1); },
+                                     [this, &ssn](const TaskInfo& t) { Update(ssn, t, -1); }});
   }
 
  private:

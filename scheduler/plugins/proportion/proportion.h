@@ -48,7 +48,8 @@ Resource RealCapability(const Resource& total, const Resource& all_guarantees,
 std::map<std::string, Resource> ComputeDeserved(const Resource& total,
                                                 const std::vector<QueueDemand>& queues);
 
-// max over the dimensions of `deserved` of allocated_r / deserved_r (0/0 = 0, x/0 = 1).
+// max over the dimensions of `deserved` and `allocated` of allocated_r / deserved_r
+// (0/0 = 0, x/0 = 1).
 double QueueShare(const Resource& allocated, const Resource& deserved);
 
 }  // namespace basalt::sched

@@ -1,0 +1,62 @@
+#include "scheduler/plugins/gang/gang.h"
+
+#include <catch2/catch.hpp>
+
+#include "unit-tests/scheduler/testing/builders.h"
+
+namespace basalt::sched {
+namespace {
+
+using testing::MakeJob;
+using testing::MakeTask;
+
+JobInfo Gang(std::vector<TaskStatus> statuses, int32_t min_available) {
+  JobInfo job = MakeJob("ns", "pg").MinAvailable(min_available);
+  int i = 0;
+  for (TaskStatus s : statuses) {
+    job.AddTask(MakeTask("pg-t-" + std::to_string(i++)).Job("ns/pg").Request("cpu", "1").Status(s));
+  }
+  return job;
+}
+
+TEST_CASE("gang: ready counts Allocated, Binding, Bound, Running and Succeeded", "[sched][gang]") {
+  using S = TaskStatus;
+  CHECK(GangJobReady(Gang({S::kAllocated, S::kBinding, S::kBound, S::kRunning}, 4)));
+  CHECK(GangJobReady(Gang({S::kSucceeded, S::kRunning, S::kPending}, 2)));
+  CHECK_FALSE(GangJobReady(Gang({S::kAllocated, S::kAllocated, S::kAllocated, S::kPending}, 4)));
+  CHECK_FALSE(GangJobReady(Gang({S::kAllocated, S::kPipelined}, 2)));
+}
+
+TEST_CASE("gang: pipelined adds Pipelined tasks; starving below minAvailable", "[sched][gang]") {
+  using S = TaskStatus;
+  JobInfo job = Gang({S::kAllocated, S::kPipelined, S::kPending}, 2);
+  CHECK_FALSE(GangJobReady(job));
+  CHECK(GangJobPipelined(job));
+  CHECK_FALSE(GangJobStarving(job));
+  CHECK(GangJobStarving(Gang({S::kAllocated, S::kPending, S::kPending}, 2)));
+}
+
+TEST_CASE("gang: a pending best-effort task counts towards readiness", "[sched][gang]") {
+  JobInfo job = MakeJob("ns", "pg").MinAvailable(2);
+  job.AddTask(MakeTask("a").Job("ns/pg").Request("cpu", "1").Status(TaskStatus::kRunning));
+  job.AddTask(MakeTask("b").Job("ns/pg"));
+  CHECK(GangJobReady(job));
+}
+
+TEST_CASE("gang: per-role minTaskMember must be met", "[sched][gang]") {
+  JobInfo job =
+      MakeJob("ns", "pg").MinAvailable(3).MinTaskMember("ps", 1).MinTaskMember("worker", 2);
+  job.AddTask(
+      MakeTask("w0").Job("ns/pg").Role("worker").Request("cpu", "1").Status(TaskStatus::kRunning));
+  job.AddTask(
+      MakeTask("w1").Job("ns/pg").Role("worker").Request("cpu", "1").Status(TaskStatus::kRunning));
+  job.AddTask(
+      MakeTask("w2").Job("ns/pg").Role("worker").Request("cpu", "1").Status(TaskStatus::kRunning));
+  TaskInfo* ps = job.AddTask(MakeTask("ps").Job("ns/pg").Role("ps").Request("cpu", "1"));
+  CHECK_FALSE(GangJobReady(job));  // 3 ready but no ps
+  job.UpdateTaskStatus(ps, TaskStatus::kAllocated);
+  CHECK(GangJobReady(job));
+}
+
+}  // namespace
+}  // namespace basalt::sched

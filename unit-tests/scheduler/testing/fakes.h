@@ -1,0 +1,187 @@
+#pragma once
+// Recording fakes of the session's seams, and FakeCluster: a tiny model of the API server plus
+// the job controller that turns scheduler decisions into the next cycle's snapshot, so action
+// tests can run several cycles the way the real system converges.
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "common/util/status.h"
+#include "scheduler/actions/registry.h"
+#include "scheduler/framework/framework.h"
+#include "scheduler/plugins/registry.h"
+#include "unit-tests/scheduler/testing/builders.h"
+
+namespace basalt::sched::testing {
+
+class RecordingBinder final : public Binder {
+ public:
+  struct Call {
+    std::string job_id;
+    std::vector<BindRequest> requests;
+  };
+  void Bind(const std::string& job_id, std::vector<BindRequest> requests) override {
+    calls.push_back(Call{job_id, std::move(requests)});
+  }
+  // All bound (task uid -> node) across calls.
+  std::map<std::string, std::string> Bound() const {
+    std::map<std::string, std::string> out;
+    for (const auto& c : calls) {
+      for (const auto& r : c.requests) out[r.task_uid] = r.node_name;
+    }
+    return out;
+  }
+  std::vector<Call> calls;
+};
+
+class RecordingEvictor final : public Evictor {
+ public:
+  void Evict(const TaskInfo& task, std::string_view reason) override {
+    evicted.emplace_back(task.uid, std::string(reason));
+  }
+  std::vector<std::pair<std::string, std::string>> evicted;
+};
+
+class RecordingStatusSink final : public StatusSink {
+ public:
+  void UpdatePodGroupStatus(PodGroupStatusUpdate u) override { podgroups.push_back(std::move(u)); }
+  void UpdatePodCondition(PodConditionUpdate u) override { pods.push_back(std::move(u)); }
+  void UpdateQueueStatus(QueueStatusUpdate u) override { queues.push_back(std::move(u)); }
+  void RecordEvent(EventRecord e) override { events.push_back(std::move(e)); }
+
+  const PodGroupStatusUpdate* LastPodGroup(const std::string& job_id) const {
+    for (auto it = podgroups.rbegin(); it != podgroups.rend(); ++it) {
+      if (it->job_id == job_id) return &*it;
+    }
+    return nullptr;
+  }
+  std::vector<PodGroupStatusUpdate> podgroups;
+  std::vector<PodConditionUpdate> pods;
+  std::vector<QueueStatusUpdate> queues;
+  std::vector<EventRecord> events;
+};
+
+// A model cluster. Jobs declare `replicas` pods built from a template; like the job controller,
+// FakeCluster creates a job's pods only once its PodGroup is admitted (phase != Pending).
+// Binding makes a pod Running on its node at once.
+class FakeCluster {
+ public:
+  struct Job {
+    JobInfo spec;  // PodGroup (no tasks)
+    int replicas = 1;
+    TaskInfo pod_template;
+    std::vector<TaskInfo> pods;
+  };
+
+  void AddNode(NodeInfo n) { nodes_.push_back(NodeSpec{std::move(n)}); }
+  void AddQueue(QueueInfo q) { queues_.push_back(std::move(q)); }
+  void AddForeignPod(TaskInfo t) { foreign_.push_back(std::move(t)); }
+  void AddJob(JobInfo spec, int replicas, TaskInfo pod_template) {
+    Job j;
+    j.spec = std::move(spec);
+    j.replicas = replicas;
+    j.pod_template = std::move(pod_template);
+    const std::string id = j.spec.uid;
+    order_.push_back(id);
+    jobs_.emplace(id, std::move(j));
+  }
+
+  ClusterInfo Snapshot() const {
+    ClusterInfo c;
+    for (const auto& n : nodes_) (void)c.AddNode(n.Build());
+    for (const auto& q : queues_) (void)c.AddQueue(q);
+    for (const auto& [id, j] : jobs_) {
+      JobInfo copy(j.spec.namespace_name, j.spec.name);
+      copy.queue = j.spec.queue;
+      copy.min_available = j.spec.min_available;
+      copy.task_min_available = j.spec.task_min_available;
+      copy.min_resources = j.spec.min_resources;
+      copy.priority = j.spec.priority;
+      copy.creation_time = j.spec.creation_time;
+      copy.podgroup_status = j.spec.podgroup_status;
+      (void)c.AddJob(std::move(copy));
+      for (const auto& p : j.pods) (void)c.AddTask(p);
+    }
+    for (const auto& t : foreign_) (void)c.AddTask(t);
+    return c;
+  }
+
+  // Runs one cycle and applies its binds and PodGroup status writes; then the "controller"
+  // creates pods of admitted jobs.
+  absl::Status RunCycle(const SchedulerConfig& config) {
+    RecordingBinder binder;
+    RecordingStatusSink sink;
+    PluginRegistry plugins = NewInTreeRegistry();
+    ActionRegistry actions = NewInTreeActionRegistry();
+    CycleDeps deps{&plugins, &actions, &binder, nullptr, &sink};
+    ++cycle_;
+    BASALT_RETURN_IF_ERROR(
+        sched::RunCycle(Snapshot(), config, deps, "cycle-" + std::to_string(cycle_), T(cycle_)));
+    for (const auto& call : binder.calls) {
+      Job& j = jobs_.at(call.job_id);
+      for (const auto& r : call.requests) {
+        for (auto& p : j.pods) {
+          if (p.uid == r.task_uid) {
+            p.node_name = r.node_name;
+            p.status = TaskStatus::kRunning;
+          }
+        }
+      }
+    }
+    for (const auto& u : sink.podgroups) jobs_.at(u.job_id).spec.podgroup_status = u.status;
+    for (const auto& id : order_) {
+      Job& j = jobs_.at(id);
+      if (j.spec.IsPending() || !j.pods.empty()) continue;
+      for (int i = 0; i < j.replicas; ++i) {
+        TaskInfo p = j.pod_template;
+        p.name = j.spec.name + "-task-" + std::to_string(i);
+        p.uid = j.spec.uid + "/" + p.name;
+        p.namespace_name = j.spec.namespace_name;
+        p.job_id = j.spec.uid;
+        p.creation_time = T(cycle_);
+        j.pods.push_back(std::move(p));
+      }
+    }
+    last_sink_ = std::move(sink);
+    last_binder_ = std::move(binder);
+    return absl::OkStatus();
+  }
+
+  // Sum of `resource` requested by Running pods of jobs in `queue`.
+  int64_t RunningInQueue(const std::string& queue, std::string_view resource) const {
+    int64_t sum = 0;
+    for (const auto& [id, j] : jobs_) {
+      if (j.spec.queue != queue) continue;
+      for (const auto& p : j.pods) {
+        if (p.status == TaskStatus::kRunning) sum += p.resreq.Get(resource);
+      }
+    }
+    return sum;
+  }
+  const Job& job(const std::string& id) const { return jobs_.at(id); }
+  const RecordingStatusSink& last_sink() const { return last_sink_; }
+  const RecordingBinder& last_binder() const { return last_binder_; }
+
+ private:
+  struct NodeSpec {
+    NodeInfo node;
+    NodeInfo Build() const {
+      NodeInfo n(node.name(), node.allocatable(), node.max_pods());
+      n.labels() = node.labels();
+      n.taints() = node.taints();
+      n.set_unschedulable(node.unschedulable());
+      return n;
+    }
+  };
+  std::vector<NodeSpec> nodes_;
+  std::vector<QueueInfo> queues_;
+  std::vector<TaskInfo> foreign_;
+  std::map<std::string, Job> jobs_;
+  std::vector<std::string> order_;
+  int cycle_ = 0;
+  RecordingStatusSink last_sink_;
+  RecordingBinder last_binder_;
+};
+
+}  // namespace basalt::sched::testing
