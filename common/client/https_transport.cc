@@ -1,6 +1,7 @@
 // The Beast/Asio implementation of HttpsTransport. See https_transport.h for the design.
 #include "common/client/https_transport.h"
 
+#include <openssl/err.h>
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
 
@@ -60,6 +61,7 @@ struct Connection {
   beast::ssl_stream<beast::tcp_stream> stream;
   beast::flat_buffer buffer;
   bool reused = false;
+  bool name_mismatch = false;  // set by the verify callback during the handshake
 };
 
 class HttpsTransport final : public Transport {
@@ -73,9 +75,6 @@ class HttpsTransport final : public Transport {
         verify_name_(config.tls_server_name.empty() ? address_.host : config.tls_server_name),
         user_agent_(config.user_agent),
         token_(config.bearer_token, config.bearer_token_file, clock) {
-    beast::error_code ec;
-    asio::ip::make_address(address_.host, ec);
-    host_is_ip_ = !ec;
     bool ipv6 = address_.host.find(':') != std::string::npos;
     host_header_ = fmt::format("{}{}{}", ipv6 ? "[" : "", address_.host, ipv6 ? "]" : "");
     if (address_.port != "443") host_header_ += ":" + address_.port;
@@ -336,7 +335,14 @@ class HttpsTransport final : public Transport {
       return absl::InternalError(fmt::format("setting TLS SNI to {} failed", sni));
     }
     if (!insecure_) {
-      conn.stream.set_verify_callback(ssl::host_name_verification(verify_name_));
+      // host_name_verification checks only the leaf; remember when the chain was fine but the
+      // name was not, to say so in the error.
+      conn.stream.set_verify_callback([&conn, check = ssl::host_name_verification(verify_name_)](
+                                          bool preverified, ssl::verify_context& ctx) mutable {
+        bool ok = check(preverified, ctx);
+        if (preverified && !ok) conn.name_mismatch = true;
+        return ok;
+      });
     }
     ec = RunOp(conn.ioc, [&](auto handler) {
       conn.stream.async_handshake(ssl::stream_base::client, std::move(handler));
@@ -344,13 +350,22 @@ class HttpsTransport final : public Transport {
     if (ec) {
       std::string detail = Describe(ec);
       long verify = SSL_get_verify_result(conn.stream.native_handle());
-      if (verify != X509_V_OK) {
+      bool verify_failed =
+          verify != X509_V_OK || (ec.category() == asio::error::get_ssl_category() &&
+                                  ERR_GET_REASON(static_cast<unsigned long>(ec.value())) ==
+                                      SSL_R_CERTIFICATE_VERIFY_FAILED);
+      if (conn.name_mismatch) {
+        detail += fmt::format(" (the certificate is not valid for \"{}\")", verify_name_);
+      } else if (verify != X509_V_OK) {
         detail += fmt::format(" ({})", X509_verify_cert_error_string(verify));
       }
       std::string msg = fmt::format(
           "TLS handshake with {} failed: {}; check the cluster's certificate-authority and that "
           "the server certificate is valid for \"{}\"",
           endpoint_name_, detail, verify_name_);
+      // A certificate that does not verify will not verify on retry: kFailedPrecondition is
+      // not retried. Other handshake failures (reset, timeout) are transient.
+      if (verify_failed) return absl::FailedPreconditionError(msg);
       return ec == beast::error::timeout ? absl::DeadlineExceededError(msg)
                                          : absl::UnavailableError(msg);
     }
@@ -363,7 +378,6 @@ class HttpsTransport final : public Transport {
   const bool insecure_;
   const std::string verify_name_;
   const std::string user_agent_;
-  bool host_is_ip_ = false;
   std::string host_header_;
   std::string endpoint_name_;
   TokenSource token_;

@@ -81,8 +81,9 @@ class Transport {
   virtual ~Transport() = default;
 
   // Sends `request` and returns the response whatever its HTTP status. A non-OK Status means no
-  // response was obtained: kUnavailable (connect, TLS, connection reset), kDeadlineExceeded
-  // (timeout), kInvalidArgument (malformed request).
+  // response was obtained: kUnavailable (connect refused, connection reset), kDeadlineExceeded
+  // (timeout), kFailedPrecondition (the server certificate does not verify: wrong CA or name),
+  // kInvalidArgument (malformed request).
   virtual absl::StatusOr<Response> Do(const Request& request) = 0;
 
   // Sends `request` and, if the server answers 2xx, calls `on_line` for every line of the body
