@@ -24,13 +24,14 @@ std::unique_ptr<Router> NewAdmissionRouter(const AdmissionDeps& deps) {
       options.scheduler_names.empty() ? std::string("volcano") : options.scheduler_names.front();
 
   auto router = std::make_unique<Router>();
-  router->Register("/jobs/mutate", std::make_unique<JobMutator>(scheduler_name));
-  router->Register("/jobs/validate", std::make_unique<JobValidator>(lister));
-  router->Register("/queues/mutate", std::make_unique<QueueMutator>());
-  router->Register("/queues/validate", std::make_unique<QueueValidator>(lister, options));
-  router->Register("/podgroups/mutate", std::make_unique<PodGroupMutator>(lister));
-  router->Register("/podgroups/validate", std::make_unique<PodGroupValidator>(lister));
-  router->Register("/pods/validate", std::make_unique<PodValidator>(options.scheduler_names));
+  router->Register("/jobs/mutate", "Job", std::make_unique<JobMutator>(scheduler_name));
+  router->Register("/jobs/validate", "Job", std::make_unique<JobValidator>(lister));
+  router->Register("/queues/mutate", "Queue", std::make_unique<QueueMutator>());
+  router->Register("/queues/validate", "Queue", std::make_unique<QueueValidator>(lister, options));
+  router->Register("/podgroups/mutate", "PodGroup", std::make_unique<PodGroupMutator>(lister));
+  router->Register("/podgroups/validate", "PodGroup", std::make_unique<PodGroupValidator>(lister));
+  router->Register("/pods/validate", "Pod",
+                   std::make_unique<PodValidator>(options.scheduler_names));
   return router;
 }
 

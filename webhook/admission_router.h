@@ -10,8 +10,13 @@
 //   /podgroups/validate PodGroupValidator (CREATE)
 //   /pods/validate      PodValidator      (CREATE)
 //
-// The HTTP layer calls router->Serve(request_path, request_body) for each POST and writes the
-// HttpReply back; it owns TLS, method and Content-Type checks.
+// Each path admits one kind; other kinds are denied as a configuration error and subresource
+// requests (jobs/status) are allowed untouched (see Router::Register).
+//
+// The HTTP layer calls router->Serve(request_target, request_body) for each POST and writes
+// the HttpReply back (status, Content-Type, body); it owns TLS, the POST method and
+// Content-Type: application/json checks, and the body size cap (read at most
+// kMaxAdmissionReviewBytes + 1 bytes, Serve answers 413 beyond the limit).
 
 #include <memory>
 #include <string>

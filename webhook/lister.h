@@ -6,7 +6,9 @@
 //
 // Implementations must be thread-safe: the HTTP layer may call handlers concurrently. An
 // informer-backed implementation should report the webhook not ready until its caches have
-// synced, since answers from an empty cache would admit or refuse wrongly.
+// synced, since answers from an empty cache would admit or refuse wrongly. Every call is on
+// the admission path (the API server waits, default timeout 10 s): back ChildQueues and the
+// counts by informer indexers on spec.parent / spec.queue, not by scanning every object.
 
 #include <map>
 #include <string>

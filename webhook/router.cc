@@ -9,24 +9,26 @@
 
 namespace basalt::webhook {
 
-void Router::Register(std::string path, std::unique_ptr<AdmissionHandler> handler) {
-  handlers_[std::move(path)] = std::move(handler);
+void Router::Register(std::string path, std::string kind,
+                      std::unique_ptr<AdmissionHandler> handler) {
+  routes_[std::move(path)] = Route{std::move(kind), std::move(handler)};
 }
 
 const AdmissionHandler* Router::Find(std::string_view path) const {
-  auto it = handlers_.find(path);
-  return it == handlers_.end() ? nullptr : it->second.get();
+  auto it = routes_.find(path);
+  return it == routes_.end() ? nullptr : it->second.handler.get();
 }
 
 std::vector<std::string> Router::Paths() const {
   std::vector<std::string> out;
-  for (const auto& [path, handler] : handlers_) out.push_back(path);
+  for (const auto& [path, route] : routes_) out.push_back(path);
   return out;
 }
 
 HttpReply Router::Serve(std::string_view path, std::string_view body) const {
-  const AdmissionHandler* handler = Find(path);
-  if (handler == nullptr) {
+  path = path.substr(0, path.find('?'));
+  auto route = routes_.find(path);
+  if (route == routes_.end()) {
     return {404, "text/plain", fmt::format("no admission handler for path \"{}\"", path)};
   }
   auto request = DecodeAdmissionReview(body);
@@ -35,8 +37,20 @@ HttpReply Router::Serve(std::string_view path, std::string_view body) const {
     return {status, "text/plain", std::string(MessageOf(request.status()))};
   }
   AdmissionResponse response;
+  const std::string& kind = route->second.kind;
+  if (!request->sub_resource.empty()) {
+    // Status and scale writes are the controllers' business, not admission's.
+    return {200, "application/json", EncodeAdmissionReview(request->uid, response)};
+  }
+  if (!kind.empty() && !request->kind.kind.empty() && request->kind.kind != kind) {
+    response = AdmissionResponse::Deny(
+        400, "BadRequest",
+        fmt::format("{} admits {} objects, not {} (check the webhook configuration's rules)", path,
+                    kind, request->kind.kind));
+    return {200, "application/json", EncodeAdmissionReview(request->uid, response)};
+  }
   try {
-    response = handler->Handle(*request);
+    response = route->second.handler->Handle(*request);
   } catch (const std::exception& e) {
     // Handlers do not throw by contract; a throw here is a bug, but one request must not take
     // the webhook down.

@@ -38,14 +38,18 @@ class Router {
   Router& operator=(const Router&) = delete;
 
   // Registers `handler` for `path` (e.g. "/jobs/validate"), replacing an earlier one.
-  void Register(std::string path, std::unique_ptr<AdmissionHandler> handler);
+  // `kind` is the object kind the handler admits ("Job"); requests for another kind are
+  // denied with 400 (a webhook configuration bug), and requests for a subresource
+  // (jobs/status) are allowed without calling the handler. Empty `kind` accepts any.
+  void Register(std::string path, std::string kind, std::unique_ptr<AdmissionHandler> handler);
 
   // The handler for `path`, or nullptr.
   const AdmissionHandler* Find(std::string_view path) const;
   // Registered paths, sorted.
   std::vector<std::string> Paths() const;
 
-  // Handles one POST to `path` with `body`:
+  // Handles one POST to `path` (a query string such as "?timeout=10s", which the API server
+  // appends, is ignored) with `body`:
   //  - unknown path: 404, text/plain;
   //  - body larger than kMaxAdmissionReviewBytes: 413, text/plain;
   //  - body that is not an AdmissionReview v1 with a request uid: 400, text/plain with the
@@ -55,7 +59,11 @@ class Router {
   HttpReply Serve(std::string_view path, std::string_view body) const;
 
  private:
-  std::map<std::string, std::unique_ptr<AdmissionHandler>, std::less<>> handlers_;
+  struct Route {
+    std::string kind;
+    std::unique_ptr<AdmissionHandler> handler;
+  };
+  std::map<std::string, Route, std::less<>> routes_;
 };
 
 }  // namespace basalt::webhook

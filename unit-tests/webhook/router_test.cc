@@ -39,7 +39,7 @@ TEST_CASE("Router: dispatches by path and echoes the request uid", "[webhook]") 
   auto handler =
       std::make_unique<RecordingHandler>(AdmissionResponse::Deny(403, "Forbidden", "no"));
   RecordingHandler* raw = handler.get();
-  router.Register("/jobs/validate", std::move(handler));
+  router.Register("/jobs/validate", "Job", std::move(handler));
 
   HttpReply reply = router.Serve("/jobs/validate", kBody);
   CHECK(reply.status == 200);
@@ -52,7 +52,8 @@ TEST_CASE("Router: dispatches by path and echoes the request uid", "[webhook]") 
 
 TEST_CASE("Router: unknown paths, bad bodies and oversize bodies map to HTTP errors", "[webhook]") {
   Router router;
-  router.Register("/jobs/validate", std::make_unique<RecordingHandler>(AdmissionResponse::Allow()));
+  router.Register("/jobs/validate", "Job",
+                  std::make_unique<RecordingHandler>(AdmissionResponse::Allow()));
   HttpReply missing = router.Serve("/nope", kBody);
   CHECK(missing.status == 404);
   CHECK(missing.body == "no admission handler for path \"/nope\"");
@@ -66,9 +67,50 @@ TEST_CASE("Router: unknown paths, bad bodies and oversize bodies map to HTTP err
   CHECK(huge.status == 413);
 }
 
+std::string ReviewOf(std::string_view request) {
+  return std::string(R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":)") +
+         std::string(request) + "}";
+}
+
+TEST_CASE("Router: ignores the query string the API server appends", "[webhook]") {
+  Router router;
+  router.Register("/jobs/validate", "Job",
+                  std::make_unique<RecordingHandler>(AdmissionResponse::Allow()));
+  CHECK(router.Serve("/jobs/validate?timeout=10s", kBody).status == 200);
+}
+
+TEST_CASE("Router: wrong kinds are refused, subresources allowed without the handler",
+          "[webhook]") {
+  Router router;
+  auto handler =
+      std::make_unique<RecordingHandler>(AdmissionResponse::Deny(403, "Forbidden", "no"));
+  RecordingHandler* raw = handler.get();
+  router.Register("/jobs/validate", "Job", std::move(handler));
+
+  HttpReply wrong = router.Serve(
+      "/jobs/validate",
+      ReviewOf(R"({"uid":"a","operation":"CREATE","kind":{"kind":"Queue"},"object":{}})"));
+  CHECK(wrong.status == 200);
+  CHECK(
+      wrong.body.find(
+          R"x("code":400,"reason":"BadRequest","message":"/jobs/validate admits Job objects, not Queue (check the webhook configuration's rules)")x") !=
+      std::string::npos);
+
+  HttpReply status = router.Serve(
+      "/jobs/validate", ReviewOf(R"({"uid":"b","operation":"UPDATE","kind":{"kind":"Job"},)"
+                                 R"("subResource":"status","object":{},"oldObject":{}})"));
+  CHECK(status.body.find(R"("uid":"b","allowed":true)") != std::string::npos);
+
+  HttpReply ok = router.Serve(
+      "/jobs/validate",
+      ReviewOf(R"({"uid":"c","operation":"CREATE","kind":{"kind":"Job"},"object":{}})"));
+  CHECK(ok.body.find(R"("uid":"c","allowed":false)") != std::string::npos);
+  CHECK(raw->seen_uids_ == std::vector<std::string>{"c"});
+}
+
 TEST_CASE("Router: a throwing handler denies with 500 instead of crashing", "[webhook]") {
   Router router;
-  router.Register("/x", std::make_unique<ThrowingHandler>());
+  router.Register("/x", "", std::make_unique<ThrowingHandler>());
   HttpReply reply = router.Serve("/x", kBody);
   CHECK(reply.status == 200);
   CHECK(reply.body.find(R"("code":500)") != std::string::npos);
