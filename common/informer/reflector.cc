@@ -88,8 +88,11 @@ bool Reflector::Backoff() {
   }
   BASALT_VLOG(2, "Reflector backing off", "resource", ResourceName(source_), "wait_ms",
               std::chrono::duration_cast<std::chrono::milliseconds>(wait).count());
+  // The deadline is fixed before the hook runs, so a test that advances a fake clock from the
+  // hook's notification cannot race with it.
+  const Clock::TimePoint deadline = clock_->Now() + wait;
   if (options_.on_backoff) options_.on_backoff(wait);
-  return WaitUntil(clock_->Now() + wait);
+  return WaitUntil(deadline);
 }
 
 std::chrono::seconds Reflector::NextWatchTimeout() {
@@ -209,7 +212,10 @@ Reflector::WatchOutcome Reflector::Watch() {
 void Reflector::Run() {
   std::thread resync;
   if (options_.resync_period > Clock::Duration::zero()) {
-    resync = std::thread([this] { ResyncLoop(); });
+    // The first deadline is fixed before the thread starts, so clock moves right after Run()
+    // begins count.
+    const Clock::TimePoint first = clock_->Now() + options_.resync_period;
+    resync = std::thread([this, first] { ResyncLoop(first); });
   }
   bool need_list = true;
   while (!stopped()) {
@@ -265,13 +271,14 @@ void Reflector::Run() {
   if (resync.joinable()) resync.join();
 }
 
-void Reflector::ResyncLoop() {
-  Clock::TimePoint next = clock_->Now() + options_.resync_period;
+void Reflector::ResyncLoop(Clock::TimePoint next) {
   while (WaitUntil(next)) {
     sink_->OnResync();
     next += options_.resync_period;
+    // After a stall of more than a period, skip the missed resyncs rather than firing them
+    // back to back.
     const Clock::TimePoint now = clock_->Now();
-    if (next <= now) next = now + options_.resync_period;
+    if (now - next >= options_.resync_period) next = now + options_.resync_period;
   }
 }
 

@@ -116,7 +116,7 @@ class Reflector {
   bool Backoff();
   // Waits until `deadline` on the clock; false if stopped first.
   bool WaitUntil(Clock::TimePoint deadline);
-  void ResyncLoop();
+  void ResyncLoop(Clock::TimePoint first);
   bool stopped() const { return stopped_.load(); }
   std::chrono::seconds NextWatchTimeout();
 
