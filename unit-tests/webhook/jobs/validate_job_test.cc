@@ -40,6 +40,7 @@ void Lister(FakeLister& lister) {
   lister.AddQueue(child_a);
   lister.AddQueue(child_b);
   lister.AddPriorityClass("offline-batch");
+  lister.AddPriorityClass("online-critical");
 }
 
 void RunCases(const std::vector<ValidationCase>& cases) {
@@ -81,6 +82,13 @@ TEST_CASE("JobValidator: the bert example and its variants that are valid", "[we
        MutatedBertJob().Set("/spec/policies", R"([{"event":"TaskFailed","action":"RestartJob"},
                                                    {"event":"PodEvicted","action":"RestartJob"}])"),
        ""},
+      {"a task pinned to a node group (the task-node-group snippet)",
+       MutatedBertJob().Set(
+           "/spec/tasks/0/template/metadata",
+           R"({"annotations":{"scheduling.volcano.sh/node-group":"gpu-rack-01"}})"),
+       ""},
+      {"a PriorityClass from the priorityclasses example",
+       MutatedBertJob().SetString("/spec/priorityClassName", "online-critical"), ""},
       {"an existing PriorityClass",
        MutatedBertJob().SetString("/spec/priorityClassName", "offline-batch"), ""},
       {"mpi with its master named by flag",
@@ -312,8 +320,8 @@ TEST_CASE("JobValidator: CREATE rules on plugins, volumes, dependencies and temp
        "spec.tasks[0].template.spec.containers[0].resources.requests[memory]: must be greater than "
        "or equal to 0"},
       {"missing job PriorityClass",
-       MutatedBertJob().SetString("/spec/priorityClassName", "online-critical"),
-       "spec.priorityClassName: PriorityClass \"online-critical\" not found", 403},
+       MutatedBertJob().SetString("/spec/priorityClassName", "platinum"),
+       "spec.priorityClassName: PriorityClass \"platinum\" not found", 403},
       {"missing template PriorityClass",
        MutatedBertJob().SetString("/spec/tasks/0/template/spec/priorityClassName", "gold"),
        "spec.tasks[0].template.spec.priorityClassName: PriorityClass \"gold\" not found", 403},
