@@ -252,6 +252,16 @@ absl::StatusOr<JobView> ParseJob(const json::Value& job) {
       task.max_retry = ToInt32(json::GetInt(t, "maxRetry", 0));
       task.topology_policy = std::string(json::GetString(t, "topologyPolicy"));
       BASALT_ASSIGN_OR_RETURN(task.policies, ParsePolicies(json::Find(t, "policies")));
+      if (const json::Value* dep = json::Find(t, "dependsOn"); dep && dep->IsObject()) {
+        DependsOnView d;
+        if (const json::Value* names = json::Find(*dep, "name"); names && names->IsArray()) {
+          for (const auto& n : names->GetArray()) {
+            if (n.IsString()) d.names.emplace_back(json::AsView(n));
+          }
+        }
+        d.iteration = std::string(json::GetString(*dep, "iteration"));
+        task.depends_on = std::move(d);
+      }
       const json::Value* tmpl = json::Find(t, "template");
       if (tmpl != nullptr && !tmpl->IsObject()) {
         return absl::InvalidArgumentError(

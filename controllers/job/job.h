@@ -119,6 +119,12 @@ struct NetworkTopologyView {
   std::string highest_tier_name;
 };
 
+// spec.tasks[].dependsOn.
+struct DependsOnView {
+  std::vector<std::string> names;
+  std::string iteration;  // "any" | "all" ("" = all)
+};
+
 // One entry of spec.tasks.
 struct TaskSpecView {
   std::string name;
@@ -127,6 +133,7 @@ struct TaskSpecView {
   int32_t max_retry = 0;
   std::string topology_policy;
   std::vector<LifecyclePolicy> policies;
+  std::optional<DependsOnView> depends_on;
   // The PodTemplateSpec ({"metadata":..., "spec":...}); an empty object when absent. Never null.
   std::shared_ptr<const json::Document> pod_template;
 

@@ -1,5 +1,6 @@
 #include "controllers/job/pods/pods.h"
 
+#include <algorithm>
 #include <set>
 
 #include "controllers/job/keys.h"
@@ -163,6 +164,28 @@ absl::StatusOr<json::Document> BuildPod(const JobView& job, const TaskSpecView& 
   AddJobVolumes(job, spec, a);
   json::Set(pod, "spec", std::move(spec), a);
   return pod;
+}
+
+bool TaskDependenciesMet(const JobView& job, const TaskSpecView& task,
+                         const std::vector<PodSnapshot>& pods) {
+  if (!task.depends_on || task.depends_on->names.empty()) return true;
+  auto ready = [&](const std::string& name) {
+    const TaskSpecView* dep = job.spec.FindTask(name);
+    if (dep == nullptr || !dep->min_available) return true;
+    int32_t n = 0;
+    for (const auto& p : pods) {
+      if (p.task == name && !p.terminating &&
+          (p.phase == "Succeeded" || (p.phase == "Running" && p.ready))) {
+        ++n;
+      }
+    }
+    return n >= *dep->min_available;
+  };
+  const auto& names = task.depends_on->names;
+  if (task.depends_on->iteration == "any" && names.size() >= 2) {
+    return std::any_of(names.begin(), names.end(), ready);
+  }
+  return std::all_of(names.begin(), names.end(), ready);
 }
 
 PodSyncPlan PlanPodSync(const JobView& job, const std::vector<PodSnapshot>& pods) {

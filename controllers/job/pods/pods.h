@@ -56,6 +56,13 @@ PodSyncPlan PlanPodSync(const JobView& job, const std::vector<PodSnapshot>& pods
                         TaskReadyFn task_ready);
 PodSyncPlan PlanPodSync(const JobView& job, const std::vector<PodSnapshot>& pods);
 
+// dependsOn: whether `task` may get pods. A dependency task is ready when its pods that are
+// Succeeded, or Running with all containers ready, number at least its minAvailable (a task
+// without minAvailable, or a name that is not a task, is ready). Iteration "any" with two or
+// more names needs one ready dependency, otherwise all must be ready. No dependsOn: true.
+bool TaskDependenciesMet(const JobView& job, const TaskSpecView& task,
+                         const std::vector<PodSnapshot>& pods);
+
 // Implementation detail of the template above.
 PodSyncPlan PlanPodSyncImpl(const JobView& job, const std::vector<PodSnapshot>& pods,
                             const std::vector<bool>& task_ready);

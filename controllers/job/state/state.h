@@ -102,6 +102,7 @@ struct PodSnapshot {
   std::string phase;         // status.phase: Pending, Running, Succeeded, Failed, Unknown
   bool terminating = false;  // metadata.deletionTimestamp is set
   std::optional<int32_t> partition;
+  bool ready = false;  // Running with every container ready (for dependsOn)
 };
 
 // The scope of a targeted kill, from the request (RestartTask / RestartPod / RestartPartition).

@@ -27,7 +27,8 @@ constexpr std::string_view kJob = R"({
       {"name": "master", "replicas": 1, "minAvailable": 1, "maxRetry": 2,
        "policies": [{"exitCode": 3, "action": "CompleteJob"}],
        "template": {"spec": {"containers": [{"name": "m", "image": "x"}], "futureField": 1}}},
-      {"name": "worker", "replicas": 4, "topologyPolicy": "best-effort"}
+      {"name": "worker", "replicas": 4, "topologyPolicy": "best-effort",
+       "dependsOn": {"name": ["master"], "iteration": "any"}}
     ]
   },
   "status": {"state": {"phase": "Running"}, "running": 3, "succeeded": 1, "failed": 2,
@@ -73,6 +74,10 @@ TEST_CASE("Job: ParseJob reads spec, policies, plugins and status", "[controller
   CHECK(s.tasks[1].replicas == 4);
   CHECK_FALSE(s.tasks[1].min_available);
   CHECK(s.tasks[1].topology_policy == "best-effort");
+  REQUIRE(s.tasks[1].depends_on);
+  CHECK(s.tasks[1].depends_on->names == std::vector<std::string>{"master"});
+  CHECK(s.tasks[1].depends_on->iteration == "any");
+  CHECK_FALSE(s.tasks[0].depends_on);
   CHECK(s.tasks[1].pod_template->IsObject());
   CHECK(s.TotalReplicas() == 5);
   CHECK(s.TotalTaskMinAvailable() == 5);

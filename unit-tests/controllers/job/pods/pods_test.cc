@@ -211,5 +211,53 @@ TEST_CASE("JobPods: sync creates missing pods and removes scaled-down ones",
   CHECK(waiting.create[0].task == "master");
 }
 
+TEST_CASE("JobPods: dependsOn waits for ready dependency tasks", "[controllers][job][pods]") {
+  JobView job = MakeJob("j")
+                    .Task(MakeTask("a").Replicas(2).MinAvailable(2))
+                    .Task(MakeTask("b").Replicas(1).MinAvailable(1))
+                    .Task(MakeTask("c").Replicas(1))  // no minAvailable: always ready
+                    .Task(MakeTask("main").Replicas(1))
+                    .Build();
+  TaskSpecView& main = job.spec.tasks[3];
+  CHECK(TaskDependenciesMet(job, main, {}));  // no dependsOn
+
+  const std::vector<PodSnapshot> a_half = {
+      {"j-a-0", "a", "Succeeded", false, std::nullopt, false},
+      {"j-a-1", "a", "Running", false, std::nullopt, false},  // running, not ready
+  };
+  std::vector<PodSnapshot> a_ready = a_half;
+  a_ready[1].ready = true;
+  std::vector<PodSnapshot> b_ready = {{"j-b-0", "b", "Running", false, std::nullopt, true}};
+  std::vector<PodSnapshot> b_going = {{"j-b-0", "b", "Running", true, std::nullopt, true}};
+
+  struct Case {
+    std::string name;
+    std::vector<std::string> deps;
+    std::string iteration;
+    std::vector<PodSnapshot> pods;
+    bool want;
+  };
+  auto concat = [](std::vector<PodSnapshot> x, const std::vector<PodSnapshot>& y) {
+    x.insert(x.end(), y.begin(), y.end());
+    return x;
+  };
+  const std::vector<Case> cases = {
+      {"one dependency, not ready", {"a"}, "", a_half, false},
+      {"one dependency, ready", {"a"}, "", a_ready, true},
+      {"all: one of two ready", {"a", "b"}, "all", a_ready, false},
+      {"all: both ready", {"a", "b"}, "", concat(a_ready, b_ready), true},
+      {"any: one of two ready", {"a", "b"}, "any", b_ready, true},
+      {"any: none ready", {"a", "b"}, "any", a_half, false},
+      {"any with one name behaves as all", {"a"}, "any", a_half, false},
+      {"terminating pods do not count", {"b"}, "", b_going, false},
+      {"a task without minAvailable is ready", {"c"}, "", {}, true},
+  };
+  for (const auto& c : cases) {
+    INFO(c.name);
+    main.depends_on = DependsOnView{c.deps, c.iteration};
+    CHECK(TaskDependenciesMet(job, main, c.pods) == c.want);
+  }
+}
+
 }  // namespace
 }  // namespace basalt::controllers
