@@ -1,0 +1,59 @@
+#include "controllers/job/status/status.h"
+
+#include <algorithm>
+
+namespace basalt::controllers {
+
+absl::StatusOr<JobView> JobViewFromApi(const api::Job& job) { return ParseJob(job.doc()); }
+
+JobCounts CountsFromApi(const api::JobStatus& s) {
+  JobCounts c;
+  c.pending = s.pending;
+  c.running = s.running;
+  c.succeeded = s.succeeded;
+  c.failed = s.failed;
+  c.terminating = s.terminating;
+  c.unknown = s.unknown;
+  c.version = s.version;
+  c.retry_count = s.retry_count;
+  c.min_available = s.min_available;
+  c.task_status_count = s.task_status_count;
+  return c;
+}
+
+std::optional<api::JobStatus> NextJobStatus(const api::JobStatus& old, const StatusUpdate& u,
+                                            api::Time now) {
+  api::JobStatus next = old;
+  const std::string phase(JobPhaseName(u.phase));
+  const JobCounts& c = u.counts;
+  next.pending = c.pending;
+  next.running = c.running;
+  next.succeeded = c.succeeded;
+  next.failed = c.failed;
+  next.terminating = c.terminating;
+  next.unknown = c.unknown;
+  next.version = c.version;
+  next.retry_count = c.retry_count;
+  next.min_available = u.spec_min_available;
+  next.task_status_count = c.task_status_count;
+  next.controlled_resources = u.controlled_resources;
+  if (old.state.phase != phase) {
+    next.state.phase = phase;
+    next.state.last_transition_time = now;
+    auto& conds = next.conditions;
+    conds.erase(std::remove_if(conds.begin(), conds.end(),
+                               [&](const api::JobCondition& x) { return x.status == phase; }),
+                conds.end());
+    conds.push_back(api::JobCondition{phase, now});
+  }
+  if (u.creation_timestamp && next.state.last_transition_time) {
+    auto d = std::chrono::duration_cast<std::chrono::milliseconds>(
+        *next.state.last_transition_time - *u.creation_timestamp);
+    // metav1.Time has whole seconds: keep the duration whole too.
+    next.running_duration = FormatGoDuration(std::chrono::duration_cast<std::chrono::seconds>(d));
+  }
+  if (next == old) return std::nullopt;
+  return next;
+}
+
+}  // namespace basalt::controllers

@@ -1,0 +1,43 @@
+#pragma once
+// The Job status a reconcile writes, computed from the old status (common/api's typed view),
+// the phase the state machine chose and the counts the effect produced; plus the adapters from
+// common/api's Job to the controller's JobView.
+//
+// Pure functions; thread-safe.
+
+#include <map>
+#include <optional>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "common/api/batch.h"
+#include "common/api/time.h"
+#include "controllers/job/job.h"
+
+namespace basalt::controllers {
+
+// The controller's view of an api::Job (reads the raw document; see ParseJob).
+absl::StatusOr<JobView> JobViewFromApi(const api::Job& job);
+
+// The state machine's counts from an api::JobStatus.
+JobCounts CountsFromApi(const api::JobStatus& status);
+
+struct StatusUpdate {
+  JobPhase phase = JobPhase::kPending;  // the next phase
+  JobCounts counts;                     // after the effect and ApplyBookkeeping
+  int32_t spec_min_available = 0;       // status.minAvailable follows spec.minAvailable
+  std::map<std::string, std::string> controlled_resources;
+  // Set on kill paths: status.runningDuration = last transition − creation (Go duration).
+  std::optional<api::Time> creation_timestamp;
+};
+
+// The status to write, or nullopt when nothing Basalt owns changed (no write, as in Volcano).
+// When the phase changes, state.lastTransitionTime = now and the phase's condition is appended
+// (an earlier condition of the same phase is moved to the end). Deliberate difference: Volcano
+// also moves lastTransitionTime on counter-only changes, so finished jobs that are re-synced
+// look as if they finished later and ttlSecondsAfterFinished is postponed; Basalt moves it only
+// with the phase, as Kubernetes conditions do. state.reason and state.message are kept.
+std::optional<api::JobStatus> NextJobStatus(const api::JobStatus& old, const StatusUpdate& update,
+                                            api::Time now);
+
+}  // namespace basalt::controllers

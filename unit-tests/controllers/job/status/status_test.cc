@@ -1,0 +1,108 @@
+#include "controllers/job/status/status.h"
+
+#include <catch2/catch.hpp>
+#include <string>
+#include <vector>
+
+namespace basalt::controllers {
+namespace {
+
+using std::chrono::seconds;
+
+api::Time T(int64_t s) { return api::Time(seconds(1'700'000'000 + s)); }
+
+std::vector<std::string> Phases(const api::JobStatus& s) {
+  std::vector<std::string> out;
+  for (const auto& c : s.conditions) out.push_back(c.status);
+  return out;
+}
+
+TEST_CASE("JobStatus: a phase change stamps the time and appends the condition",
+          "[controllers][job][status]") {
+  api::JobStatus old;  // a new job: empty phase
+  StatusUpdate u;
+  u.phase = JobPhase::kPending;
+  u.spec_min_available = 2;
+  auto s = NextJobStatus(old, u, T(0));
+  REQUIRE(s);
+  CHECK(s->state.phase == "Pending");
+  CHECK(s->state.last_transition_time == T(0));
+  CHECK(s->min_available == 2);
+  CHECK(Phases(*s) == std::vector<std::string>{"Pending"});
+
+  u.phase = JobPhase::kRunning;
+  u.counts.running = 2;
+  auto running = NextJobStatus(*s, u, T(10));
+  REQUIRE(running);
+  CHECK(Phases(*running) == std::vector<std::string>{"Pending", "Running"});
+
+  // Restarting, then Pending again: the re-entered phase moves to the end.
+  u.phase = JobPhase::kRestarting;
+  auto restarting = NextJobStatus(*running, u, T(20));
+  u.phase = JobPhase::kPending;
+  auto pending = NextJobStatus(*restarting, u, T(30));
+  REQUIRE(pending);
+  CHECK(Phases(*pending) == std::vector<std::string>{"Running", "Restarting", "Pending"});
+  CHECK(pending->conditions.back().last_transition_time == T(30));
+}
+
+TEST_CASE("JobStatus: counters change the status but not the transition time",
+          "[controllers][job][status]") {
+  api::JobStatus old;
+  old.state.phase = "Running";
+  old.state.last_transition_time = T(5);
+  old.state.reason = "kept";
+  old.conditions = {{"Running", T(5)}};
+  old.running = 1;
+  StatusUpdate u;
+  u.phase = JobPhase::kRunning;
+  u.counts.running = 1;
+  CHECK_FALSE(NextJobStatus(old, u, T(50)));  // nothing changed: no write
+
+  u.counts.running = 2;
+  u.counts.task_status_count["w"]["Running"] = 2;
+  u.counts.version = 1;
+  u.counts.retry_count = 1;
+  u.controlled_resources = {{"plugin-svc", "svc"}};
+  auto s = NextJobStatus(old, u, T(50));
+  REQUIRE(s);
+  CHECK(s->running == 2);
+  CHECK(s->version == 1);
+  CHECK(s->retry_count == 1);
+  CHECK(s->task_status_count.at("w").at("Running") == 2);
+  CHECK(s->controlled_resources.at("plugin-svc") == "svc");
+  CHECK(s->state.last_transition_time == T(5));
+  CHECK(s->state.reason == "kept");
+  CHECK(s->conditions.size() == 1);
+}
+
+TEST_CASE("JobStatus: kill paths record the running duration", "[controllers][job][status]") {
+  api::JobStatus old;
+  old.state.phase = "Running";
+  StatusUpdate u;
+  u.phase = JobPhase::kCompleting;
+  u.creation_timestamp = T(0);
+  auto s = NextJobStatus(old, u, T(3723));
+  REQUIRE(s);
+  CHECK(s->running_duration == "1h2m3s");
+}
+
+TEST_CASE("JobStatus: api views convert to the controller's view", "[controllers][job][status]") {
+  auto job = api::Job::Parse(R"({"apiVersion":"batch.volcano.sh/v1alpha1","kind":"Job",
+    "metadata":{"name":"j","namespace":"ns","uid":"u"},
+    "spec":{"minAvailable":1,"tasks":[{"name":"t","replicas":1,"template":{"spec":{}}}]},
+    "status":{"state":{"phase":"Running"},"running":1,"version":3,"retryCount":1,
+              "taskStatusCount":{"t":{"phase":{"Running":1}}}}})");
+  REQUIRE(job.ok());
+  auto view = JobViewFromApi(*job);
+  REQUIRE(view.ok());
+  CHECK(view->name == "j");
+  CHECK(view->phase() == JobPhase::kRunning);
+  JobCounts c = CountsFromApi(job->status());
+  CHECK(c == view->status);
+  CHECK(c.version == 3);
+  CHECK(c.task_status_count.at("t").at("Running") == 1);
+}
+
+}  // namespace
+}  // namespace basalt::controllers
