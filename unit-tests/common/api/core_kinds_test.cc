@@ -204,7 +204,7 @@ TEST_CASE("Node: decodes allocatable, taints and the Ready condition", "[api][no
   CHECK(c.allocatable.Get("memory").String() == "503Gi");
 }
 
-TEST_CASE("Node: allocatable falls back to capacity; no Ready condition means not ready",
+TEST_CASE("Node: allocatable falls back to capacity and no Ready condition means not ready",
           "[api][node]") {
   auto node = Node::Parse(R"({"kind":"Node","metadata":{"name":"n"},"spec":{"unschedulable":true},)"
                           R"("status":{"capacity":{"cpu":"4"}}})");

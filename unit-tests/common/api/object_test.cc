@@ -1,6 +1,7 @@
 #include "common/api/object.h"
 
 #include <catch2/catch.hpp>
+#include <optional>
 #include <string>
 
 #include "common/api/time.h"

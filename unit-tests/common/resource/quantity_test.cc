@@ -266,7 +266,7 @@ TEST_CASE("Quantity: random sums, differences and comparisons match exact intege
   }
 }
 
-TEST_CASE("Quantity: fmt prints the canonical string; doubles approximate for scores",
+TEST_CASE("Quantity: fmt prints the canonical string and doubles approximate for scores",
           "[quantity]") {
   CHECK(fmt::format("{} of {}", MustParse("1.5"), MustParse("1536Mi")) == "1500m of 1536Mi");
   CHECK(MustParse("1500m").AsApproximateDouble() == Approx(1.5));
