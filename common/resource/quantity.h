@@ -4,11 +4,12 @@
 //
 // Representation: value = mantissa * 10^exponent, with a signed 128-bit mantissa of at most
 // 38 decimal digits and exponent >= -9 (nano units, the finest precision Kubernetes keeps).
-// Every quantity with at most 38 significant digits is exact: in particular every value in
-// [-1.7e29, 1.7e29] at nano precision, and huge values like 1e30 or 1e1000. Arithmetic whose
+// Every quantity with at most 38 significant digits is exact: in particular every value with
+// |value| < 1e29 at nano precision, and huge values like 1e30 or 1e1000. Arithmetic whose
 // exact result would need more than 38 significant digits rounds away from zero in the lowest
 // kept digit (never silently wraps); realistic cluster totals never get there. No floating
-// point is used anywhere except to read a JSON number that was not an integer.
+// point is used except in AsApproximateDouble (for scores) and to read a JSON number that
+// was not an integer.
 //
 // Like Kubernetes, a parsed quantity remembers its suffix family (Format) and is printed in
 // canonical form in that family: "1.5" -> "1500m", "1.5Gi" -> "1536Mi", "2000" -> "2k",
@@ -46,7 +47,9 @@ class Quantity {
   // As in Kubernetes, non-zero values are rounded up (away from zero) to nano precision and
   // binary-SI values are capped at 2^63-1. Deliberately stricter than Kubernetes: a number
   // without any digit ("", "-", ".") is rejected rather than read as 0, and decimal exponents
-  // are limited to |e| <= 100000. Errors are kInvalidArgument and name the input and the rule.
+  // are limited to |e| <= 100000, and a decimal value needing more than 38 significant digits
+  // at nano precision is rejected (Kubernetes would keep it in arbitrary precision). Errors are
+  // kInvalidArgument and name the input and the rule.
   static absl::StatusOr<Quantity> Parse(std::string_view text);
 
   // Reads a quantity from JSON: a string (parsed as above) or a number (8 -> "8", 0.5 ->
