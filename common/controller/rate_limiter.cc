@@ -13,7 +13,7 @@ ItemExponentialFailureRateLimiter::ItemExponentialFailureRateLimiter(Clock::Dura
 Clock::Duration ItemExponentialFailureRateLimiter::When(const std::string& key) {
   int exponent;
   {
-    absl::MutexLock l(&mu_);
+    std::lock_guard<std::mutex> l(mu_);
     exponent = failures_[key]++;
   }
   // Computed in floating point so large exponents saturate at max_delay_ instead of
@@ -24,12 +24,12 @@ Clock::Duration ItemExponentialFailureRateLimiter::When(const std::string& key) 
 }
 
 void ItemExponentialFailureRateLimiter::Forget(const std::string& key) {
-  absl::MutexLock l(&mu_);
+  std::lock_guard<std::mutex> l(mu_);
   failures_.erase(key);
 }
 
 int ItemExponentialFailureRateLimiter::NumRequeues(const std::string& key) {
-  absl::MutexLock l(&mu_);
+  std::lock_guard<std::mutex> l(mu_);
   auto it = failures_.find(key);
   return it == failures_.end() ? 0 : it->second;
 }
@@ -38,7 +38,7 @@ BucketRateLimiter::BucketRateLimiter(Clock* clock, double qps, int burst)
     : clock_(clock), qps_(qps), burst_(burst), tokens_(burst), last_(clock->Now()) {}
 
 Clock::Duration BucketRateLimiter::When(const std::string&) {
-  absl::MutexLock l(&mu_);
+  std::lock_guard<std::mutex> l(mu_);
   const Clock::TimePoint now = clock_->Now();
   if (now > last_) {
     const double elapsed = std::chrono::duration<double>(now - last_).count();

@@ -13,12 +13,12 @@
 
 #include <chrono>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
-#include "absl/synchronization/mutex.h"
 #include "common/util/clock.h"
 
 namespace basalt::controller {
@@ -53,7 +53,7 @@ class ItemExponentialFailureRateLimiter final : public RateLimiter {
  private:
   const Clock::Duration base_delay_;
   const Clock::Duration max_delay_;
-  absl::Mutex mu_;
+  std::mutex mu_;
   std::unordered_map<std::string, int> failures_ ABSL_GUARDED_BY(mu_);
 };
 
@@ -77,7 +77,7 @@ class BucketRateLimiter final : public RateLimiter {
   Clock* const clock_;
   const double qps_;
   const double burst_;
-  absl::Mutex mu_;
+  std::mutex mu_;
   // May go negative: tokens reserved by callers told to wait.
   double tokens_ ABSL_GUARDED_BY(mu_);
   Clock::TimePoint last_ ABSL_GUARDED_BY(mu_);

@@ -1,6 +1,5 @@
 #include "common/controller/work_queue.h"
 
-#include "absl/time/time.h"
 #include "common/util/log.h"
 
 namespace basalt::controller {
@@ -32,7 +31,7 @@ WorkQueue::~WorkQueue() {
 }
 
 void WorkQueue::Add(const std::string& key) {
-  absl::MutexLock l(&mu_);
+  std::lock_guard<std::mutex> l(mu_);
   AddLocked(key);
 }
 
@@ -47,12 +46,12 @@ void WorkQueue::AddLocked(const std::string& key) {
   if (processing_.count(key) != 0) return;
   queue_.push_back(key);
   UpdateDepthLocked();
-  cond_.Signal();
+  cond_.notify_one();
 }
 
 std::optional<std::string> WorkQueue::Get() {
-  absl::MutexLock l(&mu_);
-  while (queue_.empty() && !shutting_down_) cond_.Wait(&mu_);
+  std::unique_lock<std::mutex> l(mu_);
+  cond_.wait(l, [this] { return !queue_.empty() || shutting_down_; });
   if (queue_.empty()) return std::nullopt;  // Shut down and drained.
   std::string key = std::move(queue_.front());
   queue_.pop_front();
@@ -71,7 +70,7 @@ std::optional<std::string> WorkQueue::Get() {
 }
 
 void WorkQueue::Done(const std::string& key) {
-  absl::MutexLock l(&mu_);
+  std::lock_guard<std::mutex> l(mu_);
   if (processing_.erase(key) == 0) {
     BASALT_LOG_WARNING("WorkQueue::Done for a key that is not in flight", "queue", name_, "key",
                        key);
@@ -87,14 +86,14 @@ void WorkQueue::Done(const std::string& key) {
     // Re-added while in flight: queued even during shutdown, as the Add was accepted.
     queue_.push_back(key);
     UpdateDepthLocked();
-    cond_.Signal();
+    cond_.notify_one();
   } else if (drain_ && processing_.empty()) {
-    cond_.SignalAll();
+    cond_.notify_all();
   }
 }
 
 void WorkQueue::AddAfter(const std::string& key, Clock::Duration delay) {
-  absl::MutexLock l(&mu_);
+  std::lock_guard<std::mutex> l(mu_);
   if (shutting_down_) return;
   if (delay <= Clock::Duration::zero()) {
     AddLocked(key);
@@ -109,7 +108,7 @@ void WorkQueue::AddAfter(const std::string& key, Clock::Duration delay) {
   }
   waiting_.emplace(ready_at, key);
   // Only a new earliest deadline changes when the delay thread must wake.
-  if (waiting_.begin()->second == key) delay_cond_.Signal();
+  if (waiting_.begin()->second == key) delay_cond_.notify_one();
 }
 
 void WorkQueue::AddRateLimited(const std::string& key) {
@@ -123,32 +122,32 @@ void WorkQueue::Forget(const std::string& key) { rate_limiter_->Forget(key); }
 int WorkQueue::NumRequeues(const std::string& key) { return rate_limiter_->NumRequeues(key); }
 
 void WorkQueue::ShutDown() {
-  absl::MutexLock l(&mu_);
+  std::lock_guard<std::mutex> l(mu_);
   if (shutting_down_) return;
   shutting_down_ = true;
   waiting_.clear();
   waiting_ready_at_.clear();
-  cond_.SignalAll();
-  delay_cond_.Signal();
+  cond_.notify_all();
+  delay_cond_.notify_one();
 }
 
 void WorkQueue::ShutDownWithDrain() {
   {
-    absl::MutexLock l(&mu_);
+    std::lock_guard<std::mutex> l(mu_);
     drain_ = true;
   }
   ShutDown();
-  absl::MutexLock l(&mu_);
-  while (!processing_.empty()) cond_.Wait(&mu_);
+  std::unique_lock<std::mutex> l(mu_);
+  cond_.wait(l, [this] { return processing_.empty(); });
 }
 
 bool WorkQueue::ShuttingDown() const {
-  absl::MutexLock l(&mu_);
+  std::lock_guard<std::mutex> l(mu_);
   return shutting_down_;
 }
 
 std::size_t WorkQueue::Len() const {
-  absl::MutexLock l(&mu_);
+  std::lock_guard<std::mutex> l(mu_);
   return queue_.size();
 }
 
@@ -157,7 +156,7 @@ void WorkQueue::UpdateDepthLocked() {
 }
 
 void WorkQueue::DelayLoop() {
-  absl::MutexLock l(&mu_);
+  std::unique_lock<std::mutex> l(mu_);
   while (!shutting_down_) {
     const Clock::TimePoint now = clock_->Now();
     while (!waiting_.empty() && waiting_.begin()->first <= now) {
@@ -167,12 +166,12 @@ void WorkQueue::DelayLoop() {
       AddLocked(key);
     }
     if (waiting_.empty()) {
-      delay_cond_.Wait(&mu_);
+      delay_cond_.wait(l);
     } else if (real_clock_) {
       // RealClock::Now() is steady_clock, so the remaining time is real time.
-      delay_cond_.WaitWithTimeout(&mu_, absl::FromChrono(waiting_.begin()->first - now));
+      delay_cond_.wait_until(l, waiting_.begin()->first);
     } else {
-      delay_cond_.WaitWithTimeout(&mu_, absl::FromChrono(kFakeClockPollInterval));
+      delay_cond_.wait_for(l, kFakeClockPollInterval);
     }
   }
 }

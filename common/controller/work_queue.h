@@ -32,10 +32,12 @@
 // optional WorkQueueMetrics must outlive the queue; the queue owns its RateLimiter.
 
 #include <chrono>
+#include <condition_variable>
 #include <cstddef>
 #include <deque>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
@@ -45,7 +47,6 @@
 #include <utility>
 
 #include "absl/base/thread_annotations.h"
-#include "absl/synchronization/mutex.h"
 #include "common/controller/rate_limiter.h"
 #include "common/controller/work_queue_metrics.h"
 #include "common/util/clock.h"
@@ -120,11 +121,14 @@ class WorkQueue {
   const std::unique_ptr<RateLimiter> rate_limiter_;
   const std::optional<WorkQueueMetrics::Series> metrics_;
 
-  mutable absl::Mutex mu_;
+  // std::mutex, not absl::Mutex: Debian's libabsl is not built with ThreadSanitizer, so
+  // absl::Mutex is invisible to BASALT_TSAN builds and every access under it shows up as
+  // a false race. Pthread-based std::mutex is intercepted by TSan.
+  mutable std::mutex mu_;
   // Woken for Get() waiters (new key, shutdown) and for ShutDownWithDrain (in-flight done).
-  absl::CondVar cond_;
+  std::condition_variable cond_;
   // Woken for the delay thread (earlier deadline, shutdown).
-  absl::CondVar delay_cond_;
+  std::condition_variable delay_cond_;
 
   // Keys in processing order.
   std::deque<std::string> queue_ ABSL_GUARDED_BY(mu_);

@@ -13,12 +13,12 @@ HealthChecks::HealthChecks() {
 }
 
 void HealthChecks::AddHealthzCheck(std::string name, Check check) {
-  absl::MutexLock l(&mu_);
+  std::lock_guard<std::mutex> l(mu_);
   healthz_.push_back(NamedCheck{std::move(name), std::move(check)});
 }
 
 void HealthChecks::AddReadyzCheck(std::string name, Check check) {
-  absl::MutexLock l(&mu_);
+  std::lock_guard<std::mutex> l(mu_);
   readyz_.push_back(NamedCheck{std::move(name), std::move(check)});
 }
 
@@ -27,7 +27,7 @@ void HealthChecks::SetShuttingDown() { shutting_down_ = true; }
 HttpResponse HealthChecks::ServeHealthz(const HttpRequest& request) const {
   std::vector<NamedCheck> checks;
   {
-    absl::MutexLock l(&mu_);
+    std::lock_guard<std::mutex> l(mu_);
     checks = healthz_;
   }
   return Serve(request, "healthz", 500, checks);
@@ -36,7 +36,7 @@ HttpResponse HealthChecks::ServeHealthz(const HttpRequest& request) const {
 HttpResponse HealthChecks::ServeReadyz(const HttpRequest& request) const {
   std::vector<NamedCheck> checks;
   {
-    absl::MutexLock l(&mu_);
+    std::lock_guard<std::mutex> l(mu_);
     checks = readyz_;
   }
   if (shutting_down_) {

@@ -17,12 +17,12 @@
 
 #include <atomic>
 #include <functional>
+#include <mutex>
 #include <string>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
-#include "absl/synchronization/mutex.h"
 #include "common/runtime/http.h"
 
 namespace basalt::runtime {
@@ -60,7 +60,7 @@ class HealthChecks {
                      const std::vector<NamedCheck>& checks) const;
 
   std::atomic<bool> shutting_down_{false};
-  mutable absl::Mutex mu_;
+  mutable std::mutex mu_;
   std::vector<NamedCheck> healthz_ ABSL_GUARDED_BY(mu_);
   std::vector<NamedCheck> readyz_ ABSL_GUARDED_BY(mu_);
 };

@@ -52,7 +52,7 @@ HttpResponse HttpResponse::Json(int status, std::string body) {
 }
 
 void HttpRouter::Handle(std::string_view method, std::string_view path, HttpHandler handler) {
-  absl::MutexLock l(&mu_);
+  std::lock_guard<std::mutex> l(mu_);
   for (Entry& route : routes_) {
     if (route.method == method && route.path == path) {
       route.handler = std::move(handler);
@@ -66,7 +66,7 @@ HttpResponse HttpRouter::Route(const HttpRequest& request) const {
   HttpHandler handler;
   std::string allow;
   {
-    absl::ReaderMutexLock l(&mu_);
+    std::lock_guard<std::mutex> l(mu_);
     for (const Entry& route : routes_) {
       if (route.path != request.path) continue;
       if (route.method == request.method) {

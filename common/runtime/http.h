@@ -4,13 +4,13 @@
 // Boost: handlers and their tests see only these types; Beast stays in http_server.cc.
 
 #include <functional>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
-#include "absl/synchronization/mutex.h"
 
 namespace basalt::runtime {
 
@@ -63,7 +63,7 @@ class HttpRouter {
     std::string path;
     HttpHandler handler;
   };
-  mutable absl::Mutex mu_;
+  mutable std::mutex mu_;
   std::vector<Entry> routes_ ABSL_GUARDED_BY(mu_);
 };
 

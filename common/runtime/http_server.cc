@@ -18,6 +18,7 @@
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl.hpp>
 #include <charconv>
+#include <condition_variable>
 #include <cstdint>
 #include <exception>
 #include <optional>
@@ -27,7 +28,6 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "absl/time/time.h"
 #include "common/util/log.h"
 #include "common/util/status.h"
 #include "fmt/format.h"
@@ -157,7 +157,6 @@ class HttpServer::Impl final : public SessionOwner {
  private:
   void DoAccept();
   void OnAccept(beast::error_code ec, tcp::socket socket);
-  bool NoSessions() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return sessions_.empty(); }
 
   const HttpServerOptions options_;
   HttpRouter router_;
@@ -165,7 +164,8 @@ class HttpServer::Impl final : public SessionOwner {
   std::atomic<bool> stopping_flag_{false};  // stopping_, readable without mu_.
 
   // Declared before ioc_: sessions destroyed with the io_context still report here.
-  mutable absl::Mutex mu_;
+  mutable std::mutex mu_;
+  std::condition_variable sessions_closed_;  // Notified when sessions_ becomes empty.
   std::unordered_map<std::uint64_t, std::weak_ptr<SessionBase>> sessions_ ABSL_GUARDED_BY(mu_);
   std::uint64_t next_session_id_ ABSL_GUARDED_BY(mu_) = 0;
   bool started_ ABSL_GUARDED_BY(mu_) = false;
@@ -349,7 +349,7 @@ class Session final : public SessionBase {
 }  // namespace
 
 absl::Status HttpServer::Impl::Start() {
-  absl::MutexLock l(&mu_);
+  std::lock_guard<std::mutex> l(mu_);
   if (started_) return absl::FailedPreconditionError("HTTP server already started");
   BASALT_ASSIGN_OR_RETURN(const tcp::endpoint endpoint, ResolveListenAddress(options_.address));
   beast::error_code ec;
@@ -393,7 +393,7 @@ absl::Status HttpServer::Impl::Start() {
 void HttpServer::Impl::Stop() {
   std::vector<std::shared_ptr<SessionBase>> live;
   {
-    absl::MutexLock l(&mu_);
+    std::lock_guard<std::mutex> l(mu_);
     if (!started_ || stopping_) return;
     stopping_ = true;
     stopping_flag_ = true;
@@ -409,9 +409,9 @@ void HttpServer::Impl::Stop() {
   for (auto& session : live) session->Stop();
   live.clear();  // Our references must not keep sessions alive.
   {
-    absl::MutexLock l(&mu_);
-    if (!mu_.AwaitWithTimeout(absl::Condition(this, &Impl::NoSessions),
-                              absl::FromChrono(options_.shutdown_grace))) {
+    std::unique_lock<std::mutex> l(mu_);
+    if (!sessions_closed_.wait_for(l, options_.shutdown_grace,
+                                   [this] { return sessions_.empty(); })) {
       BASALT_LOG_WARNING("HTTP server grace period over; closing connections", "address",
                          options_.address, "connections", sessions_.size());
     }
@@ -455,7 +455,7 @@ void HttpServer::Impl::OnAccept(beast::error_code ec, tcp::socket socket) {
   std::shared_ptr<SessionBase> session;
   bool accept_more = false;
   {
-    absl::MutexLock l(&mu_);
+    std::lock_guard<std::mutex> l(mu_);
     if (stopping_) return;
     const std::uint64_t id = next_session_id_++;
     if (tls_context != nullptr) {
@@ -472,8 +472,9 @@ void HttpServer::Impl::OnAccept(beast::error_code ec, tcp::socket socket) {
 }
 
 void HttpServer::Impl::OnSessionClosed(std::uint64_t id) {
-  absl::MutexLock l(&mu_);
+  std::lock_guard<std::mutex> l(mu_);
   sessions_.erase(id);
+  if (sessions_.empty()) sessions_closed_.notify_all();
   if (accept_paused_ && !stopping_) {
     accept_paused_ = false;
     asio::post(accept_strand_, [this] { DoAccept(); });

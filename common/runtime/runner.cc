@@ -58,7 +58,7 @@ void Runner::AddRunnable(std::string name, std::function<absl::Status(std::stop_
 void Runner::Fail(absl::Status status) {
   BASALT_LOG_ERROR("Component failed; shutting down", "error", MessageOf(status));
   {
-    absl::MutexLock l(&mu_);
+    std::lock_guard<std::mutex> l(mu_);
     if (first_error_.ok()) first_error_ = std::move(status);
   }
   RequestStop();
@@ -66,9 +66,10 @@ void Runner::Fail(absl::Status status) {
 
 void Runner::RequestStop() {
   {
-    absl::MutexLock l(&mu_);
+    std::lock_guard<std::mutex> l(mu_);
     if (stop_requested_) return;
     stop_requested_ = true;
+    cond_.notify_all();
   }
   stop_source_.request_stop();
 }
@@ -103,8 +104,9 @@ absl::Status Runner::Run() {
   BASALT_LOG_INFO("Starting", "component", component_, "version", BasaltVersion(), "verbosity",
                   options_.verbosity);
   const auto mark_started = [this] {
-    absl::MutexLock l(&mu_);
+    std::lock_guard<std::mutex> l(mu_);
     started_ = true;
+    cond_.notify_all();
   };
   const auto stop_servers = [this] {
     if (health_server_ != nullptr) health_server_->Stop();
@@ -139,8 +141,8 @@ absl::Status Runner::Run() {
   BASALT_LOG_INFO("Running", "component", component_, "components", started);
 
   {
-    absl::MutexLock l(&mu_);
-    mu_.Await(absl::Condition(&stop_requested_));
+    std::unique_lock<std::mutex> l(mu_);
+    cond_.wait(l, [this] { return stop_requested_; });
   }
 
   BASALT_LOG_INFO("Shutting down", "component", component_);
@@ -153,7 +155,7 @@ absl::Status Runner::Run() {
   stop_servers();
   BASALT_LOG_INFO("Shut down", "component", component_);
 
-  absl::MutexLock l(&mu_);
+  std::lock_guard<std::mutex> l(mu_);
   return first_error_;
 }
 
@@ -168,8 +170,8 @@ int Runner::health_port() const {
 }
 
 void Runner::WaitUntilStarted() const {
-  absl::MutexLock l(&mu_);
-  mu_.Await(absl::Condition(&started_));
+  std::unique_lock<std::mutex> l(mu_);
+  cond_.wait(l, [this] { return started_; });
 }
 
 }  // namespace basalt::runtime

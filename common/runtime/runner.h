@@ -26,8 +26,10 @@
 // Ownership: the Runner owns its servers, health checks, metrics registry and runnable
 // threads; components must outlive Run().
 
+#include <condition_variable>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <stop_token>
 #include <string>
 #include <thread>
@@ -35,7 +37,6 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
-#include "absl/synchronization/mutex.h"
 #include "common/runtime/flags.h"
 #include "common/runtime/health.h"
 #include "common/runtime/http_server.h"
@@ -111,7 +112,8 @@ class Runner {
   std::unique_ptr<HttpServer> health_server_;  // Null when it shares metrics_server_.
   std::stop_source stop_source_;
 
-  mutable absl::Mutex mu_;
+  mutable std::mutex mu_;
+  mutable std::condition_variable cond_;  // stop_requested_ or started_ changed.
   absl::Status first_error_ ABSL_GUARDED_BY(mu_);
   bool stop_requested_ ABSL_GUARDED_BY(mu_) = false;
   bool started_ ABSL_GUARDED_BY(mu_) = false;

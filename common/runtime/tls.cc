@@ -5,10 +5,10 @@
 #include <boost/asio/buffer.hpp>
 #include <boost/asio/ssl/context.hpp>
 #include <boost/system/error_code.hpp>
+#include <mutex>
 #include <string>
 
 #include "absl/base/thread_annotations.h"
-#include "absl/synchronization/mutex.h"
 #include "common/util/log.h"
 #include "fmt/format.h"
 
@@ -17,7 +17,7 @@ namespace basalt::runtime {
 namespace ssl = boost::asio::ssl;
 
 struct ServingCertificate::State {
-  absl::Mutex mu;
+  std::mutex mu;
   std::shared_ptr<ssl::context> current ABSL_GUARDED_BY(mu);
 };
 
@@ -42,7 +42,7 @@ absl::Status ServingCertificate::Update(std::string_view cert_chain_pem,
     return absl::InvalidArgumentError("TLS private key does not match the certificate");
   }
   {
-    absl::MutexLock l(&state_->mu);
+    std::lock_guard<std::mutex> l(state_->mu);
     state_->current = std::move(context);
   }
   BASALT_LOG_INFO("Serving certificate updated");
@@ -51,7 +51,7 @@ absl::Status ServingCertificate::Update(std::string_view cert_chain_pem,
 
 TlsContextProvider ServingCertificate::Provider() const {
   return [state = state_]() -> std::shared_ptr<ssl::context> {
-    absl::MutexLock l(&state->mu);
+    std::lock_guard<std::mutex> l(state->mu);
     return state->current;
   };
 }
