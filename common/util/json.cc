@@ -110,7 +110,10 @@ Value& EnsureObject(Value& obj, std::string_view key, Allocator& a) {
 
 void Remove(Value& obj, std::string_view key) {
   if (!obj.IsObject()) return;
-  obj.RemoveMember(Value(rapidjson::StringRef(key.data(), key.size())));
+  // EraseMember keeps the order of the remaining members (RemoveMember moves the last one
+  // into the gap), so a re-encoded object reads the way the user wrote it.
+  auto it = obj.FindMember(Value(rapidjson::StringRef(key.data(), key.size())));
+  if (it != obj.MemberEnd()) obj.EraseMember(it);
 }
 
 }  // namespace basalt::json

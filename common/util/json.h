@@ -55,7 +55,7 @@ inline Value MakeString(std::string_view s, Allocator& a) {
 void Set(Value& obj, std::string_view key, Value value, Allocator& a);
 // Returns obj[key], creating it as an empty object when absent or not an object.
 Value& EnsureObject(Value& obj, std::string_view key, Allocator& a);
-// Removes obj[key] if present.
+// Removes obj[key] if present, keeping the order of the other members.
 void Remove(Value& obj, std::string_view key);
 
 }  // namespace basalt::json

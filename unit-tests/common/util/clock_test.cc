@@ -1,7 +1,7 @@
+#include "common/util/clock.h"
+
 #include <catch2/catch.hpp>
 #include <thread>
-
-#include "common/util/clock.h"
 
 using namespace std::chrono_literals;
 

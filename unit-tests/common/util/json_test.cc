@@ -1,6 +1,6 @@
-#include <catch2/catch.hpp>
-
 #include "common/util/json.h"
+
+#include <catch2/catch.hpp>
 
 namespace json = basalt::json;
 
@@ -35,4 +35,11 @@ TEST_CASE("json: Set, EnsureObject and Remove edit in place and round trip", "[j
   json::Set(*doc, "x", json::Value(2), a);
   json::Remove(*doc, "nope");
   REQUIRE(json::Serialize(*doc) == R"({"metadata":{"name":"p","labels":{"app":"web"}},"x":2})");
+}
+
+TEST_CASE("json: Remove keeps the order of the remaining members", "[json]") {
+  auto doc = json::Parse(R"({"a":1,"b":2,"c":3,"d":4})");
+  REQUIRE(doc.ok());
+  json::Remove(*doc, "b");
+  REQUIRE(json::Serialize(*doc) == R"({"a":1,"c":3,"d":4})");
 }

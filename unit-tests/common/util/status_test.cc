@@ -1,6 +1,6 @@
-#include <catch2/catch.hpp>
-
 #include "common/util/status.h"
+
+#include <catch2/catch.hpp>
 
 namespace {
 absl::StatusOr<int> Half(int x) {
