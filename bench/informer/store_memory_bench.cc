@@ -1,0 +1,168 @@
+// Measures the resident memory of an informer Store holding N synthetic pods (default 50,000),
+// kept three ways: whole documents as the client hands them over (one default RapidJSON pool
+// each), whole documents through the informer's default Transform (right-sized pools), and
+// api::CompactPod structs (CompactPodTransform). Each mode runs in its own child process and
+// reports VmRSS growth, so modes do not share heap state. No API server involved.
+//
+//   informer_store_memory_bench [--pods N]
+
+#include <malloc.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <memory>
+#include <string>
+
+#include "common/informer/store.h"
+#include "common/informer/transforms.h"
+#include "common/util/json.h"
+#include "fmt/format.h"
+
+namespace {
+
+using basalt::informer::Object;
+using basalt::informer::Store;
+using basalt::informer::Transform;
+namespace json = basalt::json;
+
+// Heap bytes allocated (glibc), which counts untouched parts of allocations too.
+size_t HeapBytes() {
+  struct mallinfo2 mi = mallinfo2();
+  return mi.uordblks + mi.hblkhd;
+}
+
+long RssKiB() {
+  std::ifstream in("/proc/self/status");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("VmRSS:", 0) == 0) return std::strtol(line.c_str() + 6, nullptr, 10);
+  }
+  return -1;
+}
+
+// A pod as a Job's worker looks in a real cluster: labels, annotations, owner reference,
+// managedFields, two containers with env and volume mounts, status with conditions.
+std::string PodJson(int i) {
+  const std::string ns = fmt::format("team-{}", i % 50);
+  const std::string name = fmt::format("job-{}-worker-{}", i / 8, i % 8);
+  return fmt::format(
+      R"({{"apiVersion":"v1","kind":"Pod","metadata":{{"name":"{name}","namespace":"{ns}",)"
+      R"("uid":"6c1f{i:08x}-1d2e-4f5a-9b8c-{i:012x}","resourceVersion":"{rv}",)"
+      R"("creationTimestamp":"2026-11-29T10:00:00Z","labels":{{"volcano.sh/job-name":"job-{job}",)"
+      R"("volcano.sh/job-namespace":"{ns}","volcano.sh/queue-name":"default",)"
+      R"("volcano.sh/task-spec":"worker","volcano.sh/job-version":"0"}},)"
+      R"("annotations":{{"scheduling.k8s.io/group-name":"job-{job}","volcano.sh/job-name":"job-{job}",)"
+      R"("volcano.sh/task-spec":"worker","volcano.sh/template-uid":"job-{job}-worker"}},)"
+      R"("ownerReferences":[{{"apiVersion":"batch.volcano.sh/v1alpha1","kind":"Job",)"
+      R"("name":"job-{job}","uid":"a1b2c3d4-0000-4000-8000-{job:012x}","controller":true,)"
+      R"("blockOwnerDeletion":true}}],"managedFields":[{{"manager":"vc-controller-manager",)"
+      R"("operation":"Update","apiVersion":"v1","time":"2026-11-29T10:00:00Z",)"
+      R"("fieldsType":"FieldsV1","fieldsV1":{{"f:metadata":{{"f:annotations":{{".":{{}},)"
+      R"("f:scheduling.k8s.io/group-name":{{}}}},"f:labels":{{".":{{}},"f:volcano.sh/job-name":{{}}}}}},)"
+      R"("f:spec":{{"f:containers":{{"k:{{\"name\":\"main\"}}":{{".":{{}},"f:image":{{}},)"
+      R"("f:resources":{{".":{{}},"f:requests":{{}}}}}}}}}}}}}}]}},)"
+      R"("spec":{{"schedulerName":"volcano","priorityClassName":"normal","priority":100,)"
+      R"("restartPolicy":"OnFailure","nodeName":"node-{node}","serviceAccountName":"default",)"
+      R"("containers":[{{"name":"main","image":"registry.example.com/ml/trainer:v1.2.3",)"
+      R"("command":["python","-m","trainer"],"args":["--epochs=10","--batch=256"],)"
+      R"("env":[{{"name":"VC_TASK_INDEX","value":"{idx}"}},{{"name":"VK_TASK_INDEX","value":"{idx}"}}],)"
+      R"("resources":{{"requests":{{"cpu":"4","memory":"16Gi","nvidia.com/gpu":"1"}},)"
+      R"("limits":{{"cpu":"4","memory":"16Gi","nvidia.com/gpu":"1"}}}},)"
+      R"("volumeMounts":[{{"name":"data","mountPath":"/data"}},)"
+      R"({{"name":"kube-api-access","mountPath":"/var/run/secrets/kubernetes.io/serviceaccount","readOnly":true}}]}},)"
+      R"({{"name":"sidecar","image":"registry.example.com/tools/logger:v0.9",)"
+      R"("resources":{{"requests":{{"cpu":"100m","memory":"128Mi"}}}}}}],)"
+      R"("tolerations":[{{"key":"node.kubernetes.io/not-ready","operator":"Exists","effect":"NoExecute",)"
+      R"("tolerationSeconds":300}},{{"key":"nvidia.com/gpu","operator":"Exists","effect":"NoSchedule"}}],)"
+      R"("nodeSelector":{{"accelerator":"a100"}},"volumes":[{{"name":"data","emptyDir":{{}}}}]}},)"
+      R"("status":{{"phase":"Running","hostIP":"10.0.{hi}.{lo}","podIP":"10.244.{hi}.{lo}",)"
+      R"("startTime":"2026-11-29T10:00:05Z","conditions":[{{"type":"PodScheduled","status":"True",)"
+      R"("lastTransitionTime":"2026-11-29T10:00:01Z"}},{{"type":"Initialized","status":"True",)"
+      R"("lastTransitionTime":"2026-11-29T10:00:03Z"}},{{"type":"ContainersReady","status":"True",)"
+      R"("lastTransitionTime":"2026-11-29T10:00:09Z"}},{{"type":"Ready","status":"True",)"
+      R"("lastTransitionTime":"2026-11-29T10:00:09Z"}}],"containerStatuses":[{{"name":"main",)"
+      R"("ready":true,"restartCount":0,"image":"registry.example.com/ml/trainer:v1.2.3",)"
+      R"("state":{{"running":{{"startedAt":"2026-11-29T10:00:08Z"}}}}}},{{"name":"sidecar","ready":true,)"
+      R"("restartCount":0,"image":"registry.example.com/tools/logger:v0.9",)"
+      R"("state":{{"running":{{"startedAt":"2026-11-29T10:00:08Z"}}}}}}]}}}})",
+      fmt::arg("name", name), fmt::arg("ns", ns), fmt::arg("i", i), fmt::arg("rv", 1000 + i),
+      fmt::arg("job", i / 8), fmt::arg("node", i % 500), fmt::arg("idx", i % 8),
+      fmt::arg("hi", (i / 250) % 250), fmt::arg("lo", i % 250));
+}
+
+// What Client::List/Watch hand over: each object deep-copied into its own fresh Document.
+json::Document ClientDocument(const std::string& text) {
+  json::Document parsed = *json::Parse(text);
+  json::Document d;
+  d.CopyFrom(parsed, d.GetAllocator());
+  return d;
+}
+
+Transform NaiveDocumentTransform() {
+  return Transform::To<json::Document>(
+      "naive-document",
+      [](json::Document&& d) -> absl::StatusOr<std::shared_ptr<const json::Document>> {
+        return std::make_shared<const json::Document>(std::move(d));
+      });
+}
+
+void RunMode(const char* mode, int pods) {
+  Transform transform;
+  if (std::strcmp(mode, "naive-document") == 0) transform = NaiveDocumentTransform();
+  if (std::strcmp(mode, "compact-pod") == 0) transform = basalt::informer::CompactPodTransform();
+  // Generate the texts first so their memory is in the baseline, then free them gradually.
+  std::vector<std::string> texts;
+  texts.reserve(pods);
+  size_t bytes = 0;
+  for (int i = 0; i < pods; ++i) {
+    texts.push_back(PodJson(i));
+    bytes += texts.back().size();
+  }
+  Store store({{basalt::informer::kLabelIndex, basalt::informer::LabelIndexFunc()}});
+  const long before = RssKiB();
+  const size_t heap_before = HeapBytes();
+  const auto t0 = std::chrono::steady_clock::now();
+  for (int i = 0; i < pods; ++i) {
+    absl::StatusOr<Object> obj = transform.Apply(ClientDocument(texts[i]));
+    if (!obj.ok()) {
+      std::fprintf(stderr, "%s\n", obj.status().ToString().c_str());
+      std::exit(1);
+    }
+    store.Upsert(*std::move(obj));
+  }
+  const auto t1 = std::chrono::steady_clock::now();
+  const long after = RssKiB();
+  const size_t heap_after = HeapBytes();
+  const double secs = std::chrono::duration<double>(t1 - t0).count();
+  std::printf(
+      "%-15s pods=%d json=%zuB/pod  rss=+%.1f MiB (%.0f B/pod)  heap=+%.1f MiB (%.0f B/pod)  "
+      "ingest=%.0f pods/s\n",
+      mode, pods, bytes / pods, (after - before) / 1024.0, (after - before) * 1024.0 / pods,
+      (heap_after - heap_before) / 1048576.0, double(heap_after - heap_before) / pods, pods / secs);
+  std::fflush(stdout);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int pods = 50000;
+  for (int i = 1; i + 1 < argc; ++i) {
+    if (std::strcmp(argv[i], "--pods") == 0) pods = std::atoi(argv[i + 1]);
+  }
+  for (const char* mode : {"naive-document", "document", "compact-pod"}) {
+    pid_t pid = fork();
+    if (pid == 0) {
+      RunMode(mode, pods);
+      std::_Exit(0);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return 1;
+  }
+  return 0;
+}
