@@ -16,6 +16,7 @@ void FitErrors::SetNodeError(const std::string& node, const std::vector<std::str
 }
 
 std::string FitErrors::Error() const {
+  if (nodes_.empty() && !err_.empty()) return err_;
   std::string prefix =
       err_.empty() ? fmt::format("0/{} nodes are unavailable", nodes_.size()) : err_;
   std::map<std::string, int> histogram;

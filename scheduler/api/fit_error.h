@@ -29,7 +29,8 @@ class FitErrors {
  public:
   // Records `reasons` for `node` (duplicates within a node count once).
   void SetNodeError(const std::string& node, const std::vector<std::string>& reasons);
-  // Sets the prefix used instead of "0/<N> nodes are unavailable" (e.g. a pre-predicate error).
+  // Sets the prefix used instead of "0/<N> nodes are unavailable"; with no node errors,
+  // Error() returns it alone (e.g. a queue limit that stopped the task before any node).
   void SetError(std::string err) { err_ = std::move(err); }
   bool Empty() const { return nodes_.empty() && err_.empty(); }
   const std::map<std::string, std::set<std::string>>& nodes() const { return nodes_; }

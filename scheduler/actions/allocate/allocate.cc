@@ -4,6 +4,7 @@
 #include <set>
 
 #include "common/util/status.h"
+#include "fmt/format.h"
 #include "scheduler/actions/util.h"
 #include "scheduler/framework/session.h"
 #include "scheduler/framework/statement.h"
@@ -108,7 +109,15 @@ class AllocateAction final : public Action {
     std::set<std::string> failed_tasks;
     while (!tasks.Empty()) {
       TaskInfo* task = tasks.Pop();
-      if (!ssn.Allocatable(queue, *task)) continue;
+      if (!ssn.Allocatable(queue, *task)) {
+        FitErrors fe;
+        fe.SetError(fmt::format(
+            "queue {} cannot allocate {} more for task {} (it would exceed the queue's deserved "
+            "share or capability)",
+            queue.name, task->resreq.ToString(), task->Key()));
+        job.nodes_fit_errors[task->uid] = std::move(fe);
+        continue;
+      }
       if (!task->role.empty() && failed_roles.count(task->role) != 0) {
         // A task of the same role found no node in this pass; its siblings would not either.
         failed_tasks.insert(task->uid);
