@@ -56,16 +56,22 @@ void MutatePlugins(const json::Value& spec, JsonPatch& patch) {
 
 }  // namespace
 
-JsonPatch MutateJob(const json::Value& job, std::string_view scheduler_name) {
-  JsonPatch patch;
+JobMutation MutateJob(const json::Value& job, std::string_view scheduler_name) {
+  JobMutation mutation;
+  JsonPatch& patch = mutation.patch;
   const json::Value* spec = json::Find(job, "spec");
-  if (spec == nullptr || !spec->IsObject()) return patch;  // validation reports it
+  if (spec == nullptr || !spec->IsObject()) return mutation;  // validation reports it
 
   if (json::GetString(*spec, "queue").empty()) patch.AddString("/spec/queue", kDefaultQueue);
   if (json::GetString(*spec, "schedulerName").empty() && !scheduler_name.empty()) {
     patch.AddString("/spec/schedulerName", scheduler_name);
   }
-  if (json::GetInt(*spec, "maxRetry") == 0) patch.AddInt("/spec/maxRetry", kDefaultMaxRetry);
+  if (json::GetInt(*spec, "maxRetry") == 0) {
+    patch.AddInt("/spec/maxRetry", kDefaultMaxRetry);
+    if (json::GetOptionalInt(*spec, "maxRetry").has_value()) {
+      mutation.warnings.emplace_back(kMaxRetryZeroWarning);
+    }
+  }
 
   int64_t min_sum = 0;
   if (const json::Value* tasks = json::Find(*spec, "tasks"); tasks && tasks->IsArray()) {
@@ -75,16 +81,18 @@ JsonPatch MutateJob(const json::Value& job, std::string_view scheduler_name) {
   }
   if (json::GetInt(*spec, "minAvailable") == 0) patch.AddInt("/spec/minAvailable", min_sum);
   MutatePlugins(*spec, patch);
-  return patch;
+  return mutation;
 }
 
 AdmissionResponse JobMutator::Handle(const AdmissionRequest& request) const {
   if (request.operation != Operation::kCreate || request.object == nullptr) {
     return AdmissionResponse::Allow();
   }
-  JsonPatch patch = MutateJob(*request.object, scheduler_name_);
-  if (patch.empty()) return AdmissionResponse::Allow();
-  return AdmissionResponse::AllowWithPatch(patch.ToJson());
+  JobMutation mutation = MutateJob(*request.object, scheduler_name_);
+  AdmissionResponse response = AdmissionResponse::Allow();
+  if (!mutation.patch.empty()) response.patch = mutation.patch.ToJson();
+  response.warnings = std::move(mutation.warnings);
+  return response;
 }
 
 }  // namespace basalt::webhook

@@ -13,6 +13,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "webhook/json_patch.h"
 #include "webhook/router.h"
@@ -22,8 +23,19 @@ namespace basalt::webhook {
 inline constexpr int kDefaultMaxRetry = 3;
 inline constexpr std::string_view kDefaultQueue = "default";
 
-// The patch that defaults `job` (a Job object). Empty when nothing needs defaulting.
-JsonPatch MutateJob(const json::Value& job, std::string_view scheduler_name);
+// The patch that defaults `job` (a Job object), empty when nothing needs defaulting, and
+// warnings kubectl shows the user.
+struct JobMutation {
+  JsonPatch patch;
+  std::vector<std::string> warnings;
+};
+JobMutation MutateJob(const json::Value& job, std::string_view scheduler_name);
+
+// Warning for an explicit `spec.maxRetry: 0`. Volcano silently turns it into 3 (users expect
+// "no retry", issue #2012); Basalt keeps that for compatibility but says so.
+inline constexpr std::string_view kMaxRetryZeroWarning =
+    "spec.maxRetry: 0 is replaced by the default 3; maxRetry counts runs of the job, so use 1 "
+    "for a job that must not be restarted";
 
 class JobMutator : public AdmissionHandler {
  public:

@@ -160,6 +160,19 @@ TEST_CASE("JobMutator: each default on its own", "[webhook][jobs]") {
   }
 }
 
+TEST_CASE("JobMutator: an explicit maxRetry 0 is defaulted with a warning", "[webhook][jobs]") {
+  JobMutator mutator("volcano");
+  AdmissionResponse explicit_zero =
+      Run(mutator, Operation::kCreate, DefaultedJob().Set("/spec/maxRetry", "0"));
+  CHECK(explicit_zero.warnings ==
+        std::vector<std::string>{"spec.maxRetry: 0 is replaced by the default 3; maxRetry counts "
+                                 "runs of the job, so use 1 for a job that must not be restarted"});
+  AdmissionResponse unset =
+      Run(mutator, Operation::kCreate, DefaultedJob().Remove("/spec/maxRetry"));
+  CHECK(unset.patch == R"([{"op":"add","path":"/spec/maxRetry","value":3}])");
+  CHECK(unset.warnings.empty());
+}
+
 TEST_CASE("JobMutator: the scheduler name comes from the first --scheduler-name",
           "[webhook][jobs]") {
   JobMutator mutator("kube-batch");
