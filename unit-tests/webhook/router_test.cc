@@ -2,6 +2,7 @@
 
 #include <catch2/catch.hpp>
 #include <stdexcept>
+#include <thread>
 
 #include "common/util/json.h"
 #include "webhook/admission_router.h"
@@ -146,6 +147,30 @@ TEST_CASE("NewAdmissionRouter: an end-to-end job CREATE through mutate then vali
   // Without the mutation the task has no name; validation says so.
   CHECK(validated.body.find("spec.tasks[0].name: task name must not be empty") !=
         std::string::npos);
+}
+
+TEST_CASE("NewAdmissionRouter: concurrent requests get the same answers", "[webhook]") {
+  FakeLister lister;
+  lister.AddQueue("default", "Closed");
+  AdmissionDeps deps;
+  deps.lister = &lister;
+  auto router = NewAdmissionRouter(deps);
+  std::string review =
+      R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"j1","operation":"CREATE","object":)"
+      R"({"metadata":{"name":"j"},"spec":{"queue":"default","tasks":[{"name":"t","replicas":1,"template":{"spec":{"containers":[{"name":"c","image":"i"}]}}}]}}}})";
+  const std::string expected = router->Serve("/jobs/validate", review).body;
+  REQUIRE(expected.find("queue `default` status is `Closed`") != std::string::npos);
+  std::vector<int> mismatches(4, 0);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 200; ++i) {
+        if (router->Serve("/jobs/validate", review).body != expected) ++mismatches[t];
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  CHECK(mismatches == std::vector<int>{0, 0, 0, 0});
 }
 
 }  // namespace
