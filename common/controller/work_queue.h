@@ -35,7 +35,6 @@
 #include <condition_variable>
 #include <cstddef>
 #include <deque>
-#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>

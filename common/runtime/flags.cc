@@ -4,6 +4,7 @@
 #include <optional>
 #include <string_view>
 
+#include "common/runtime/version.h"
 #include "fmt/format.h"
 
 namespace basalt::runtime {
@@ -93,6 +94,14 @@ absl::StatusOr<RuntimeOptions> ParseRuntimeFlags(std::vector<std::string>& args,
   }
   args = std::move(rest);
   return options;
+}
+
+bool MaybePrintVersion(const RuntimeOptions& options, std::string_view binary_name,
+                       std::FILE* out) {
+  if (!options.print_version) return false;
+  fmt::print(out, "{}\n", VersionLine(binary_name));
+  std::fflush(out);
+  return true;
 }
 
 std::string RuntimeFlagsUsage() {

@@ -10,7 +10,9 @@
 // ParseRuntimeFlags takes these out of the argument list and leaves the binary's own flags,
 // in order, for its parser. `--flag=value` and `--flag value` are both accepted.
 
+#include <cstdio>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -28,6 +30,11 @@ struct RuntimeOptions {
 // over `defaults`. kInvalidArgument for a runtime flag with a missing or malformed value.
 absl::StatusOr<RuntimeOptions> ParseRuntimeFlags(std::vector<std::string>& args,
                                                  RuntimeOptions defaults = {});
+
+// For main(): if --version was given, prints VersionLine(binary_name) and a newline to `out`
+// and returns true (the caller then exits 0).
+bool MaybePrintVersion(const RuntimeOptions& options, std::string_view binary_name,
+                       std::FILE* out = stdout);
 
 // Help text for the runtime flags, one flag per line, for the binary's usage message.
 std::string RuntimeFlagsUsage();

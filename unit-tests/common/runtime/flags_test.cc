@@ -1,6 +1,7 @@
 #include "common/runtime/flags.h"
 
 #include <catch2/catch.hpp>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -57,6 +58,19 @@ TEST_CASE("ParseRuntimeFlags: bad values are errors; after -- nothing is taken",
 }
 
 TEST_CASE("Version: --version prints the binary name and the Basalt version", "[flags]") {
+  std::vector<std::string> args = {"--version"};
+  auto options = ParseRuntimeFlags(args);
+  REQUIRE(options.ok());
+  std::FILE* out = std::tmpfile();
+  REQUIRE(out != nullptr);
+  CHECK(MaybePrintVersion(*options, "vc-webhook-manager", out));
+  std::rewind(out);
+  char line[128] = {};
+  REQUIRE(std::fgets(line, sizeof(line), out) != nullptr);
+  std::fclose(out);
+  CHECK(std::string(line) == "vc-webhook-manager (Basalt) " + std::string(BasaltVersion()) + "\n");
+  CHECK_FALSE(MaybePrintVersion(RuntimeOptions{}, "x", stdout));
+
   CHECK_FALSE(BasaltVersion().empty());
   CHECK(VersionLine("vc-scheduler") == "vc-scheduler (Basalt) " + std::string(BasaltVersion()));
 }
