@@ -257,6 +257,29 @@ class Session final : public SessionBase {
     parser_->body_limit(server_->options().max_body_bytes);
     ArmTimer();
     reading_ = true;
+    http::async_read_header(stream_, buffer_, *parser_,
+                            beast::bind_front_handler(&Session::OnHeader, Self()));
+  }
+
+  // With the header in (and the body limit already checked against Content-Length),
+  // answers "Expect: 100-continue" so clients such as curl send the body without waiting.
+  void OnHeader(beast::error_code ec, std::size_t) {
+    if (ec) return OnRead(ec, 0);
+    if (!parser_->is_done() &&
+        beast::iequals(parser_->get()[http::field::expect], "100-continue")) {
+      continue_ =
+          http::response<http::empty_body>(http::status::continue_, parser_->get().version());
+      http::async_write(stream_, continue_,
+                        [self = Self()](beast::error_code write_ec, std::size_t) {
+                          if (write_ec) return self->CloseNow();
+                          self->ReadBody();
+                        });
+      return;
+    }
+    ReadBody();
+  }
+
+  void ReadBody() {
     http::async_read(stream_, buffer_, *parser_,
                      beast::bind_front_handler(&Session::OnRead, Self()));
   }
@@ -340,6 +363,7 @@ class Session final : public SessionBase {
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
   http::response<http::string_body> response_;
+  http::response<http::empty_body> continue_;
   std::array<char, 4096> scratch_{};
   // Only touched on the connection's strand.
   bool reading_ = false;

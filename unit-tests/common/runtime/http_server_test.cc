@@ -153,6 +153,23 @@ TEST_CASE("HttpServer: bodies over the limit get 413", "[http]") {
   CHECK(calls == 1);
 }
 
+TEST_CASE("HttpServer: Expect: 100-continue gets an interim response before the body", "[http]") {
+  HttpServer server(LoopbackOptions());
+  server.Handle("POST", "/echo",
+                [](const HttpRequest& r) { return HttpResponse::Text(200, r.body); });
+  REQUIRE(server.Start().ok());
+  const int fd = Connect(server.port());
+  SendAll(fd,
+          "POST /echo HTTP/1.1\r\nHost: t\r\nExpect: 100-continue\r\nContent-Length: 5\r\n\r\n");
+  auto interim = ReadResponse(fd);
+  CHECK(interim.status == 100);
+  SendAll(fd, "hello");
+  auto response = ReadResponse(fd);
+  CHECK(response.status == 200);
+  CHECK(response.body == "hello");
+  Close(fd);
+}
+
 TEST_CASE("HttpServer: malformed requests get 400", "[http]") {
   HttpServer server(LoopbackOptions());
   REQUIRE(server.Start().ok());
