@@ -116,6 +116,15 @@ absl::StatusOr<std::vector<LifecyclePolicy>> ParsePolicies(const json::Value* li
   return out;
 }
 
+std::optional<NetworkTopologyView> ParseNetworkTopology(const json::Value* nt) {
+  if (nt == nullptr || !nt->IsObject()) return std::nullopt;
+  NetworkTopologyView t;
+  t.mode = std::string(json::GetString(*nt, "mode", "hard"));
+  t.highest_tier_allowed = OptionalInt32(*nt, "highestTierAllowed");
+  t.highest_tier_name = std::string(json::GetString(*nt, "highestTierName"));
+  return t;
+}
+
 std::shared_ptr<const json::Document> CopyTemplate(const json::Value* tmpl) {
   auto doc = std::make_shared<json::Document>();
   if (tmpl != nullptr && tmpl->IsObject()) {
@@ -229,13 +238,7 @@ absl::StatusOr<JobView> ParseJob(const json::Value& job) {
   s.min_available = ToInt32(json::GetInt(*spec, "minAvailable", 0));
   s.max_retry = ToInt32(json::GetInt(*spec, "maxRetry", 3));
   s.min_success = OptionalInt32(*spec, "minSuccess");
-  if (const json::Value* nt = json::Find(*spec, "networkTopology"); nt && nt->IsObject()) {
-    NetworkTopologyView t;
-    t.mode = std::string(json::GetString(*nt, "mode", "hard"));
-    t.highest_tier_allowed = OptionalInt32(*nt, "highestTierAllowed");
-    t.highest_tier_name = std::string(json::GetString(*nt, "highestTierName"));
-    s.network_topology = std::move(t);
-  }
+  s.network_topology = ParseNetworkTopology(json::Find(*spec, "networkTopology"));
   if (const json::Value* vols = json::Find(*spec, "volumes"); vols && vols->IsArray()) {
     for (const auto& v : vols->GetArray()) {
       s.volumes.push_back({std::string(json::GetString(v, "mountPath")),
@@ -261,6 +264,14 @@ absl::StatusOr<JobView> ParseJob(const json::Value& job) {
         }
         d.iteration = std::string(json::GetString(*dep, "iteration"));
         task.depends_on = std::move(d);
+      }
+      if (const json::Value* pp = json::Find(t, "partitionPolicy"); pp && pp->IsObject()) {
+        PartitionPolicyView p;
+        p.total_partitions = ToInt32(json::GetInt(*pp, "totalPartitions"));
+        p.partition_size = ToInt32(json::GetInt(*pp, "partitionSize"));
+        p.min_partitions = ToInt32(json::GetInt(*pp, "minPartitions"));
+        p.network_topology = ParseNetworkTopology(json::Find(*pp, "networkTopology"));
+        task.partition_policy = std::move(p);
       }
       const json::Value* tmpl = json::Find(t, "template");
       if (tmpl != nullptr && !tmpl->IsObject()) {

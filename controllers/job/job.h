@@ -119,6 +119,15 @@ struct NetworkTopologyView {
   std::string highest_tier_name;
 };
 
+// spec.tasks[].partitionPolicy: the task's replicas split into totalPartitions partitions of
+// partitionSize pods, placed as units.
+struct PartitionPolicyView {
+  int32_t total_partitions = 0;
+  int32_t partition_size = 0;
+  int32_t min_partitions = 0;
+  std::optional<NetworkTopologyView> network_topology;
+};
+
 // spec.tasks[].dependsOn.
 struct DependsOnView {
   std::vector<std::string> names;
@@ -134,6 +143,7 @@ struct TaskSpecView {
   std::string topology_policy;
   std::vector<LifecyclePolicy> policies;
   std::optional<DependsOnView> depends_on;
+  std::optional<PartitionPolicyView> partition_policy;
   // The PodTemplateSpec ({"metadata":..., "spec":...}); an empty object when absent. Never null.
   std::shared_ptr<const json::Document> pod_template;
 

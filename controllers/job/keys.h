@@ -21,6 +21,7 @@ inline constexpr std::string_view kCooldownTime = "volcano.sh/cooldown-time";
 inline constexpr std::string_view kRevocableZone = "volcano.sh/revocable-zone";
 inline constexpr std::string_view kJdbMinAvailable = "volcano.sh/jdb-min-available";
 inline constexpr std::string_view kJdbMaxUnavailable = "volcano.sh/jdb-max-unavailable";
+inline constexpr std::string_view kPartitionId = "volcano.sh/partition-id";
 inline constexpr std::string_view kControllerOutOfSync = "volcano.sh/controller-out-of-sync";
 // Pod -> PodGroup binding read by the scheduler.
 inline constexpr std::string_view kGroupName = "scheduling.k8s.io/group-name";

@@ -76,6 +76,17 @@ absl::StatusOr<PodResources> ReadPodResources(const json::Value& spec) {
   return out;
 }
 
+json::Value NetworkTopologyJson(const NetworkTopologyView& nt, json::Allocator& a) {
+  json::Value t(rapidjson::kObjectType);
+  SetString(t, "mode", nt.mode.empty() ? "hard" : nt.mode, a);
+  if (nt.highest_tier_allowed) {
+    json::Set(t, "highestTierAllowed", json::Value(*nt.highest_tier_allowed), a);
+  } else if (!nt.highest_tier_name.empty()) {
+    SetString(t, "highestTierName", nt.highest_tier_name, a);
+  }
+  return t;
+}
+
 const json::Value& TemplateSpec(const TaskSpecView& task) {
   static const json::Value kEmpty(rapidjson::kObjectType);
   if (task.pod_template == nullptr) return kEmpty;
@@ -108,7 +119,16 @@ absl::StatusOr<ResourceList> PodQuotaUsage(const json::Value& pod_spec) {
 
 std::map<std::string, int32_t> MinTaskMember(const JobSpecView& spec) {
   std::map<std::string, int32_t> out;
-  for (const auto& t : spec.tasks) out[t.name] = t.min_available.value_or(t.replicas);
+  for (const auto& t : spec.tasks) {
+    if (t.min_available) {
+      out[t.name] = *t.min_available;
+    } else if (t.partition_policy && t.partition_policy->min_partitions > 0 &&
+               t.partition_policy->partition_size > 0) {
+      out[t.name] = t.partition_policy->min_partitions * t.partition_policy->partition_size;
+    } else {
+      out[t.name] = t.replicas;
+    }
+  }
   return out;
 }
 
@@ -189,16 +209,30 @@ absl::StatusOr<json::Document> BuildPodGroup(const JobView& job,
   }
   json::Set(spec, "minResources", min_resources.ToJson(a), a);
   if (job.spec.network_topology) {
-    const NetworkTopologyView& nt = *job.spec.network_topology;
-    json::Value t(rapidjson::kObjectType);
-    SetString(t, "mode", nt.mode.empty() ? "hard" : nt.mode, a);
-    if (nt.highest_tier_allowed) {
-      json::Set(t, "highestTierAllowed", json::Value(*nt.highest_tier_allowed), a);
-    } else if (!nt.highest_tier_name.empty()) {
-      SetString(t, "highestTierName", nt.highest_tier_name, a);
-    }
-    json::Set(spec, "networkTopology", std::move(t), a);
+    json::Set(spec, "networkTopology", NetworkTopologyJson(*job.spec.network_topology, a), a);
   }
+  json::Value sub_groups(rapidjson::kArrayType);
+  for (const auto& task : job.spec.tasks) {
+    if (!task.partition_policy) continue;
+    const PartitionPolicyView& pp = *task.partition_policy;
+    json::Value g(rapidjson::kObjectType);
+    SetString(g, "name", task.name, a);
+    json::Set(g, "subGroupSize", json::Value(pp.partition_size), a);
+    json::Set(g, "minSubGroups", json::Value(pp.min_partitions), a);
+    json::Value match(rapidjson::kObjectType);
+    SetString(match, keys::kTaskSpec, task.name, a);
+    json::Value selector(rapidjson::kObjectType);
+    json::Set(selector, "matchLabels", std::move(match), a);
+    json::Set(g, "labelSelector", std::move(selector), a);
+    json::Value keys_list(rapidjson::kArrayType);
+    keys_list.PushBack(json::MakeString(keys::kPartitionId, a), a);
+    json::Set(g, "matchLabelKeys", std::move(keys_list), a);
+    if (pp.network_topology) {
+      json::Set(g, "networkTopology", NetworkTopologyJson(*pp.network_topology, a), a);
+    }
+    sub_groups.PushBack(std::move(g), a);
+  }
+  if (!sub_groups.Empty()) json::Set(spec, "subGroupPolicy", std::move(sub_groups), a);
   json::Set(pg, "spec", std::move(spec), a);
 
   json::Value status(rapidjson::kObjectType);
@@ -227,6 +261,9 @@ bool PodGroupSpecDiffers(const json::Value& existing, const json::Value& desired
       }
     }
   }
+  const json::Value* esg = json::Find(*e, "subGroupPolicy");
+  const json::Value* dsg = json::Find(*d, "subGroupPolicy");
+  if ((esg == nullptr) != (dsg == nullptr) || (esg != nullptr && *esg != *dsg)) return true;
   static const json::Value kNull;
   const json::Value* emr = json::Find(*e, "minResources");
   const json::Value* dmr = json::Find(*d, "minResources");

@@ -38,16 +38,20 @@ absl::StatusOr<resource::ResourceList> PodQuotaUsage(const json::Value& pod_spec
 absl::StatusOr<resource::ResourceList> MinResources(const JobSpecView& spec,
                                                     const PriorityClassValues& priorities);
 
-// minTaskMember: task -> task.minAvailable, or replicas when unset.
+// minTaskMember: task -> task.minAvailable, else minPartitions x partitionSize when both are
+// non-zero, else replicas.
 std::map<std::string, int32_t> MinTaskMember(const JobSpecView& spec);
 
-// The PodGroup object to create for `job` (status.phase Pending).
+// The PodGroup object to create for `job` (status.phase Pending). Each partitioned task adds a
+// spec.subGroupPolicy entry: name = task, subGroupSize = partitionSize, minSubGroups =
+// minPartitions, labelSelector task-spec=<task>, matchLabelKeys [volcano.sh/partition-id], and
+// the partition's networkTopology.
 absl::StatusOr<json::Document> BuildPodGroup(const JobView& job,
                                              const PriorityClassValues& priorities);
 
 // Whether an existing PodGroup's spec differs from the desired one in a field the controller
 // keeps in sync (minMember, minTaskMember, minResources — compared as quantities —,
-// priorityClassName), i.e. whether it must be updated.
+// priorityClassName, subGroupPolicy), i.e. whether it must be updated.
 bool PodGroupSpecDiffers(const json::Value& existing, const json::Value& desired);
 
 // Whether `pod_group` carries a controller ownerReference to the Job with UID `job_uid`. A

@@ -151,6 +151,10 @@ absl::StatusOr<json::Document> BuildPod(const JobView& job, const TaskSpecView& 
   SetString(labels, keys::kQueueName, job.spec.queue, a);
   CopyIfPresent(job.labels, keys::kPreemptable, labels, a);
   CopyIfPresent(job.labels, keys::kCooldownTime, labels, a);
+  if (task.partition_policy && task.partition_policy->partition_size > 0) {
+    SetString(labels, keys::kPartitionId,
+              std::to_string(index / task.partition_policy->partition_size), a);
+  }
 
   json::Value owners(rapidjson::kArrayType);
   owners.PushBack(JobOwnerReference(job, a), a);

@@ -70,7 +70,7 @@ std::optional<JobPodInfo> ReadJobPod(const json::Value& pod) {
   info.out_of_sync = json::GetString(ann, keys::kControllerOutOfSync) == "true";
   info.terminating = json::Find(meta, "deletionTimestamp") != nullptr &&
                      !json::Find(meta, "deletionTimestamp")->IsNull();
-  if (auto p = json::GetOptionalString(Child(meta, "labels"), "volcano.sh/partition-id")) {
+  if (auto p = json::GetOptionalString(Child(meta, "labels"), keys::kPartitionId)) {
     info.partition = ParseInt32(*p);
   }
 

@@ -25,6 +25,10 @@ class TaskBuilder {
     view_.min_available = n;
     return *this;
   }
+  TaskBuilder& Partitions(int32_t total, int32_t size, int32_t min = 0) {
+    view_.partition_policy = PartitionPolicyView{total, size, min, std::nullopt};
+    return *this;
+  }
   TaskBuilder& TopologyPolicy(std::string p) {
     view_.topology_policy = std::move(p);
     return *this;

@@ -28,6 +28,8 @@ constexpr std::string_view kJob = R"({
        "policies": [{"exitCode": 3, "action": "CompleteJob"}],
        "template": {"spec": {"containers": [{"name": "m", "image": "x"}], "futureField": 1}}},
       {"name": "worker", "replicas": 4, "topologyPolicy": "best-effort",
+       "partitionPolicy": {"totalPartitions": 2, "partitionSize": 2, "minPartitions": 1,
+                           "networkTopology": {"mode": "hard", "highestTierName": "rack"}},
        "dependsOn": {"name": ["master"], "iteration": "any"}}
     ]
   },
@@ -78,6 +80,12 @@ TEST_CASE("Job: ParseJob reads spec, policies, plugins and status", "[controller
   CHECK(s.tasks[1].depends_on->names == std::vector<std::string>{"master"});
   CHECK(s.tasks[1].depends_on->iteration == "any");
   CHECK_FALSE(s.tasks[0].depends_on);
+  REQUIRE(s.tasks[1].partition_policy);
+  CHECK(s.tasks[1].partition_policy->total_partitions == 2);
+  CHECK(s.tasks[1].partition_policy->partition_size == 2);
+  CHECK(s.tasks[1].partition_policy->min_partitions == 1);
+  CHECK(s.tasks[1].partition_policy->network_topology->highest_tier_name == "rack");
+  CHECK_FALSE(s.tasks[0].partition_policy);
   CHECK(s.tasks[1].pod_template->IsObject());
   CHECK(s.TotalReplicas() == 5);
   CHECK(s.TotalTaskMinAvailable() == 5);

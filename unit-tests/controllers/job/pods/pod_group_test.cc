@@ -1,6 +1,7 @@
 #include "controllers/job/pods/pod_group.h"
 
 #include <catch2/catch.hpp>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -60,6 +61,36 @@ TEST_CASE("PodGroup: named after the job, owned by it, labelled with its name",
   CHECK(StringAt(spec, {"minResources", "cpu"}) == "5");
   CHECK(StringAt(spec, {"minResources", "pods"}) == "3");
   CHECK(StringAt(*pg, {"status", "phase"}) == "Pending");
+}
+
+TEST_CASE("PodGroup: partitioned tasks get sub-group policies", "[controllers][job][pods]") {
+  JobView job = MakeJob("j")
+                    .MinAvailable(5)
+                    .Task(MakeTask("master").Replicas(1))
+                    .Task(MakeTask("w").Replicas(8).Partitions(4, 2, 2))
+                    .Task(MakeTask("x").Replicas(4).MinAvailable(3).Partitions(2, 2))
+                    .Build();
+  job.spec.tasks[1].partition_policy->network_topology = NetworkTopologyView{"hard", 1, ""};
+  CHECK(MinTaskMember(job.spec) ==
+        std::map<std::string, int32_t>{{"master", 1}, {"w", 4}, {"x", 3}});
+  auto pg = BuildPodGroup(job, {});
+  REQUIRE(pg.ok());
+  CHECK(json::Serialize(*json::FindPath(*pg, {"spec", "subGroupPolicy"})) ==
+        R"([{"name":"w","subGroupSize":2,"minSubGroups":2,)"
+        R"("labelSelector":{"matchLabels":{"volcano.sh/task-spec":"w"}},)"
+        R"("matchLabelKeys":["volcano.sh/partition-id"],)"
+        R"("networkTopology":{"mode":"hard","highestTierAllowed":1}},)"
+        R"({"name":"x","subGroupSize":2,"minSubGroups":0,)"
+        R"("labelSelector":{"matchLabels":{"volcano.sh/task-spec":"x"}},)"
+        R"("matchLabelKeys":["volcano.sh/partition-id"]}])");
+  JobView other = job;
+  other.spec.tasks[1].partition_policy->min_partitions = 3;
+  other.spec.tasks[1].min_available = 4;  // keep minTaskMember equal: only the policy differs
+  CHECK(PodGroupSpecDiffers(*pg, *BuildPodGroup(other, {})));
+  JobView plain = MakeJob("j").MinAvailable(1).Task(MakeTask("t").Replicas(1)).Build();
+  auto plain_pg = BuildPodGroup(plain, {});
+  CHECK(json::FindPath(*plain_pg, {"spec", "subGroupPolicy"}) == nullptr);
+  CHECK(PodGroupSpecDiffers(*plain_pg, *pg));
 }
 
 TEST_CASE("PodGroup: pod quota usage follows the Kubernetes pod evaluator",

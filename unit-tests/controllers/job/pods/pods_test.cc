@@ -211,6 +211,20 @@ TEST_CASE("JobPods: sync creates missing pods and removes scaled-down ones",
   CHECK(waiting.create[0].task == "master");
 }
 
+TEST_CASE("JobPods: partitioned tasks label pods with their partition",
+          "[controllers][job][pods]") {
+  JobView job = MakeJob("j").Task(MakeTask("w").Replicas(6).Partitions(3, 2)).Build();
+  for (const auto& [index, partition] :
+       std::vector<std::pair<int32_t, std::string>>{{0, "0"}, {1, "0"}, {2, "1"}, {5, "2"}}) {
+    auto pod = BuildPod(job, job.spec.tasks[0], index);
+    REQUIRE(pod.ok());
+    CHECK(StringAt(*pod, {"metadata", "labels", keys::kPartitionId}) == partition);
+  }
+  JobView plain = MakeJob("j").Task(MakeTask("w").Replicas(2)).Build();
+  auto pod = BuildPod(plain, plain.spec.tasks[0], 1);
+  CHECK(json::FindPath(*pod, {"metadata", "labels", keys::kPartitionId}) == nullptr);
+}
+
 TEST_CASE("JobPods: dependsOn waits for ready dependency tasks", "[controllers][job][pods]") {
   JobView job = MakeJob("j")
                     .Task(MakeTask("a").Replicas(2).MinAvailable(2))
