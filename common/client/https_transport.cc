@@ -207,7 +207,12 @@ class HttpsTransport final : public Transport {
         break;
       }
     }
-    if (success && cancel != nullptr) cancel->ClearCanceller();
+    if (success && cancel != nullptr) {
+      cancel->ClearCanceller();
+      // A Cancel() that raced with the end of the body may have queued a close on this
+      // connection's io_context: such a connection must not go back to the pool.
+      cancelled = cancelled || cancel->cancelled();
+    }
     if (!status.ok()) return status;
     if (success && parser->is_done() && !cancelled) {
       BASALT_RETURN_IF_ERROR(framer.Finish(on_line));

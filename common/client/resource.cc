@@ -97,15 +97,15 @@ std::string ListQuery(const ListOptions& options, bool watch) {
   if (!options.resource_version.empty()) {
     AddParam(q, "resourceVersion", options.resource_version);
   }
-  if (!options.resource_version_match.empty()) {
-    AddParam(q, "resourceVersionMatch", options.resource_version_match);
-  }
   if (watch) {
     if (options.allow_watch_bookmarks) AddParam(q, "allowWatchBookmarks", "true");
     if (options.timeout_seconds.has_value()) {
       AddParam(q, "timeoutSeconds", std::to_string(*options.timeout_seconds));
     }
   } else {
+    if (!options.resource_version_match.empty()) {
+      AddParam(q, "resourceVersionMatch", options.resource_version_match);
+    }
     if (options.limit > 0) AddParam(q, "limit", std::to_string(options.limit));
     if (!options.continue_token.empty()) AddParam(q, "continue", options.continue_token);
   }

@@ -60,7 +60,7 @@ struct ListOptions {
   std::string label_selector;  // "app=x,tier!=db"
   std::string field_selector;  // "spec.nodeName=n1"
   std::string resource_version;
-  std::string resource_version_match;      // "NotOlderThan" / "Exact"
+  std::string resource_version_match;      // LIST only: "NotOlderThan" / "Exact"
   int64_t limit = 0;                       // LIST page size; 0 = no paging
   std::string continue_token;              // LIST: from the previous page
   std::optional<int64_t> timeout_seconds;  // WATCH: server ends the watch after this long

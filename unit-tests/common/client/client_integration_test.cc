@@ -548,3 +548,35 @@ TEST_CASE("large bodies: a 9 MB LIST and watch stream pass Beast's default 8 MB 
   REQUIRE(s.code() == absl::StatusCode::kCancelled);
   REQUIRE(bytes == 10 * big.size());
 }
+
+TEST_CASE("HttpsTransport: a refused connection is kUnavailable naming the endpoint",
+          "[integration][client]") {
+  RestConfig config;
+  config.server = "https://127.0.0.1:1";  // nothing listens on port 1
+  auto t = NewHttpsTransport(config);
+  REQUIRE(t.ok());
+  Request request;
+  request.path = "/version";
+  auto r = (*t)->Do(request);
+  REQUIRE(r.status().code() == absl::StatusCode::kUnavailable);
+  REQUIRE(std::string(r.status().message()).find("connecting to 127.0.0.1:1") != std::string::npos);
+}
+
+TEST_CASE("HttpsTransport: a watch silent for longer than stream_idle_timeout fails",
+          "[integration][client][watch]") {
+  RestConfig config = TestConfig();
+  auto transport = NewHttpsTransport(config);
+  REQUIRE(transport.ok());
+  Request request;
+  // A namespace with no config maps and no bookmarks requested: nothing will arrive.
+  request.path = "/api/v1/namespaces/client-it-empty/configmaps?watch=true";
+  request.stream_idle_timeout = milliseconds(500);
+  auto start = steady_clock::now();
+  auto r = (*transport)
+               ->Stream(
+                   request, [](std::string_view) { return absl::OkStatus(); }, nullptr);
+  double secs = std::chrono::duration<double>(steady_clock::now() - start).count();
+  INFO(MessageOf(r.status()));
+  REQUIRE(r.status().code() == absl::StatusCode::kDeadlineExceeded);
+  REQUIRE(secs < 5);
+}

@@ -392,7 +392,7 @@ TEST_CASE("Client::Watch: Cancel from another thread ends a quiet watch with OK"
 
 TEST_CASE("RetryOnConflict: retries conflicts only, re-running the read-modify-write", "[client]") {
   basalt::FakeClock clock;
-  int calls = 0;
+  std::atomic<int> calls{0};
   absl::Status conflict =
       ApiError(409, StatusBody(409, "Conflict", "the object has been modified"));
   absl::Status result;

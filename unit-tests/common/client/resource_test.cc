@@ -70,9 +70,10 @@ TEST_CASE("ListQuery: selectors are encoded, watch options only on watches", "[r
   o.continue_token = "abc=";
   o.resource_version = "123";
   o.timeout_seconds = 300;
+  o.resource_version_match = "NotOlderThan";
   REQUIRE(ListQuery(o, false) ==
           "?labelSelector=app%3Dx%2Ctier%21%3Ddb&fieldSelector=spec.nodeName%3Dn1"
-          "&resourceVersion=123&limit=50&continue=abc%3D");
+          "&resourceVersion=123&resourceVersionMatch=NotOlderThan&limit=50&continue=abc%3D");
   REQUIRE(ListQuery(o, true) ==
           "?watch=true&labelSelector=app%3Dx%2Ctier%21%3Ddb&fieldSelector=spec.nodeName%3Dn1"
           "&resourceVersion=123&allowWatchBookmarks=true&timeoutSeconds=300");

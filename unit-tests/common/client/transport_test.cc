@@ -5,6 +5,8 @@
 #include <thread>
 #include <vector>
 
+#include "common/client/https_transport.h"
+
 using basalt::client::CancelToken;
 using basalt::client::FindHeader;
 using basalt::client::Headers;
@@ -97,4 +99,43 @@ TEST_CASE("FindHeader: lookup ignores case", "[transport]") {
   REQUIRE(FindHeader(h, "content-type") == "application/json");
   REQUIRE(FindHeader(h, "Retry-After") == "3");
   REQUIRE(FindHeader(h, "X-Missing").empty());
+}
+
+TEST_CASE("ParseServer: host, port, IPv6 and path prefix", "[transport]") {
+  using basalt::client::ParseServer;
+  auto a = ParseServer("https://127.0.0.1:6443");
+  REQUIRE(a.ok());
+  REQUIRE(a->host == "127.0.0.1");
+  REQUIRE(a->port == "6443");
+  REQUIRE(a->prefix.empty());
+  auto b = ParseServer("https://api.example.com/k8s/clusters/c1/");
+  REQUIRE(b.ok());
+  REQUIRE(b->host == "api.example.com");
+  REQUIRE(b->port == "443");
+  REQUIRE(b->prefix == "/k8s/clusters/c1");
+  auto c = ParseServer("https://[fd00::1]:443");
+  REQUIRE(c.ok());
+  REQUIRE(c->host == "fd00::1");
+  REQUIRE(c->port == "443");
+  REQUIRE(ParseServer("http://127.0.0.1:8080").status().code() ==
+          absl::StatusCode::kInvalidArgument);
+  REQUIRE_FALSE(ParseServer("https://:443").ok());
+  REQUIRE_FALSE(ParseServer("https://h:port").ok());
+  REQUIRE_FALSE(ParseServer("https://[::1").ok());
+}
+
+TEST_CASE("NewHttpsTransport: unusable TLS material is rejected up front, naming the field",
+          "[transport]") {
+  basalt::client::RestConfig config;
+  config.server = "https://127.0.0.1:6443";
+  config.source = "kubeconfig /x";
+  config.ca_pem = "not a pem";
+  auto t = basalt::client::NewHttpsTransport(config);
+  REQUIRE(t.status().code() == absl::StatusCode::kInvalidArgument);
+  REQUIRE(std::string(t.status().message()).find("certificate-authority") != std::string::npos);
+  config.ca_pem.clear();
+  config.client_cert_pem = "garbage";
+  config.client_key_pem = "garbage";
+  t = basalt::client::NewHttpsTransport(config);
+  REQUIRE(std::string(t.status().message()).find("client-certificate") != std::string::npos);
 }
