@@ -30,14 +30,13 @@ NodeInfo* SelectBestNode(const Session& ssn, const TaskInfo& task,
   if (nodes.empty()) return nullptr;
   if (nodes.size() == 1) return nodes[0];
   std::vector<const NodeInfo*> view(nodes.begin(), nodes.end());
-  std::map<std::string, double> batch = ssn.BatchNodeOrder(task, view);
+  std::vector<double> batch = ssn.BatchNodeOrder(task, view);
   NodeInfo* best = nullptr;
   double best_score = 0;
-  for (NodeInfo* node : nodes) {
-    double score = ssn.NodeOrder(task, *node);
-    if (auto it = batch.find(node->name()); it != batch.end()) score += it->second;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const double score = ssn.NodeOrder(task, *nodes[i]) + batch[i];
     if (best == nullptr || score > best_score) {
-      best = node;
+      best = nodes[i];
       best_score = score;
     }
   }

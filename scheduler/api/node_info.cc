@@ -5,7 +5,11 @@
 namespace basalt::sched {
 
 NodeInfo::NodeInfo(std::string name, Resource allocatable, int64_t max_pods)
-    : name_(std::move(name)), allocatable_(allocatable), idle_(allocatable), max_pods_(max_pods) {}
+    : name_(std::move(name)),
+      allocatable_(allocatable),
+      idle_(allocatable),
+      future_idle_(allocatable),
+      max_pods_(max_pods) {}
 
 void NodeInfo::Account(const TaskInfo& task, TaskStatus status, int sign) {
   const Resource& req = task.resreq;
@@ -39,6 +43,7 @@ void NodeInfo::Account(const TaskInfo& task, TaskStatus status, int sign) {
       pod_count_ += sign;
       break;
   }
+  future_idle_ = idle_ + releasing_ - pipelined_;
 }
 
 absl::Status NodeInfo::AddTask(TaskInfo* task) {

@@ -27,7 +27,8 @@ class NodeInfo {
   const Resource& releasing() const { return releasing_; }
   const Resource& pipelined() const { return pipelined_; }
   // Idle + Releasing - Pipelined: what the node will have once releasing pods are gone.
-  Resource FutureIdle() const { return idle_ + releasing_ - pipelined_; }
+  // Kept up to date on every change (it is read for every task/node pair).
+  const Resource& FutureIdle() const { return future_idle_; }
 
   int64_t max_pods() const { return max_pods_; }
   // Pods counted against `pods` allocatable (every task on the node except Pipelined ones).
@@ -64,6 +65,7 @@ class NodeInfo {
   Resource used_;
   Resource releasing_;
   Resource pipelined_;
+  Resource future_idle_;
   int64_t max_pods_ = 110;
   int64_t pod_count_ = 0;
   std::map<std::string, std::string> labels_;

@@ -66,33 +66,76 @@ absl::StatusOr<std::unique_ptr<Session>> Session::Open(ClusterInfo cluster,
   }
   // Open only after all plugins were built, so a bad config never half-opens a session.
   for (auto& plugin : ssn->plugins_) plugin->OnSessionOpen(*ssn);
+  ssn->PlanAll();
   return ssn;
 }
 
 // ---------------------------------------------------------------------------------------------
 // Registration
 
+template <typename Fn>
+void Session::Register(Extension<Fn>& ext, std::string_view plugin, Fn fn) {
+  ext.fns[std::string(plugin)] = std::move(fn);
+  if (opened_) Plan(ext);  // registered after open: keep the plan in step
+}
+
+template <typename Fn>
+void Session::Plan(Extension<Fn>& ext) {
+  ext.plan.clear();
+  if (ext.fns.empty()) return;
+  for (const auto& tier : config_.tiers) {
+    std::vector<const Fn*> fns;
+    for (const auto& option : tier.plugins) {
+      if (!ext.flag.empty() && !option.Enabled(ext.flag)) continue;
+      auto it = ext.fns.find(option.name);
+      if (it != ext.fns.end()) fns.push_back(&it->second);
+    }
+    ext.plan.push_back(std::move(fns));
+  }
+}
+
+void Session::PlanAll() {
+  Plan(job_order_);
+  Plan(task_order_);
+  Plan(queue_order_);
+  Plan(predicate_);
+  Plan(node_order_);
+  Plan(batch_node_order_);
+  Plan(job_valid_);
+  Plan(job_ready_);
+  Plan(job_pipelined_);
+  Plan(job_starving_);
+  Plan(job_enqueueable_);
+  Plan(job_enqueued_);
+  Plan(allocatable_);
+  Plan(overused_);
+  Plan(preemptive_);
+  Plan(preemptable_);
+  Plan(reclaimable_);
+  opened_ = true;
+}
+
 #define BASALT_SESSION_ADD_FN(Method, Type, member)        \
   void Session::Method(std::string_view plugin, Type fn) { \
-    member[std::string(plugin)] = std::move(fn);           \
+    Register(member, plugin, std::move(fn));               \
   }
-BASALT_SESSION_ADD_FN(AddJobOrderFn, JobOrderFn, job_order_fns_)
-BASALT_SESSION_ADD_FN(AddTaskOrderFn, TaskOrderFn, task_order_fns_)
-BASALT_SESSION_ADD_FN(AddQueueOrderFn, QueueOrderFn, queue_order_fns_)
-BASALT_SESSION_ADD_FN(AddPredicateFn, PredicateFn, predicate_fns_)
-BASALT_SESSION_ADD_FN(AddNodeOrderFn, NodeOrderFn, node_order_fns_)
-BASALT_SESSION_ADD_FN(AddBatchNodeOrderFn, BatchNodeOrderFn, batch_node_order_fns_)
-BASALT_SESSION_ADD_FN(AddJobValidFn, JobValidFn, job_valid_fns_)
-BASALT_SESSION_ADD_FN(AddJobReadyFn, JobPredicateFn, job_ready_fns_)
-BASALT_SESSION_ADD_FN(AddJobPipelinedFn, JobVoteFn, job_pipelined_fns_)
-BASALT_SESSION_ADD_FN(AddJobStarvingFn, JobPredicateFn, job_starving_fns_)
-BASALT_SESSION_ADD_FN(AddJobEnqueueableFn, JobVoteFn, job_enqueueable_fns_)
-BASALT_SESSION_ADD_FN(AddJobEnqueuedFn, JobEnqueuedFn, job_enqueued_fns_)
-BASALT_SESSION_ADD_FN(AddAllocatableFn, AllocatableFn, allocatable_fns_)
-BASALT_SESSION_ADD_FN(AddOverusedFn, OverusedFn, overused_fns_)
-BASALT_SESSION_ADD_FN(AddPreemptiveFn, PreemptiveFn, preemptive_fns_)
-BASALT_SESSION_ADD_FN(AddPreemptableFn, EvictableFn, preemptable_fns_)
-BASALT_SESSION_ADD_FN(AddReclaimableFn, EvictableFn, reclaimable_fns_)
+BASALT_SESSION_ADD_FN(AddJobOrderFn, JobOrderFn, job_order_)
+BASALT_SESSION_ADD_FN(AddTaskOrderFn, TaskOrderFn, task_order_)
+BASALT_SESSION_ADD_FN(AddQueueOrderFn, QueueOrderFn, queue_order_)
+BASALT_SESSION_ADD_FN(AddPredicateFn, PredicateFn, predicate_)
+BASALT_SESSION_ADD_FN(AddNodeOrderFn, NodeOrderFn, node_order_)
+BASALT_SESSION_ADD_FN(AddBatchNodeOrderFn, BatchNodeOrderFn, batch_node_order_)
+BASALT_SESSION_ADD_FN(AddJobValidFn, JobValidFn, job_valid_)
+BASALT_SESSION_ADD_FN(AddJobReadyFn, JobPredicateFn, job_ready_)
+BASALT_SESSION_ADD_FN(AddJobPipelinedFn, JobVoteFn, job_pipelined_)
+BASALT_SESSION_ADD_FN(AddJobStarvingFn, JobPredicateFn, job_starving_)
+BASALT_SESSION_ADD_FN(AddJobEnqueueableFn, JobVoteFn, job_enqueueable_)
+BASALT_SESSION_ADD_FN(AddJobEnqueuedFn, JobEnqueuedFn, job_enqueued_)
+BASALT_SESSION_ADD_FN(AddAllocatableFn, AllocatableFn, allocatable_)
+BASALT_SESSION_ADD_FN(AddOverusedFn, OverusedFn, overused_)
+BASALT_SESSION_ADD_FN(AddPreemptiveFn, PreemptiveFn, preemptive_)
+BASALT_SESSION_ADD_FN(AddPreemptableFn, EvictableFn, preemptable_)
+BASALT_SESSION_ADD_FN(AddReclaimableFn, EvictableFn, reclaimable_)
 #undef BASALT_SESSION_ADD_FN
 
 void Session::AddEventHandler(EventHandler handler) {
@@ -103,25 +146,21 @@ void Session::AddEventHandler(EventHandler handler) {
 // Dispatch
 
 template <typename Fn, typename Visit, typename TierEnd>
-void Session::ForEach(const FnMap<Fn>& fns, std::string_view flag, Visit visit,
-                      TierEnd tier_end) const {
-  if (fns.empty()) return;
-  for (const auto& tier : config_.tiers) {
-    for (const auto& option : tier.plugins) {
-      if (!flag.empty() && !option.Enabled(flag)) continue;
-      auto it = fns.find(option.name);
-      if (it == fns.end()) continue;
-      if (!visit(option, it->second)) return;
+void Session::ForEach(const Extension<Fn>& ext, Visit visit, TierEnd tier_end) {
+  for (const auto& tier : ext.plan) {
+    for (const Fn* fn : tier) {
+      if (!visit(*fn)) return;
     }
     if (!tier_end()) return;
   }
 }
 
-int Session::CompareBy(auto const& fns, std::string_view flag, const auto& l, const auto& r) const {
+template <typename Fn, typename T>
+int Session::CompareBy(const Extension<Fn>& ext, const T& l, const T& r) {
   int result = 0;
   ForEach(
-      fns, flag,
-      [&](const PluginOption&, const auto& fn) {
+      ext,
+      [&](const Fn& fn) {
         result = fn(l, r);
         return result == 0;
       },
@@ -130,13 +169,13 @@ int Session::CompareBy(auto const& fns, std::string_view flag, const auto& l, co
 }
 
 bool Session::JobOrder(const JobInfo& l, const JobInfo& r) const {
-  if (int c = CompareBy(job_order_fns_, flag::kJobOrder, l, r); c != 0) return c < 0;
+  if (int c = CompareBy(job_order_, l, r); c != 0) return c < 0;
   if (l.creation_time != r.creation_time) return l.creation_time < r.creation_time;
   return l.uid < r.uid;
 }
 
 bool Session::TaskOrder(const TaskInfo& l, const TaskInfo& r) const {
-  if (int c = CompareBy(task_order_fns_, flag::kTaskOrder, l, r); c != 0) return c < 0;
+  if (int c = CompareBy(task_order_, l, r); c != 0) return c < 0;
   int64_t li = PodNameIndex(l.name);
   int64_t ri = PodNameIndex(r.name);
   if (li >= 0 && ri >= 0 && li != ri) return li < ri;
@@ -145,7 +184,7 @@ bool Session::TaskOrder(const TaskInfo& l, const TaskInfo& r) const {
 }
 
 bool Session::QueueOrder(const QueueInfo& l, const QueueInfo& r) const {
-  if (int c = CompareBy(queue_order_fns_, flag::kQueueOrder, l, r); c != 0) return c < 0;
+  if (int c = CompareBy(queue_order_, l, r); c != 0) return c < 0;
   if (l.creation_time != r.creation_time) return l.creation_time < r.creation_time;
   return l.name < r.name;
 }
@@ -153,8 +192,8 @@ bool Session::QueueOrder(const QueueInfo& l, const QueueInfo& r) const {
 Outcome Session::Predicate(const TaskInfo& task, const NodeInfo& node) const {
   Outcome out;
   ForEach(
-      predicate_fns_, flag::kPredicate,
-      [&](const PluginOption&, const PredicateFn& fn) {
+      predicate_,
+      [&](const PredicateFn& fn) {
         out = fn(task, node);
         return out.ok();
       },
@@ -165,8 +204,8 @@ Outcome Session::Predicate(const TaskInfo& task, const NodeInfo& node) const {
 double Session::NodeOrder(const TaskInfo& task, const NodeInfo& node) const {
   double sum = 0;
   ForEach(
-      node_order_fns_, flag::kNodeOrder,
-      [&](const PluginOption&, const NodeOrderFn& fn) {
+      node_order_,
+      [&](const NodeOrderFn& fn) {
         sum += fn(task, node);
         return true;
       },
@@ -174,13 +213,14 @@ double Session::NodeOrder(const TaskInfo& task, const NodeInfo& node) const {
   return sum;
 }
 
-std::map<std::string, double> Session::BatchNodeOrder(
-    const TaskInfo& task, const std::vector<const NodeInfo*>& nodes) const {
-  std::map<std::string, double> sum;
+std::vector<double> Session::BatchNodeOrder(const TaskInfo& task,
+                                            const std::vector<const NodeInfo*>& nodes) const {
+  std::vector<double> sum(nodes.size(), 0.0);
   ForEach(
-      batch_node_order_fns_, flag::kNodeOrder,
-      [&](const PluginOption&, const BatchNodeOrderFn& fn) {
-        for (const auto& [node, score] : fn(task, nodes)) sum[node] += score;
+      batch_node_order_,
+      [&](const BatchNodeOrderFn& fn) {
+        std::vector<double> scores = fn(task, nodes);
+        for (size_t i = 0; i < sum.size() && i < scores.size(); ++i) sum[i] += scores[i];
         return true;
       },
       [] { return true; });
@@ -190,8 +230,8 @@ std::map<std::string, double> Session::BatchNodeOrder(
 std::optional<ValidateResult> Session::JobValid(const JobInfo& job) const {
   std::optional<ValidateResult> out;
   ForEach(
-      job_valid_fns_, "",
-      [&](const PluginOption&, const JobValidFn& fn) {
+      job_valid_,
+      [&](const JobValidFn& fn) {
         out = fn(job);
         return !out.has_value();
       },
@@ -202,8 +242,8 @@ std::optional<ValidateResult> Session::JobValid(const JobInfo& job) const {
 bool Session::JobReady(const JobInfo& job) const {
   bool ready = true;
   ForEach(
-      job_ready_fns_, flag::kJobReady,
-      [&](const PluginOption&, const JobPredicateFn& fn) {
+      job_ready_,
+      [&](const JobPredicateFn& fn) {
         ready = fn(job);
         return ready;
       },
@@ -211,12 +251,12 @@ bool Session::JobReady(const JobInfo& job) const {
   return ready;
 }
 
-bool Session::Vote(const FnMap<JobVoteFn>& fns, std::string_view flag, const JobInfo& job) const {
+bool Session::Vote(const Extension<JobVoteFn>& ext, const JobInfo& job) {
   bool rejected = false;
   bool permitted = false;
   ForEach(
-      fns, flag,
-      [&](const PluginOption&, const JobVoteFn& fn) {
+      ext,
+      [&](const JobVoteFn& fn) {
         int v = fn(job);
         if (v < 0) rejected = true;
         if (v > 0) permitted = true;
@@ -227,20 +267,16 @@ bool Session::Vote(const FnMap<JobVoteFn>& fns, std::string_view flag, const Job
   return true;  // a Permit, or no decision at all
 }
 
-bool Session::JobPipelined(const JobInfo& job) const {
-  return Vote(job_pipelined_fns_, flag::kJobPipelined, job);
-}
+bool Session::JobPipelined(const JobInfo& job) const { return Vote(job_pipelined_, job); }
 
-bool Session::JobEnqueueable(const JobInfo& job) const {
-  return Vote(job_enqueueable_fns_, flag::kJobEnqueued, job);
-}
+bool Session::JobEnqueueable(const JobInfo& job) const { return Vote(job_enqueueable_, job); }
 
 bool Session::JobStarving(const JobInfo& job) const {
   bool found = false;
   bool starving = true;
   ForEach(
-      job_starving_fns_, flag::kJobStarving,
-      [&](const PluginOption&, const JobPredicateFn& fn) {
+      job_starving_,
+      [&](const JobPredicateFn& fn) {
         found = true;
         starving = starving && fn(job);
         return true;
@@ -251,8 +287,8 @@ bool Session::JobStarving(const JobInfo& job) const {
 
 void Session::JobEnqueued(const JobInfo& job) {
   ForEach(
-      job_enqueued_fns_, flag::kJobEnqueued,
-      [&](const PluginOption&, const JobEnqueuedFn& fn) {
+      job_enqueued_,
+      [&](const JobEnqueuedFn& fn) {
         fn(job);
         return true;
       },
@@ -262,8 +298,8 @@ void Session::JobEnqueued(const JobInfo& job) {
 bool Session::Allocatable(const QueueInfo& queue, const TaskInfo& task) const {
   bool ok = true;
   ForEach(
-      allocatable_fns_, flag::kAllocatable,
-      [&](const PluginOption&, const AllocatableFn& fn) {
+      allocatable_,
+      [&](const AllocatableFn& fn) {
         ok = fn(queue, task);
         return ok;
       },
@@ -274,8 +310,8 @@ bool Session::Allocatable(const QueueInfo& queue, const TaskInfo& task) const {
 bool Session::Overused(const QueueInfo& queue) const {
   bool overused = false;
   ForEach(
-      overused_fns_, flag::kOverused,
-      [&](const PluginOption&, const OverusedFn& fn) {
+      overused_,
+      [&](const OverusedFn& fn) {
         overused = fn(queue);
         return !overused;
       },
@@ -286,8 +322,8 @@ bool Session::Overused(const QueueInfo& queue) const {
 bool Session::Preemptive(const QueueInfo& queue, const TaskInfo& task) const {
   bool ok = true;
   ForEach(
-      preemptive_fns_, flag::kPreemptive,
-      [&](const PluginOption&, const PreemptiveFn& fn) {
+      preemptive_,
+      [&](const PreemptiveFn& fn) {
         ok = fn(queue, task);
         return ok;
       },
@@ -295,15 +331,15 @@ bool Session::Preemptive(const QueueInfo& queue, const TaskInfo& task) const {
   return ok;
 }
 
-std::vector<const TaskInfo*> Session::Evictable(
-    const FnMap<EvictableFn>& fns, std::string_view flag, const TaskInfo& preemptor,
-    const std::vector<const TaskInfo*>& candidates) const {
+std::vector<const TaskInfo*> Session::Evictable(const Extension<EvictableFn>& ext,
+                                                const TaskInfo& preemptor,
+                                                const std::vector<const TaskInfo*>& candidates) {
   std::optional<std::vector<const TaskInfo*>> tier_result;
   std::vector<const TaskInfo*> winner;
   bool tier_failed = false;
   ForEach(
-      fns, flag,
-      [&](const PluginOption&, const EvictableFn& fn) {
+      ext,
+      [&](const EvictableFn& fn) {
         if (tier_failed) return true;
         auto victims = fn(preemptor, candidates);
         if (!victims.has_value()) return true;  // abstain
@@ -333,12 +369,12 @@ std::vector<const TaskInfo*> Session::Evictable(
 
 std::vector<const TaskInfo*> Session::Preemptable(
     const TaskInfo& preemptor, const std::vector<const TaskInfo*>& candidates) const {
-  return Evictable(preemptable_fns_, flag::kPreemptable, preemptor, candidates);
+  return Evictable(preemptable_, preemptor, candidates);
 }
 
 std::vector<const TaskInfo*> Session::Reclaimable(
     const TaskInfo& reclaimer, const std::vector<const TaskInfo*>& candidates) const {
-  return Evictable(reclaimable_fns_, flag::kReclaimable, reclaimer, candidates);
+  return Evictable(reclaimable_, reclaimer, candidates);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -57,7 +57,8 @@ using TaskOrderFn = std::function<int(const TaskInfo& l, const TaskInfo& r)>;
 using QueueOrderFn = std::function<int(const QueueInfo& l, const QueueInfo& r)>;
 using PredicateFn = std::function<Outcome(const TaskInfo& task, const NodeInfo& node)>;
 using NodeOrderFn = std::function<double(const TaskInfo& task, const NodeInfo& node)>;
-using BatchNodeOrderFn = std::function<std::map<std::string, double>(
+// Returns one score per node, aligned with `nodes`.
+using BatchNodeOrderFn = std::function<std::vector<double>(
     const TaskInfo& task, const std::vector<const NodeInfo*>& nodes)>;
 // nullopt: the job is valid.
 using JobValidFn = std::function<std::optional<ValidateResult>(const JobInfo& job)>;
@@ -143,8 +144,9 @@ class Session {
   bool QueueOrder(const QueueInfo& l, const QueueInfo& r) const;
   Outcome Predicate(const TaskInfo& task, const NodeInfo& node) const;
   double NodeOrder(const TaskInfo& task, const NodeInfo& node) const;
-  std::map<std::string, double> BatchNodeOrder(const TaskInfo& task,
-                                               const std::vector<const NodeInfo*>& nodes) const;
+  // One summed score per node, aligned with `nodes`.
+  std::vector<double> BatchNodeOrder(const TaskInfo& task,
+                                     const std::vector<const NodeInfo*>& nodes) const;
   std::optional<ValidateResult> JobValid(const JobInfo& job) const;
   bool JobReady(const JobInfo& job) const;
   bool JobPipelined(const JobInfo& job) const;
@@ -185,16 +187,32 @@ class Session {
   template <typename Fn>
   using FnMap = std::map<std::string, Fn, std::less<>>;
 
-  // Calls `visit(plugin_option, fn)` for each plugin with a registered fn whose flag is on,
-  // tier by tier; `visit` returns false to stop. `tier_end()` is called after each tier and
-  // returns false to stop.
+  // One extension point: the fns registered per plugin name, and the dispatch plan resolved
+  // once the plugins are open: per tier, the fns of enabled plugins in config order (so hot
+  // dispatch does no name lookups).
+  template <typename Fn>
+  struct Extension {
+    explicit Extension(std::string_view f) : flag(f) {}
+    std::string_view flag;  // empty: no enable flag
+    FnMap<Fn> fns;
+    std::vector<std::vector<const Fn*>> plan;
+  };
+
+  template <typename Fn>
+  void Register(Extension<Fn>& ext, std::string_view plugin, Fn fn);
+  template <typename Fn>
+  void Plan(Extension<Fn>& ext);
+  void PlanAll();
+  // Calls `visit(fn)` tier by tier until it returns false; `tier_end()` runs after each tier
+  // and returns false to stop.
   template <typename Fn, typename Visit, typename TierEnd>
-  void ForEach(const FnMap<Fn>& fns, std::string_view flag, Visit visit, TierEnd tier_end) const;
-  int CompareBy(auto const& fns, std::string_view flag, const auto& l, const auto& r) const;
-  std::vector<const TaskInfo*> Evictable(const FnMap<EvictableFn>& fns, std::string_view flag,
-                                         const TaskInfo& preemptor,
-                                         const std::vector<const TaskInfo*>& candidates) const;
-  bool Vote(const FnMap<JobVoteFn>& fns, std::string_view flag, const JobInfo& job) const;
+  static void ForEach(const Extension<Fn>& ext, Visit visit, TierEnd tier_end);
+  template <typename Fn, typename T>
+  static int CompareBy(const Extension<Fn>& ext, const T& l, const T& r);
+  static std::vector<const TaskInfo*> Evictable(const Extension<EvictableFn>& ext,
+                                                const TaskInfo& preemptor,
+                                                const std::vector<const TaskInfo*>& candidates);
+  static bool Vote(const Extension<JobVoteFn>& ext, const JobInfo& job);
   void FireAllocate(const TaskInfo& task);
   void FireDeallocate(const TaskInfo& task);
   void WriteJobStatus(JobInfo& job, StatusSink* sink);
@@ -209,23 +227,24 @@ class Session {
   // PodGroup status at open, to write only what changed at close.
   std::map<std::string, PodGroupStatus> old_status_;
 
-  FnMap<JobOrderFn> job_order_fns_;
-  FnMap<TaskOrderFn> task_order_fns_;
-  FnMap<QueueOrderFn> queue_order_fns_;
-  FnMap<PredicateFn> predicate_fns_;
-  FnMap<NodeOrderFn> node_order_fns_;
-  FnMap<BatchNodeOrderFn> batch_node_order_fns_;
-  FnMap<JobValidFn> job_valid_fns_;
-  FnMap<JobPredicateFn> job_ready_fns_;
-  FnMap<JobVoteFn> job_pipelined_fns_;
-  FnMap<JobPredicateFn> job_starving_fns_;
-  FnMap<JobVoteFn> job_enqueueable_fns_;
-  FnMap<JobEnqueuedFn> job_enqueued_fns_;
-  FnMap<AllocatableFn> allocatable_fns_;
-  FnMap<OverusedFn> overused_fns_;
-  FnMap<PreemptiveFn> preemptive_fns_;
-  FnMap<EvictableFn> preemptable_fns_;
-  FnMap<EvictableFn> reclaimable_fns_;
+  bool opened_ = false;
+  Extension<JobOrderFn> job_order_{flag::kJobOrder};
+  Extension<TaskOrderFn> task_order_{flag::kTaskOrder};
+  Extension<QueueOrderFn> queue_order_{flag::kQueueOrder};
+  Extension<PredicateFn> predicate_{flag::kPredicate};
+  Extension<NodeOrderFn> node_order_{flag::kNodeOrder};
+  Extension<BatchNodeOrderFn> batch_node_order_{flag::kNodeOrder};
+  Extension<JobValidFn> job_valid_{""};
+  Extension<JobPredicateFn> job_ready_{flag::kJobReady};
+  Extension<JobVoteFn> job_pipelined_{flag::kJobPipelined};
+  Extension<JobPredicateFn> job_starving_{flag::kJobStarving};
+  Extension<JobVoteFn> job_enqueueable_{flag::kJobEnqueued};
+  Extension<JobEnqueuedFn> job_enqueued_{flag::kJobEnqueued};
+  Extension<AllocatableFn> allocatable_{flag::kAllocatable};
+  Extension<OverusedFn> overused_{flag::kOverused};
+  Extension<PreemptiveFn> preemptive_{flag::kPreemptive};
+  Extension<EvictableFn> preemptable_{flag::kPreemptable};
+  Extension<EvictableFn> reclaimable_{flag::kReclaimable};
   std::vector<EventHandler> event_handlers_;
 };
 

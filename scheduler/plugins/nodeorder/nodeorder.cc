@@ -48,14 +48,19 @@ int64_t MostRequestedScore(const TaskInfo& task, const NodeInfo& node) {
 
 int64_t BalancedAllocationScore(const TaskInfo& task, const NodeInfo& node) {
   std::vector<double> fractions;
+  fractions.reserve(3);
   auto add = [&](std::string_view name) {
     const int64_t alloc = node.allocatable().Get(name);
     if (alloc == 0) return;
     const int64_t req = node.used().Get(name) + task.resreq.Get(name);
     fractions.push_back(std::min(1.0, static_cast<double>(req) / static_cast<double>(alloc)));
   };
-  add(kCpu);
-  add(kMemory);
+  auto add_fraction = [&](int64_t alloc, int64_t req) {
+    if (alloc == 0) return;
+    fractions.push_back(std::min(1.0, static_cast<double>(req) / static_cast<double>(alloc)));
+  };
+  add_fraction(node.allocatable().milli_cpu(), node.used().milli_cpu() + task.resreq.milli_cpu());
+  add_fraction(node.allocatable().memory(), node.used().memory() + task.resreq.memory());
   if (task.resreq.Get(kGpu) > 0) add(kGpu);
   double stddev = 0;
   if (fractions.size() == 2) {
@@ -135,7 +140,7 @@ class NodeOrderPlugin final : public Plugin {
     });
     ssn.AddBatchNodeOrderFn(
         Name(), [this](const TaskInfo& task, const std::vector<const NodeInfo*>& nodes) {
-          std::map<std::string, double> scores;
+          std::vector<double> scores(nodes.size(), 0.0);
           if (w_.node_affinity != 0 && !task.affinity.preferred.empty()) {
             std::vector<int64_t> raw;
             int64_t max = 0;
@@ -145,7 +150,7 @@ class NodeOrderPlugin final : public Plugin {
             }
             for (size_t i = 0; i < nodes.size(); ++i) {
               int64_t s = max == 0 ? 0 : raw[i] * kMaxNodeScore / max;
-              scores[nodes[i]->name()] += static_cast<double>(s * w_.node_affinity);
+              scores[i] += static_cast<double>(s * w_.node_affinity);
             }
           }
           if (w_.taint_toleration != 0) {
@@ -157,7 +162,7 @@ class NodeOrderPlugin final : public Plugin {
             }
             for (size_t i = 0; i < nodes.size(); ++i) {
               int64_t s = max == 0 ? kMaxNodeScore : kMaxNodeScore - raw[i] * kMaxNodeScore / max;
-              scores[nodes[i]->name()] += static_cast<double>(s * w_.taint_toleration);
+              scores[i] += static_cast<double>(s * w_.taint_toleration);
             }
           }
           return scores;
