@@ -117,7 +117,9 @@ std::string LeaderElector::leader() const {
 
 absl::Status LeaderElector::Check(Clock::Duration slack) const {
   std::lock_guard<std::mutex> l(mu_);
-  if (!leading_) return absl::OkStatus();
+  // A leader callback that still runs after we stopped leading is as dangerous as a stuck
+  // leader: both may act while another replica holds the Lease.
+  if (!leading_ && !callback_running_) return absl::OkStatus();
   const Clock::Duration since = clock_->Now() - last_renew_;
   if (since > config_.lease_duration + slack) {
     return absl::UnavailableError(
@@ -212,6 +214,7 @@ bool LeaderElector::TryAcquireOrRenew() {
   const Clock::TimePoint now = clock_->Now();
   const api::Time wall_now = clock_->WallNow();
   const std::string lease_key = fmt::format("{}/{}", config_.lease_namespace, config_.lease_name);
+  last_attempt_ = now;
 
   absl::StatusOr<api::Lease> current = GetLease();
   if (absl::IsNotFound(current.status())) {
@@ -256,6 +259,10 @@ bool LeaderElector::TryAcquireOrRenew() {
   } else {
     spec.acquire_time = wall_now;
     spec.lease_transitions = old.lease_transitions.value_or(0) + 1;
+  }
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    if (lost_) return false;  // Stopped acting meanwhile (a slow read): do not renew.
   }
   api::Lease next = *std::move(current);
   next.SetSpec(spec);
@@ -327,12 +334,16 @@ void LeaderElector::StartLeading() {
   {
     std::lock_guard<std::mutex> l(mu_);
     leading_ = true;
+    callback_running_ = true;
   }
   BASALT_LOG_INFO("Started leading", "lease",
                   fmt::format("{}/{}", config_.lease_namespace, config_.lease_name), "identity",
                   identity_);
-  leader_thread_ = std::thread(
-      [this, token = leader_stop_.get_token()] { config_.callbacks.on_started_leading(token); });
+  leader_thread_ = std::thread([this, token = leader_stop_.get_token()] {
+    config_.callbacks.on_started_leading(token);
+    std::lock_guard<std::mutex> l(mu_);
+    callback_running_ = false;
+  });
   watchdog_thread_ = std::thread([this] { WatchdogLoop(); });
 }
 
@@ -356,6 +367,8 @@ void LeaderElector::WatchdogLoop() {
     const Clock::TimePoint deadline = last_renew_ + config_.renew_deadline;
     if (clock_->Now() >= deadline) {
       lost_ = true;
+      lost_reason_ = fmt::format("not renewed within the renew deadline of {}s",
+                                 Seconds(config_.renew_deadline));
       l.unlock();
       BASALT_LOG_WARNING("Lease not renewed within the renew deadline", "lease",
                          fmt::format("{}/{}", config_.lease_namespace, config_.lease_name),
@@ -377,15 +390,17 @@ absl::Status LeaderElector::Run(std::stop_token stop) {
   while (true) {
     if (stop.stop_requested()) return absl::OkStatus();
     if (TryAcquireOrRenew()) break;
-    WaitUntil(clock_->Now() + JitteredRetryPeriod(), stop);
+    WaitUntil(last_attempt_ + JitteredRetryPeriod(), stop);
   }
   StartLeading();
   while (true) {
-    if (!WaitUntil(clock_->Now() + config_.retry_period, stop)) break;
+    // Renewals start every retry period, counted from the start of the previous attempt.
+    if (!WaitUntil(last_attempt_ + config_.retry_period, stop)) break;
     if (!TryAcquireOrRenew()) {
       std::lock_guard<std::mutex> l(mu_);
-      if (!observed_holder_.empty() && observed_holder_ != identity_) {
+      if (!observed_holder_.empty() && observed_holder_ != identity_ && !lost_) {
         lost_ = true;  // Someone else holds the Lease now: stop at once.
+        lost_reason_ = fmt::format("the Lease is held by {}", observed_holder_);
       }
       if (lost_) break;
       // A later round within the renew deadline may still succeed; the watchdog stops us
@@ -397,19 +412,20 @@ absl::Status LeaderElector::Run(std::stop_token stop) {
     cond_.notify_all();  // The watchdog recomputes its deadline.
   }
   bool lost;
+  std::string lost_reason;
   {
     std::lock_guard<std::mutex> l(mu_);
     lost = lost_;
+    lost_reason = lost_reason_;
     finished_ = true;
   }
   cond_.notify_all();
-  StopActing(lost ? "renew deadline passed" : "shutting down");
+  StopActing(lost ? lost_reason : "shutting down");
   if (leader_thread_.joinable()) leader_thread_.join();
   if (watchdog_thread_.joinable()) watchdog_thread_.join();
   if (lost) {
     return absl::AbortedError(
-        fmt::format("leader election: lost the Lease {} (not renewed within {}s)", lease_key,
-                    Seconds(config_.renew_deadline)));
+        fmt::format("leader election: lost the Lease {}: {}", lease_key, lost_reason));
   }
   if (config_.release_on_cancel) {
     absl::Status s = Release();

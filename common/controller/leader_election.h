@@ -126,9 +126,9 @@ class LeaderElector {
   std::string leader() const;
   const std::string& identity() const { return identity_; }
 
-  // Liveness: fails when this replica leads but has not renewed the Lease for longer than
-  // lease_duration + slack (its elector is stuck while others may already lead). OK for
-  // non-leaders. Fast, non-blocking.
+  // Liveness: fails when this replica leads, or its on_started_leading callback still runs,
+  // and the Lease has not been renewed for longer than lease_duration + slack: others may
+  // lead by now, so the process must be restarted. OK for non-leaders. Fast, non-blocking.
   absl::Status Check(Clock::Duration slack = std::chrono::seconds(20)) const;
 
   // One acquire-or-renew round: read the Lease; create it, take it over or renew it if
@@ -168,6 +168,7 @@ class LeaderElector {
   // Only the thread running TryAcquireOrRenew/Release touches these.
   std::optional<api::Lease> observed_lease_;
   Clock::TimePoint observed_time_{};
+  Clock::TimePoint last_attempt_{};  // start of the last TryAcquireOrRenew
 
   mutable std::mutex mu_;
   // Woken when a renewal succeeds, leadership is lost or Run() is asked to stop.
@@ -175,7 +176,9 @@ class LeaderElector {
   std::string observed_holder_ ABSL_GUARDED_BY(mu_);
   bool leading_ ABSL_GUARDED_BY(mu_) = false;
   bool lost_ ABSL_GUARDED_BY(mu_) = false;
-  bool finished_ ABSL_GUARDED_BY(mu_) = false;  // tells the watchdog to exit
+  std::string lost_reason_ ABSL_GUARDED_BY(mu_);
+  bool callback_running_ ABSL_GUARDED_BY(mu_) = false;  // on_started_leading has not returned
+  bool finished_ ABSL_GUARDED_BY(mu_) = false;          // tells the watchdog to exit
   // Monotonic start time of the last successful acquire or renew request.
   Clock::TimePoint last_renew_ ABSL_GUARDED_BY(mu_){};
 
