@@ -309,6 +309,7 @@ absl::StatusOr<JobView> ParseJob(const json::Value& job) {
   c.version = ToInt32(json::GetInt(*status, "version"));
   c.retry_count = ToInt32(json::GetInt(*status, "retryCount"));
   c.min_available = ToInt32(json::GetInt(*status, "minAvailable"));
+  view.controlled_resources = StringMap(json::Find(*status, "controlledResources"));
   if (const json::Value* tsc = json::Find(*status, "taskStatusCount"); tsc && tsc->IsObject()) {
     for (const auto& t : tsc->GetObject()) {
       auto& phases = c.task_status_count[std::string(json::AsView(t.name))];

@@ -203,8 +203,12 @@ struct JobView {
   JobSpecView spec;
   std::string phase_name;  // raw status.state.phase ("" before initiation)
   JobCounts status;
+  // status.controlledResources: "plugin-<name>" -> name, "volume-pvc-<pvc>" -> pvc.
+  std::map<std::string, std::string> controlled_resources;
 
   JobPhase phase() const { return ParseJobPhase(phase_name); }
+  // The job has been initiated: status.state.phase is set and not Pending.
+  bool Initiated() const { return !phase_name.empty() && phase() != JobPhase::kPending; }
 };
 
 // Builds a JobView from a Job object as served by the API server. Fields are read leniently

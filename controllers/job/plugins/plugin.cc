@@ -40,6 +40,10 @@ std::string ControlledResourceKey(std::string_view plugin) {
   return fmt::format("plugin-{}", plugin);
 }
 
+bool NeedsOnJobAdd(const JobView& job, std::string_view plugin) {
+  return job.controlled_resources.count(ControlledResourceKey(plugin)) == 0;
+}
+
 void FlagSet::String(std::string name, std::string* target) {
   flags_.push_back({std::move(name), Kind::kString, target});
 }

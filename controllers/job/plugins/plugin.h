@@ -58,6 +58,9 @@ class JobPlugin {
 
 // status.controlledResources key of a plugin: "plugin-<name>".
 std::string ControlledResourceKey(std::string_view plugin);
+// Whether the plugin's OnJobAdd still has to run for `job` (its controlledResources key is
+// absent: never added, or removed by a kill's OnJobDelete).
+bool NeedsOnJobAdd(const JobView& job, std::string_view plugin);
 
 // Parses plugin arguments the way Go's flag package does: "--name=value", "-name=value",
 // "--name value" (non-bool flags), "--name" (bool flags, = true), "--name=false"; parsing stops

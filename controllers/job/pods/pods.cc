@@ -92,8 +92,8 @@ std::string PodVolumeName(std::string_view job, std::string_view claim_name) {
   return fmt::format("{}-{}", job, suffix);
 }
 
-absl::StatusOr<json::Document> BuildPod(const JobView& job, const TaskSpecView& task,
-                                        int32_t index) {
+absl::StatusOr<json::Document> BuildPod(const JobView& job, const TaskSpecView& task, int32_t index,
+                                        bool forwarded) {
   json::Document pod;
   pod.SetObject();
   auto& a = pod.GetAllocator();
@@ -142,6 +142,8 @@ absl::StatusOr<json::Document> BuildPod(const JobView& job, const TaskSpecView& 
   } else {
     CopyIfPresent(job.annotations, keys::kJdbMaxUnavailable, ann, a);
   }
+  if (forwarded) SetString(ann, keys::kJobForwarding, "true", a);
+  // `ann` is not used below: adding "labels" to `meta` may move its members.
 
   json::Value& labels = json::EnsureObject(meta, "labels", a);
   SetString(labels, keys::kTaskIndex, index_str, a);
@@ -151,6 +153,7 @@ absl::StatusOr<json::Document> BuildPod(const JobView& job, const TaskSpecView& 
   SetString(labels, keys::kQueueName, job.spec.queue, a);
   CopyIfPresent(job.labels, keys::kPreemptable, labels, a);
   CopyIfPresent(job.labels, keys::kCooldownTime, labels, a);
+  if (forwarded) SetString(labels, keys::kJobForwarding, "true", a);
   if (task.partition_policy && task.partition_policy->partition_size > 0) {
     SetString(labels, keys::kPartitionId,
               std::to_string(index / task.partition_policy->partition_size), a);
@@ -211,7 +214,7 @@ PodSyncPlan PlanPodSyncImpl(const JobView& job, const std::vector<PodSnapshot>& 
     }
   }
   for (const auto& p : pods) {
-    if (p.terminating || desired.count(p.name) > 0) continue;
+    if (p.terminating || (desired.count(p.name) > 0 && !p.out_of_sync)) continue;
     plan.remove.push_back(p.name);
   }
   return plan;

@@ -24,8 +24,10 @@ namespace basalt::controllers {
 // job.status.version and job.status.retryCount, so pass the Job with its status as of the sync
 // that creates the pod. The PodGroup named in scheduling.k8s.io/group-name is the job's own
 // name (ARCHITECTURE decision 3; Volcano >= v1.6 uses `<job>-<uid>`).
-absl::StatusOr<json::Document> BuildPod(const JobView& job, const TaskSpecView& task,
-                                        int32_t index);
+// `forwarded` (the job's Queue has extendClusters) adds annotation and label
+// volcano.sh/job-forwarding=true.
+absl::StatusOr<json::Document> BuildPod(const JobView& job, const TaskSpecView& task, int32_t index,
+                                        bool forwarded = false);
 
 // The controller ownerReference every object owned by `job` carries
 // (batch.volcano.sh/v1alpha1 Job, controller=true, blockOwnerDeletion=true).
@@ -48,8 +50,9 @@ struct PodSyncPlan {
 
 // Missing pods (name not among `pods`) are created; existing ones, whatever their phase, are
 // kept (Succeeded/Failed pods are not re-created by a sync, only restart actions delete them);
-// pods whose index is not below the task's replicas or whose task no longer exists are removed
-// unless already terminating. Tasks for which `task_ready(task)` is false (dependsOn not met)
+// pods whose index is not below the task's replicas or whose task no longer exists are removed,
+// and so are pods an earlier kill marked out-of-sync but failed to delete (unless already
+// terminating). Tasks for which `task_ready(task)` is false (dependsOn not met)
 // get no new pods.
 template <typename TaskReadyFn>
 PodSyncPlan PlanPodSync(const JobView& job, const std::vector<PodSnapshot>& pods,

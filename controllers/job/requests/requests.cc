@@ -106,6 +106,7 @@ PodSnapshot ToSnapshot(const JobPodInfo& pod) {
   s.terminating = pod.terminating;
   s.partition = pod.partition;
   s.ready = pod.ready;
+  s.out_of_sync = pod.out_of_sync;
   return s;
 }
 

@@ -102,7 +102,8 @@ struct PodSnapshot {
   std::string phase;         // status.phase: Pending, Running, Succeeded, Failed, Unknown
   bool terminating = false;  // metadata.deletionTimestamp is set
   std::optional<int32_t> partition;
-  bool ready = false;  // Running with every container ready (for dependsOn)
+  bool ready = false;        // Running with every container ready (for dependsOn)
+  bool out_of_sync = false;  // marked volcano.sh/controller-out-of-sync by an earlier kill
 };
 
 // The scope of a targeted kill, from the request (RestartTask / RestartPod / RestartPartition).

@@ -1,6 +1,7 @@
 #include "controllers/job/job.h"
 
 #include <catch2/catch.hpp>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -33,7 +34,8 @@ constexpr std::string_view kJob = R"({
        "dependsOn": {"name": ["master"], "iteration": "any"}}
     ]
   },
-  "status": {"state": {"phase": "Running"}, "running": 3, "succeeded": 1, "failed": 2,
+  "status": {"state": {"phase": "Running"}, "running": 3,
+             "controlledResources": {"plugin-ssh": "ssh"}, "succeeded": 1, "failed": 2,
              "pending": 4, "terminating": 5, "unknown": 6, "version": 7, "retryCount": 2,
              "minAvailable": 3,
              "taskStatusCount": {"master": {"phase": {"Running": 1}},
@@ -91,6 +93,8 @@ TEST_CASE("Job: ParseJob reads spec, policies, plugins and status", "[controller
   CHECK(s.TotalTaskMinAvailable() == 5);
 
   CHECK(job->phase() == JobPhase::kRunning);
+  CHECK(job->Initiated());
+  CHECK(job->controlled_resources == std::map<std::string, std::string>{{"plugin-ssh", "ssh"}});
   const JobCounts& c = job->status;
   CHECK(c.pending == 4);
   CHECK(c.running == 3);
@@ -115,6 +119,7 @@ TEST_CASE("Job: ParseJob applies the CRD defaults", "[controllers][job]") {
   CHECK_FALSE(job->spec.min_success);
   CHECK(job->phase_name.empty());
   CHECK(job->phase() == JobPhase::kPending);
+  CHECK_FALSE(job->Initiated());
 }
 
 TEST_CASE("Job: ParseJob rejects malformed input", "[controllers][job]") {

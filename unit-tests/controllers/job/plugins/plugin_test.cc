@@ -81,6 +81,9 @@ TEST_CASE("JobPlugin: task hosts use the pod name or the template hostname",
   CHECK(TaskHosts(job, job.spec.tasks[1]) == std::vector<std::string>{"ps-host.sub"});
   CHECK(TaskHosts(job, job.spec.tasks[2]).empty());
   CHECK(ControlledResourceKey("svc") == "plugin-svc");
+  job.controlled_resources["plugin-svc"] = "svc";
+  CHECK_FALSE(NeedsOnJobAdd(job, "svc"));
+  CHECK(NeedsOnJobAdd(job, "ssh"));
 }
 
 }  // namespace

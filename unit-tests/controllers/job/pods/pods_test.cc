@@ -204,11 +204,27 @@ TEST_CASE("JobPods: sync creates missing pods and removes scaled-down ones",
   CHECK(plan.create[0].index == 0);
   CHECK(plan.remove == std::vector<std::string>{"j-worker-2", "j-ps-0"});
 
+  // A pod an earlier kill marked but failed to delete is deleted now (and not re-created yet).
+  pods[1].out_of_sync = true;
+  CHECK(PlanPodSync(job, pods).remove ==
+        std::vector<std::string>{"j-worker-1", "j-worker-2", "j-ps-0"});
+  CHECK(PlanPodSync(job, pods).create.size() == 1);
+
   // A task whose dependencies are not ready gets no pods yet.
   PodSyncPlan waiting =
       PlanPodSync(job, {}, [](const TaskSpecView& t) { return t.name != "worker"; });
   REQUIRE(waiting.create.size() == 1);
   CHECK(waiting.create[0].task == "master");
+}
+
+TEST_CASE("JobPods: pods of forwarded jobs are marked", "[controllers][job][pods]") {
+  const JobView job = Job();
+  auto pod = BuildPod(job, job.spec.tasks[0], 0, /*forwarded=*/true);
+  REQUIRE(pod.ok());
+  CHECK(StringAt(*pod, {"metadata", "annotations", keys::kJobForwarding}) == "true");
+  CHECK(StringAt(*pod, {"metadata", "labels", keys::kJobForwarding}) == "true");
+  auto local = BuildPod(job, job.spec.tasks[0], 0);
+  CHECK(json::FindPath(*local, {"metadata", "labels", keys::kJobForwarding}) == nullptr);
 }
 
 TEST_CASE("JobPods: partitioned tasks label pods with their partition",

@@ -218,6 +218,8 @@ TEST_CASE("JobRequests: snapshots carry what the state machine reads",
   CHECK(s.phase == "Running");
   CHECK(s.terminating);
   CHECK(s.ready);
+  CHECK_FALSE(s.out_of_sync);
+  CHECK(ToSnapshot(PodFixture().Annotation(keys::kControllerOutOfSync, "true").Info()).out_of_sync);
 }
 
 }  // namespace
