@@ -1,0 +1,307 @@
+// vc-webhook-manager: Basalt's admission webhook (Volcano-compatible paths and messages).
+//
+// Start-up: flags -> API client -> serving certificate (files, --cert-dir or --cert-secret)
+// -> informer caches -> HTTPS server; then, in the background, the caBundle of the webhook
+// configurations is kept equal to the CA and the `default` queue is created if missing.
+// /readyz passes once the caches have synced and the HTTPS server listens. SIGTERM stops
+// accepting, drains requests in progress and exits.
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <stop_token>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "common/client/client.h"
+#include "common/client/flags.h"
+#include "common/informer/informer_factory.h"
+#include "common/runtime/flags.h"
+#include "common/runtime/http_server.h"
+#include "common/runtime/runner.h"
+#include "common/runtime/tls.h"
+#include "common/runtime/version.h"
+#include "common/util/log.h"
+#include "common/util/status.h"
+#include "fmt/format.h"
+#include "fmt/ranges.h"
+#include "webhook/admission_router.h"
+#include "webhook/fake_lister.h"
+#include "webhook/server/admission_http.h"
+#include "webhook/server/ca_bundle.h"
+#include "webhook/server/cert_source.h"
+#include "webhook/server/certs.h"
+#include "webhook/server/default_queue.h"
+#include "webhook/server/informer_lister.h"
+#include "webhook/server/options.h"
+
+namespace basalt::webhook::server {
+namespace {
+
+constexpr char kComponent[] = "vc-webhook-manager";
+
+// Sleeps until `d` passes or `stop` is requested; false when stopped.
+bool SleepFor(const std::stop_token& stop, std::chrono::milliseconds d) {
+  const auto deadline = std::chrono::steady_clock::now() + d;
+  while (!stop.stop_requested()) {
+    auto now = std::chrono::steady_clock::now();
+    if (now >= deadline) return true;
+    std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(
+        deadline - now, std::chrono::milliseconds(100)));
+  }
+  return false;
+}
+
+absl::StatusOr<CertificateBundle> ObtainCertificate(const WebhookOptions& options,
+                                                    client::Client& client) {
+  if (!options.tls_cert_file.empty()) {
+    return LoadCertificateFiles(options.tls_cert_file, options.tls_private_key_file,
+                                options.ca_cert_file);
+  }
+  CertificateRequest request =
+      WebhookCertificateRequest(options.service_name, options.service_namespace);
+  if (!options.cert_dir.empty()) return EnsureCertificateDir(options.cert_dir, request);
+  return EnsureCertificateSecret(client, options.CertSecretNamespace(), options.CertSecretName(),
+                                 request);
+}
+
+// Keeps every configured webhook configuration's caBundle equal to the current CA: configurations
+// not there yet are retried every 2 s; all are re-checked every 30 s (a re-applied manifest
+// may have reset the caBundle).
+absl::Status RunCaBundleSync(std::stop_token stop, client::Client& client,
+                             const std::vector<std::string>& names,
+                             const std::function<std::string()>& current_ca) {
+  std::vector<bool> done(names.size(), false);
+  auto last_full = std::chrono::steady_clock::now();
+  int rounds = 0;
+  while (!stop.stop_requested()) {
+    bool all_done = true;
+    const std::string ca = current_ca();
+    for (size_t i = 0; i < names.size(); ++i) {
+      if (done[i]) continue;
+      absl::StatusOr<int> r = SyncCaBundle(client, names[i], ca);
+      if (r.ok()) {
+        done[i] = true;
+      } else {
+        all_done = false;
+        // Not found is expected while the manifests are being applied; say it now and then.
+        if (r.status().code() != absl::StatusCode::kNotFound || rounds % 15 == 0) {
+          BASALT_LOG_WARNING("Cannot sync caBundle", "configuration", names[i], "error",
+                             MessageOf(r.status()));
+        }
+      }
+    }
+    ++rounds;
+    if (!SleepFor(stop, all_done ? std::chrono::seconds(5) : std::chrono::seconds(2))) break;
+    if (std::chrono::steady_clock::now() - last_full >= std::chrono::seconds(30)) {
+      std::fill(done.begin(), done.end(), false);
+      last_full = std::chrono::steady_clock::now();
+    }
+  }
+  return absl::OkStatus();
+}
+
+// Creates the default queue, retrying until it works: right after start-up the API server
+// may not reach this webhook yet (the queue create is admitted by it), so failures are
+// expected for a few seconds.
+absl::Status RunDefaultQueue(std::stop_token stop, client::Client& client) {
+  std::chrono::milliseconds backoff(500);
+  for (int attempt = 1; !stop.stop_requested(); ++attempt) {
+    absl::Status s = EnsureDefaultQueue(client);
+    if (s.ok()) break;
+    if (attempt == 1 || attempt % 10 == 0) {
+      BASALT_LOG_WARNING("Cannot create the default queue yet", "attempt", attempt, "error",
+                         MessageOf(s));
+    }
+    if (!SleepFor(stop, backoff)) return absl::OkStatus();
+    backoff = std::min(backoff * 2, std::chrono::milliseconds(5000));
+  }
+  // A runnable that returns ends the process: wait for shutdown.
+  SleepFor(stop, std::chrono::hours(24 * 365 * 100));
+  return absl::OkStatus();
+}
+
+// For user-supplied files (cert-manager rotates them in place): reloads them when they
+// change and serve new connections with the new certificate.
+absl::Status RunCertificateReload(std::stop_token stop, const WebhookOptions& options,
+                                  runtime::ServingCertificate& serving, CertificateBundle current,
+                                  const std::function<void(const std::string&)>& on_new_ca) {
+  while (SleepFor(stop, std::chrono::seconds(30))) {
+    absl::StatusOr<CertificateBundle> loaded = LoadCertificateFiles(
+        options.tls_cert_file, options.tls_private_key_file, options.ca_cert_file);
+    if (!loaded.ok()) {
+      BASALT_LOG_WARNING("Cannot reload the serving certificate; keeping the current one", "error",
+                         MessageOf(loaded.status()));
+      continue;
+    }
+    if (loaded->cert_pem == current.cert_pem && loaded->key_pem == current.key_pem &&
+        loaded->ca_cert_pem == current.ca_cert_pem) {
+      continue;
+    }
+    if (absl::Status s = serving.Update(loaded->cert_pem, loaded->key_pem); !s.ok()) {
+      BASALT_LOG_WARNING("Rejected the reloaded serving certificate", "error", MessageOf(s));
+      continue;
+    }
+    current = *std::move(loaded);
+    on_new_ca(current.ca_cert_pem);
+  }
+  return absl::OkStatus();
+}
+
+int Main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  absl::StatusOr<runtime::RuntimeOptions> runtime_options = runtime::ParseRuntimeFlags(args);
+  if (!runtime_options.ok()) {
+    std::fprintf(stderr, "%s: %s\n", kComponent,
+                 std::string(MessageOf(runtime_options.status())).c_str());
+    return 2;
+  }
+  if (runtime::MaybePrintVersion(*runtime_options, kComponent)) return 0;
+
+  client::FlagSet flags(kComponent);
+  client::ClientOptions client_options;
+  client_options.AddFlags(flags);
+  WebhookOptions options;
+  options.AddFlags(flags);
+  if (absl::Status s = flags.Parse(args); !s.ok()) {
+    if (s.code() == absl::StatusCode::kCancelled) {
+      std::printf("%s%s", flags.Usage().c_str(), runtime::RuntimeFlagsUsage().c_str());
+      return 0;
+    }
+    std::fprintf(stderr, "%s: %s\n%s", kComponent, std::string(MessageOf(s)).c_str(),
+                 flags.Usage().c_str());
+    return 2;
+  }
+  if (absl::Status s = options.Validate(); !s.ok()) {
+    std::fprintf(stderr, "%s: %s\n", kComponent, std::string(MessageOf(s)).c_str());
+    return 2;
+  }
+
+  // Checked before anything touches the cluster: a typo in --enabled-admission is a start-up
+  // error naming the path.
+  FakeLister no_cluster;
+  std::vector<std::string> ignored;
+  absl::StatusOr<std::vector<std::string>> paths =
+      ResolveEnabledPaths(*NewAdmissionRouter({.lister = &no_cluster, .options = {}}),
+                          options.enabled_admission, &ignored);
+  if (!paths.ok()) {
+    std::fprintf(stderr, "%s: %s\n", kComponent, std::string(MessageOf(paths.status())).c_str());
+    return 2;
+  }
+  for (const std::string& path : ignored) {
+    BASALT_LOG_WARNING("Ignoring an admission path Basalt does not implement", "path", path);
+  }
+
+  // Everything the process owns; the Runner (declared last) is destroyed first.
+  absl::StatusOr<std::unique_ptr<client::Client>> client =
+      client::Client::FromOptions(client_options);
+  if (!client.ok()) {
+    BASALT_LOG_ERROR("Cannot configure the API client", "error", MessageOf(client.status()));
+    return 1;
+  }
+  informer::SharedInformerFactory factory(client->get());
+  InformerLister lister(&factory);
+  AdmissionDeps deps;
+  deps.lister = &lister;
+  deps.options.scheduler_names = options.scheduler_names;
+  deps.options.max_queue_depth = options.max_queue_depth;
+  deps.options.root_queue_protection = options.root_queue_protection;
+  std::unique_ptr<Router> router = NewAdmissionRouter(deps);
+  runtime::Runner runner(kComponent, *runtime_options);
+  BASALT_LOG_INFO("Starting", "version", runtime::VersionLine(kComponent), "paths",
+                  fmt::format("{}", fmt::join(*paths, ",")));
+
+  absl::StatusOr<CertificateBundle> bundle = ObtainCertificate(options, **client);
+  if (!bundle.ok()) {
+    BASALT_LOG_ERROR("Cannot obtain the serving certificate", "error", MessageOf(bundle.status()));
+    return 1;
+  }
+  runtime::ServingCertificate serving;
+  if (absl::Status s = serving.Update(bundle->cert_pem, bundle->key_pem); !s.ok()) {
+    BASALT_LOG_ERROR("Cannot use the serving certificate", "error", MessageOf(s));
+    return 1;
+  }
+  std::mutex ca_mu;
+  std::string ca_pem = bundle->ca_cert_pem;
+  auto current_ca = [&] {
+    std::lock_guard<std::mutex> l(ca_mu);
+    return ca_pem;
+  };
+
+  AdmissionMetrics metrics(*runner.metrics_registry(), *paths);
+  runtime::HttpServerOptions server_options;
+  server_options.address = options.ServingAddress();
+  server_options.max_body_bytes = kMaxAdmissionReviewBytes;
+  server_options.request_timeout = std::chrono::seconds(options.request_timeout_seconds);
+  server_options.max_connections = options.max_connections;
+  server_options.threads = options.workers;
+  server_options.shutdown_grace = std::chrono::seconds(options.shutdown_grace_seconds);
+  server_options.tls = serving.Provider();
+  runtime::HttpServer https(std::move(server_options));
+  RegisterAdmissionPaths(https.router(), *router, &metrics, *paths);
+  std::atomic<bool> listening{false};
+
+  runner.health().AddReadyzCheck("informers", [&lister]() -> absl::Status {
+    std::vector<std::string> unsynced = lister.Unsynced();
+    if (unsynced.empty()) return absl::OkStatus();
+    return absl::UnavailableError(fmt::format("caches not synced: {}", fmt::join(unsynced, ",")));
+  });
+  runner.health().AddReadyzCheck("webhook-server", [&listening]() -> absl::Status {
+    return listening.load() ? absl::OkStatus()
+                            : absl::UnavailableError("admission server not listening");
+  });
+  runner.AddComponent(
+      "informers",
+      [&factory] {
+        factory.Start();
+        return absl::OkStatus();
+      },
+      [&factory] { factory.Shutdown(); });
+  runner.AddComponent(
+      "admission-server",
+      [&]() -> absl::Status {
+        BASALT_RETURN_IF_ERROR(https.Start());
+        listening = true;
+        BASALT_LOG_INFO("Serving admission webhook", "address", options.listen_address, "port",
+                        https.port());
+        return absl::OkStatus();
+      },
+      [&] {
+        listening = false;
+        https.Stop();
+      });
+  if (!options.webhook_configurations.empty()) {
+    runner.AddRunnable("ca-bundle", [&](std::stop_token stop) {
+      return RunCaBundleSync(stop, **client, options.webhook_configurations, current_ca);
+    });
+  }
+  if (options.create_default_queue) {
+    runner.AddRunnable("default-queue",
+                       [&](std::stop_token stop) { return RunDefaultQueue(stop, **client); });
+  }
+  if (!options.tls_cert_file.empty()) {
+    runner.AddRunnable("certificate-reload", [&](std::stop_token stop) {
+      return RunCertificateReload(stop, options, serving, *bundle, [&](const std::string& ca) {
+        std::lock_guard<std::mutex> l(ca_mu);
+        ca_pem = ca;
+      });
+    });
+  }
+
+  absl::Status s = runner.Run();
+  if (!s.ok()) {
+    BASALT_LOG_ERROR("Exiting", "error", MessageOf(s));
+    return 1;
+  }
+  BASALT_LOG_INFO("Stopped");
+  return 0;
+}
+
+}  // namespace
+}  // namespace basalt::webhook::server
+
+int main(int argc, char** argv) { return basalt::webhook::server::Main(argc, argv); }

@@ -1,0 +1,63 @@
+#pragma once
+// The HTTP face of the admission router: checks what the API server must send (POST,
+// Content-Type application/json), hands the body to Router::Serve, and records the latency
+// of each review by path and verdict on /metrics:
+//
+//   basalt_webhook_admission_duration_seconds{path="/jobs/validate",verdict="allowed"}
+//   verdict: allowed | denied | error (a non-200 answer: malformed review, wrong method...)
+//
+// Thread-safety: the handlers may run on many I/O threads at once (the router and the
+// metrics are thread-safe). Ownership: the handlers borrow the router and the metrics, which
+// must outlive the HTTP server.
+
+#include <array>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "common/runtime/http.h"
+#include "prometheus/histogram.h"
+#include "prometheus/registry.h"
+#include "webhook/router.h"
+
+namespace basalt::webhook::server {
+
+class AdmissionMetrics {
+ public:
+  // Registers the histogram family on `registry` with one series per path and verdict.
+  AdmissionMetrics(prometheus::Registry& registry, const std::vector<std::string>& paths);
+  AdmissionMetrics(const AdmissionMetrics&) = delete;
+  AdmissionMetrics& operator=(const AdmissionMetrics&) = delete;
+
+  enum Verdict { kAllowed = 0, kDenied = 1, kError = 2 };
+  void Observe(std::string_view path, Verdict verdict, double seconds);
+
+ private:
+  // Series are created up front: prometheus::Family::Add takes a lock and hashes labels.
+  std::map<std::string, std::array<prometheus::Histogram*, 3>, std::less<>> series_;
+};
+
+// The paths Volcano knows (pkg/webhooks/router) that Basalt does not serve. Listing one in
+// --enabled-admission is a warning, not an error, so Volcano deployments' flags keep working.
+const std::vector<std::string>& VolcanoOnlyAdmissionPaths();
+
+// Resolves --enabled-admission against the router: an empty list means every registered path;
+// a path that neither Basalt nor Volcano knows is kInvalidArgument naming it. Volcano-only
+// paths are dropped and returned in `ignored`.
+absl::StatusOr<std::vector<std::string>> ResolveEnabledPaths(
+    const Router& router, const std::vector<std::string>& requested,
+    std::vector<std::string>* ignored);
+
+// Serves one admission request (the method is checked by the HttpRouter): 415 unless the
+// Content-Type is application/json, otherwise what Router::Serve answers.
+runtime::HttpResponse ServeAdmission(const Router& router, AdmissionMetrics* metrics,
+                                     const runtime::HttpRequest& request);
+
+// Registers POST `path` -> ServeAdmission for each of `paths` on `http_router`.
+void RegisterAdmissionPaths(runtime::HttpRouter& http_router, const Router& router,
+                            AdmissionMetrics* metrics, const std::vector<std::string>& paths);
+
+}  // namespace basalt::webhook::server

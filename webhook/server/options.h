@@ -1,0 +1,54 @@
+#pragma once
+// vc-webhook-manager's own flags (the client and runtime flags come from common/).
+
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "common/client/flags.h"
+
+namespace basalt::webhook::server {
+
+struct WebhookOptions {
+  int port = 8443;
+  std::string listen_address = "0.0.0.0";
+
+  // Certificates: the three files, or --cert-dir, or --cert-secret (exactly one source).
+  std::string tls_cert_file;
+  std::string tls_private_key_file;
+  std::string ca_cert_file;
+  std::string cert_dir;
+  std::string cert_secret;  // "namespace/name"
+
+  // The Service the API server dials (SANs of generated certificates).
+  std::string service_name = "volcano-admission-service";
+  std::string service_namespace = "volcano-system";
+  // Mutating/ValidatingWebhookConfigurations whose caBundle is kept equal to the CA.
+  std::vector<std::string> webhook_configurations;
+  // Empty: every path Basalt serves.
+  std::vector<std::string> enabled_admission;
+
+  // Admission behaviour (AdmissionOptions).
+  std::vector<std::string> scheduler_names = {"volcano"};
+  int max_queue_depth = 5;
+  bool root_queue_protection = true;
+  bool create_default_queue = true;
+
+  // Serving limits.
+  int workers = 4;
+  int max_connections = 128;
+  int request_timeout_seconds = 8;
+  int shutdown_grace_seconds = 10;
+
+  void AddFlags(client::FlagSet& flags);
+  // Checks combinations: exactly one certificate source, NS/NAME for --cert-secret, ranges.
+  absl::Status Validate() const;
+
+  // Split --cert-secret; valid after Validate().
+  std::string CertSecretNamespace() const;
+  std::string CertSecretName() const;
+  // "<listen-address>:<port>" for HttpServerOptions (IPv6 literals bracketed).
+  std::string ServingAddress() const;
+};
+
+}  // namespace basalt::webhook::server
