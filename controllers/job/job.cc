@@ -390,7 +390,7 @@ std::string FormatGoDuration(std::chrono::milliseconds d) {
   int64_t ms = d.count();
   if (ms == 0) return "0s";
   std::string sign = ms < 0 ? "-" : "";
-  uint64_t u = ms < 0 ? static_cast<uint64_t>(-ms) : static_cast<uint64_t>(ms);
+  uint64_t u = ms < 0 ? 0 - static_cast<uint64_t>(ms) : static_cast<uint64_t>(ms);
   if (u < 1000) return fmt::format("{}{}ms", sign, u);
   uint64_t hours = u / 3600000;
   uint64_t minutes = (u / 60000) % 60;

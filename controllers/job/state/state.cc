@@ -1,97 +1,120 @@
 #include "controllers/job/state/state.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <set>
+
+#include "common/util/log.h"
 
 namespace basalt::controllers {
 namespace {
 
-bool IsTargetedRestart(Action a) {
-  return a == Action::kRestartTask || a == Action::kRestartPod || a == Action::kRestartPartition;
-}
+// A set of actions, as a bit mask over Action.
+using ActionSet = uint32_t;
+constexpr ActionSet Bit(Action a) { return ActionSet{1} << static_cast<unsigned>(a); }
+constexpr ActionSet kAny = ~ActionSet{0};
+constexpr ActionSet kRestartJob = Bit(Action::kRestartJob);
+constexpr ActionSet kRestartTarget =
+    Bit(Action::kRestartTask) | Bit(Action::kRestartPod) | Bit(Action::kRestartPartition);
+constexpr ActionSet kAbort = Bit(Action::kAbortJob);
+constexpr ActionSet kComplete = Bit(Action::kCompleteJob);
+constexpr ActionSet kTerminate = Bit(Action::kTerminateJob);
+constexpr ActionSet kResume = Bit(Action::kResumeJob);
+constexpr ActionSet kSyncOnly = Bit(Action::kSyncJob);
+static_assert(static_cast<unsigned>(Action::kOther) < 32, "ActionSet holds every action");
 
-Plan KillJob(bool retain_finished, PhaseRule rule, JobPhase target, int32_t retry_increment) {
-  Plan p;
-  p.effect = PodEffect::kKillJob;
-  p.retain_finished_pods = retain_finished;
-  p.bump_version = true;
-  p.delete_pod_group = true;
-  p.run_plugins_on_job_delete = true;
-  p.retry_increment = retry_increment;
-  p.rule = rule;
-  p.target = target;
-  return p;
-}
+constexpr PodEffect kSync = PodEffect::kSync;
+constexpr PodEffect kKillJob = PodEffect::kKillJob;
+constexpr PodEffect kKillTarget = PodEffect::kKillTarget;
+constexpr bool kSoft = true;   // retain Succeeded/Failed pods (Volcano's retainSoft)
+constexpr bool kNone = false;  // retain nothing
 
-Plan KillTargetPlan(PhaseRule rule, JobPhase target, int32_t retry_increment) {
-  Plan p;
-  p.effect = PodEffect::kKillTarget;
-  p.run_plugins_on_job_delete = true;
-  p.retry_increment = retry_increment;
-  p.rule = rule;
-  p.target = target;
-  return p;
-}
+// One row of the reference's phase table (§2.4): in `phase`, an action in `actions` has
+// `effect` (retaining finished pods or not), adds `retry` to retryCount and moves the job by
+// `rule` (to `target`). The first matching row wins; every phase ends with a catch-all row.
+struct Row {
+  JobPhase phase;
+  ActionSet actions;
+  PodEffect effect;
+  bool retain_finished;
+  int32_t retry;
+  PhaseRule rule;
+  JobPhase target;
+};
 
-Plan Sync(PhaseRule rule) {
-  Plan p;
-  p.effect = PodEffect::kSync;
-  p.rule = rule;
-  return p;
-}
+using P = JobPhase;
+using R = PhaseRule;
 
-// The actions Pending and Running share: restarts, abort, complete, terminate.
-std::optional<Plan> CommonActivePlan(Action action) {
-  switch (action) {
-    case Action::kRestartJob:
-      return KillJob(false, PhaseRule::kSet, JobPhase::kRestarting, 1);
-    case Action::kRestartTask:
-    case Action::kRestartPod:
-    case Action::kRestartPartition:
-      return KillTargetPlan(PhaseRule::kSet, JobPhase::kRestarting, 1);
-    case Action::kAbortJob:
-      return KillJob(true, PhaseRule::kSet, JobPhase::kAborting, 0);
-    case Action::kCompleteJob:
-      return KillJob(true, PhaseRule::kSet, JobPhase::kCompleting, 0);
-    case Action::kTerminateJob:
-      return KillJob(true, PhaseRule::kSet, JobPhase::kTerminating, 0);
-    default:
-      return std::nullopt;
+// clang-format off
+constexpr Row kPhaseTable[] = {
+  // Pending and Running share the user actions; they differ in what a sync does.
+  {P::kPending,     kRestartJob,    kKillJob,    kNone, 1, R::kSet,              P::kRestarting},
+  {P::kPending,     kRestartTarget, kKillTarget, kNone, 1, R::kSet,              P::kRestarting},
+  {P::kPending,     kAbort,         kKillJob,    kSoft, 0, R::kSet,              P::kAborting},
+  {P::kPending,     kComplete,      kKillJob,    kSoft, 0, R::kSet,              P::kCompleting},
+  {P::kPending,     kTerminate,     kKillJob,    kSoft, 0, R::kSet,              P::kTerminating},
+  {P::kPending,     kAny,           kSync,       kNone, 0, R::kPendingToRunning, P::kPending},
+
+  {P::kRunning,     kRestartJob,    kKillJob,    kNone, 1, R::kSet,              P::kRestarting},
+  {P::kRunning,     kRestartTarget, kKillTarget, kNone, 1, R::kSet,              P::kRestarting},
+  {P::kRunning,     kAbort,         kKillJob,    kSoft, 0, R::kSet,              P::kAborting},
+  {P::kRunning,     kComplete,      kKillJob,    kSoft, 0, R::kSet,              P::kCompleting},
+  {P::kRunning,     kTerminate,     kKillJob,    kSoft, 0, R::kSet,              P::kTerminating},
+  {P::kRunning,     kAny,           kSync,       kNone, 0, R::kCompletionRules,  P::kRunning},
+
+  {P::kRestarting,  kSyncOnly,      kSync,       kNone, 0, R::kRestartCheck,     P::kRestarting},
+  {P::kRestarting,  kRestartTarget, kKillTarget, kNone, 0, R::kRestartCheck,     P::kRestarting},
+  {P::kRestarting,  kAny,           kKillJob,    kNone, 0, R::kRestartCheck,     P::kRestarting},
+
+  {P::kAborting,    kResume,        kKillJob,    kSoft, 1, R::kSet,              P::kRestarting},
+  {P::kAborting,    kAny,           kKillJob,    kSoft, 0, R::kWhenDrained,      P::kAborted},
+
+  {P::kAborted,     kResume,        kKillJob,    kSoft, 1, R::kSet,              P::kRestarting},
+  {P::kAborted,     kAny,           kKillJob,    kSoft, 0, R::kKeep,             P::kAborted},
+
+  {P::kCompleting,  kAny,           kKillJob,    kSoft, 0, R::kWhenDrained,      P::kCompleted},
+  {P::kTerminating, kAny,           kKillJob,    kSoft, 0, R::kWhenDrained,      P::kTerminated},
+
+  // Finished: every event re-kills leftover pods (keeping finished ones); the phase stays.
+  {P::kCompleted,   kAny,           kKillJob,    kSoft, 0, R::kKeep,             P::kCompleted},
+  {P::kFailed,      kAny,           kKillJob,    kSoft, 0, R::kKeep,             P::kFailed},
+  {P::kTerminated,  kAny,           kKillJob,    kSoft, 0, R::kKeep,             P::kTerminated},
+};
+// clang-format on
+
+constexpr bool EveryPhaseHasCatchAll() {
+  for (JobPhase phase : kAllJobPhases) {
+    bool found = false;
+    for (const Row& row : kPhaseTable) found = found || (row.phase == phase && row.actions == kAny);
+    if (!found) return false;
   }
+  return true;
+}
+static_assert(EveryPhaseHasCatchAll(), "every phase needs a catch-all row");
+
+const Row& Lookup(JobPhase phase, Action action) {
+  for (const Row& row : kPhaseTable) {
+    if (row.phase == phase && (row.actions & Bit(action)) != 0) return row;
+  }
+  // Unreachable while the static_assert above holds.
+  BASALT_LOG_ERROR("job phase table has no row", "phase", JobPhaseName(phase), "action",
+                   ActionName(action));
+  std::abort();
 }
 
-Plan PlanWithoutRetention(JobPhase phase, Action action) {
-  switch (phase) {
-    case JobPhase::kPending:
-      if (auto p = CommonActivePlan(action)) return *p;
-      return Sync(PhaseRule::kPendingToRunning);
-    case JobPhase::kRunning:
-      if (auto p = CommonActivePlan(action)) return *p;
-      return Sync(PhaseRule::kCompletionRules);
-    case JobPhase::kRestarting:
-      if (action == Action::kSyncJob) return Sync(PhaseRule::kRestartCheck);
-      if (IsTargetedRestart(action)) return KillTargetPlan(PhaseRule::kRestartCheck, phase, 0);
-      return KillJob(false, PhaseRule::kRestartCheck, phase, 0);
-    case JobPhase::kAborting:
-      if (action == Action::kResumeJob) {
-        return KillJob(true, PhaseRule::kSet, JobPhase::kRestarting, 1);
-      }
-      return KillJob(true, PhaseRule::kWhenDrained, JobPhase::kAborted, 0);
-    case JobPhase::kAborted:
-      if (action == Action::kResumeJob) {
-        return KillJob(true, PhaseRule::kSet, JobPhase::kRestarting, 1);
-      }
-      return KillJob(true, PhaseRule::kKeep, phase, 0);
-    case JobPhase::kCompleting:
-      return KillJob(true, PhaseRule::kWhenDrained, JobPhase::kCompleted, 0);
-    case JobPhase::kTerminating:
-      return KillJob(true, PhaseRule::kWhenDrained, JobPhase::kTerminated, 0);
-    case JobPhase::kCompleted:
-    case JobPhase::kFailed:
-    case JobPhase::kTerminated:
-      return KillJob(true, PhaseRule::kKeep, phase, 0);
-  }
-  return Sync(PhaseRule::kKeep);
+Plan PlanFromRow(const Row& row) {
+  Plan p;
+  p.effect = row.effect;
+  p.retain_finished_pods = row.effect == PodEffect::kKillJob && row.retain_finished;
+  // Every whole-job kill bumps the version and deletes the PodGroup; every kill runs the
+  // plugins' OnJobDelete.
+  p.bump_version = row.effect == PodEffect::kKillJob;
+  p.delete_pod_group = row.effect == PodEffect::kKillJob;
+  p.run_plugins_on_job_delete = row.effect != PodEffect::kSync;
+  p.retry_increment = row.retry;
+  p.rule = row.rule;
+  p.target = row.target;
+  return p;
 }
 
 }  // namespace
@@ -109,7 +132,7 @@ std::string_view PodEffectName(PodEffect effect) {
 }
 
 Plan PlanAction(JobPhase phase, Action action, const JobSpecView& spec, const JobCounts& status) {
-  Plan plan = PlanWithoutRetention(phase, action);
+  Plan plan = PlanFromRow(Lookup(phase, action));
   // Last retry: the final run's Succeeded/Failed pods are kept even by RestartJob, so users can
   // inspect why the job failed.
   if (plan.effect == PodEffect::kKillJob && !plan.retain_finished_pods &&

@@ -91,11 +91,11 @@ TEST_CASE("SvcPlugin: headless Service and NetworkPolicy select the job's pods",
   REQUIRE(np != nullptr);
   CHECK(StringAt(*np, {"apiVersion"}) == "networking.k8s.io/v1");
   CHECK(StringAt(*np, {"metadata", "name"}) == "tf");
-  CHECK(
-      json::Serialize(*json::Find(*np, "spec")) ==
-      R"({"podSelector":{"matchLabels":{"volcano.sh/job-name":"tf","volcano.sh/job-namespace":"ml"}},)"
-      R"("ingress":[{"from":[{"podSelector":{"matchLabels":{"volcano.sh/job-name":"tf",)"
-      R"("volcano.sh/job-namespace":"ml"}}}]}],"policyTypes":["Ingress"]})");
+  CHECK(json::Serialize(*json::Find(*np, "spec")) ==
+        R"({"podSelector":{"matchLabels":{"volcano.sh/job-name":"tf",)"
+        R"("volcano.sh/job-namespace":"ml"}},)"
+        R"("ingress":[{"from":[{"podSelector":{"matchLabels":{"volcano.sh/job-name":"tf",)"
+        R"("volcano.sh/job-namespace":"ml"}}}]}],"policyTypes":["Ingress"]})");
 
   CHECK((*plugin)->OnJobDelete(job) ==
         std::vector<ObjectRef>{{"v1", "ConfigMap", "ml", "tf-svc"},

@@ -21,9 +21,9 @@ TEST_CASE("TensorflowPlugin: TF_CONFIG describes the cluster and the pod's role"
                     .Build();
   auto plugin = NewTensorflowPlugin({});
   REQUIRE(plugin.ok());
-  const std::string cluster =
-      R"("cluster":{"ps":["tf-ps-0.tf:2222"],"worker":["tf-worker-0.tf:2222","tf-worker-1.tf:2222"],)"
-      R"("chief":["tf-chief-0.tf:2222"]})";
+  const std::string cluster = R"("cluster":{"ps":["tf-ps-0.tf:2222"],)"
+                              R"("worker":["tf-worker-0.tf:2222","tf-worker-1.tf:2222"],)"
+                              R"("chief":["tf-chief-0.tf:2222"]})";
   struct Case {
     std::string task;
     int32_t index;
