@@ -96,7 +96,20 @@ class GangPlugin final : public Plugin {
       if (job.tasks().empty()) {
         // Basalt addition: a PodGroup held at admission (no pods yet) says why in its condition,
         // e.g. which queue limit it hit; Volcano only emits a transient event.
-        if (!job.IsPending() || job.job_fit_errors.empty()) continue;
+        if (!job.IsPending()) {
+          // Admitted since: clear the admission complaint until its pods exist.
+          for (auto& c : job.podgroup_status.conditions) {
+            if (c.type == kConditionUnschedulable && c.status == "True") {
+              c.status = "False";
+              c.reason = "Admitted";
+              c.message.clear();
+              c.transition_id = ssn.uid();
+              c.last_transition_time = ssn.now();
+            }
+          }
+          continue;
+        }
+        if (job.job_fit_errors.empty()) continue;
         cond.type = std::string(kConditionUnschedulable);
         cond.reason = std::string(kReasonNotEnoughResources);
         cond.message = job.FitError();

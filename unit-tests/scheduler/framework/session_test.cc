@@ -325,3 +325,50 @@ TEST_CASE("Session: Close writes only changed PodGroup status and pod conditions
 
 }  // namespace
 }  // namespace basalt::sched
+
+namespace basalt::sched {
+namespace {
+
+TEST_CASE("Statement: Evict releases a running task; Discard restores it; Commit evicts",
+          "[sched][statement]") {
+  ClusterInfo c;
+  (void)c.AddQueue(testing::MakeQueue("default"));
+  (void)c.AddNode(testing::MakeNode("n1").Allocatable("nvidia.com/gpu", 4));
+  (void)c.AddJob(testing::MakeJob("ns", "victim"));
+  (void)c.AddTask(testing::MakeTask("v")
+                      .Job("ns/victim")
+                      .Request("nvidia.com/gpu", 3)
+                      .Node("n1")
+                      .Status(TaskStatus::kRunning));
+  PluginRegistry registry;
+  SchedulerConfig config;
+  testing::RecordingEvictor evictor;
+  auto opened =
+      Session::Open(std::move(c), config, registry, SessionOptions{"s", {}, nullptr, &evictor});
+  REQUIRE(opened.ok());
+  Session& ssn = **opened;
+  NodeInfo* n1 = ssn.FindNode("n1");
+  TaskInfo* v = ssn.FindJob("ns/victim")->FindTask("uid-v");
+  {
+    Statement stmt(&ssn);
+    REQUIRE(stmt.Evict(v, "preempt").ok());
+    CHECK(v->status == TaskStatus::kReleasing);
+    CHECK(n1->releasing().Get("nvidia.com/gpu") == 3000);
+    CHECK(n1->FutureIdle().Get("nvidia.com/gpu") == 4000);
+    CHECK(ssn.FindJob("ns/victim")->allocated().IsEmpty());
+    stmt.Discard();
+    CHECK(v->status == TaskStatus::kRunning);
+    CHECK(n1->releasing().IsEmpty());
+    CHECK(n1->FutureIdle().Get("nvidia.com/gpu") == 1000);
+    CHECK(evictor.evicted.empty());
+  }
+  Statement stmt(&ssn);
+  REQUIRE(stmt.Evict(v, "preempt").ok());
+  CHECK(stmt.Evict(v, "again").code() == absl::StatusCode::kFailedPrecondition);
+  stmt.Commit();
+  REQUIRE(evictor.evicted.size() == 1);
+  CHECK(evictor.evicted[0] == std::make_pair(std::string("uid-v"), std::string("preempt")));
+}
+
+}  // namespace
+}  // namespace basalt::sched
