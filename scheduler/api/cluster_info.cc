@@ -1,5 +1,6 @@
 #include "scheduler/api/cluster_info.h"
 
+#include "common/util/status.h"
 #include "fmt/format.h"
 
 namespace basalt::sched {
@@ -48,6 +49,42 @@ absl::Status ClusterInfo::AddTask(TaskInfo task) {
     if (NodeInfo* node = FindNode(added->node_name); node != nullptr) return node->AddTask(added);
   }
   return absl::OkStatus();
+}
+
+absl::Status ClusterInfo::RemoveTask(const std::string& job_id, const std::string& task_uid) {
+  JobInfo* job = job_id.empty() ? nullptr : FindJob(job_id);
+  TaskInfo* task = nullptr;
+  if (job != nullptr) {
+    task = job->FindTask(task_uid);
+  } else if (auto it = foreign_tasks_.find(task_uid); it != foreign_tasks_.end()) {
+    task = &it->second;
+  }
+  if (task == nullptr) return absl::NotFoundError(fmt::format("task {} not in snapshot", task_uid));
+  if (NodeInfo* node = FindNode(task->node_name);
+      node != nullptr && node->tasks().count(task_uid)) {
+    BASALT_RETURN_IF_ERROR(node->RemoveTask(*task));
+  }
+  if (job != nullptr) return job->RemoveTask(task_uid);
+  foreign_tasks_.erase(task_uid);
+  return absl::OkStatus();
+}
+
+ClusterInfo ClusterInfo::Clone() const {
+  ClusterInfo out;
+  out.queues_ = queues_;
+  out.foreign_tasks_ = foreign_tasks_;
+  for (const auto& [id, job] : jobs_) out.jobs_.emplace(id, job.Clone());
+  out.nodes_ = nodes_;
+  for (auto& [name, node] : out.nodes_) {
+    node.RebindTasks([&out](const TaskInfo& old) -> TaskInfo* {
+      if (!old.job_id.empty()) {
+        if (JobInfo* j = out.FindJob(old.job_id); j != nullptr) return j->FindTask(old.uid);
+      }
+      auto it = out.foreign_tasks_.find(old.uid);
+      return it == out.foreign_tasks_.end() ? nullptr : &it->second;
+    });
+  }
+  return out;
 }
 
 JobInfo* ClusterInfo::FindJob(const std::string& id) {

@@ -12,7 +12,7 @@
 // AddTask puts a task into its job (or into the foreign tasks if job_id is empty or unknown)
 // and, if node_name is set and the node exists, into the node's accounting.
 //
-// Movable, not copyable (nodes point at tasks owned by jobs). Not thread-safe.
+// Movable, not copyable (nodes point at tasks owned by jobs; use Clone()). Not thread-safe.
 
 #include <map>
 #include <string>
@@ -40,6 +40,12 @@ class ClusterInfo {
   // Adds a pod. Returns kAlreadyExists for a duplicate uid. A task whose node is not in the
   // snapshot is kept in its job but accounts on no node.
   absl::Status AddTask(TaskInfo task);
+
+  // Removes a pod: from its node's accounting, then from its job (or the foreign tasks).
+  absl::Status RemoveTask(const std::string& job_id, const std::string& task_uid);
+  // A deep copy whose nodes point at its own tasks. This is how a cache that keeps a
+  // ClusterInfo up to date from informer events hands each session its own snapshot.
+  ClusterInfo Clone() const;
 
   JobInfo* FindJob(const std::string& id);
   NodeInfo* FindNode(const std::string& name);

@@ -70,6 +70,41 @@ TaskInfo* JobInfo::FindTask(const std::string& task_uid) {
   return it == tasks_.end() ? nullptr : &it->second;
 }
 
+absl::Status JobInfo::RemoveTask(const std::string& task_uid) {
+  auto it = tasks_.find(task_uid);
+  if (it == tasks_.end()) {
+    return absl::NotFoundError(fmt::format("task {} not in job {}", task_uid, uid));
+  }
+  TaskInfo& t = it->second;
+  auto idx = status_index_.find(t.status);
+  if (idx != status_index_.end()) {
+    idx->second.erase(task_uid);
+    if (idx->second.empty()) status_index_.erase(idx);
+  }
+  if (IsAllocatedStatus(t.status)) allocated_ -= t.resreq;
+  total_request_ -= t.resreq;
+  tasks_.erase(it);
+  return absl::OkStatus();
+}
+
+JobInfo JobInfo::Clone() const {
+  JobInfo out(namespace_name, name);
+  out.uid = uid;
+  out.queue = queue;
+  out.min_available = min_available;
+  out.task_min_available = task_min_available;
+  out.min_resources = min_resources;
+  out.priority = priority;
+  out.priority_class_name = priority_class_name;
+  out.preemptable = preemptable;
+  out.creation_time = creation_time;
+  out.podgroup_status = podgroup_status;
+  out.nodes_fit_errors = nodes_fit_errors;
+  out.job_fit_errors = job_fit_errors;
+  for (const auto& [id, t] : tasks_) out.AddTask(t);
+  return out;
+}
+
 void JobInfo::UpdateTaskStatus(TaskInfo* task, TaskStatus status) {
   auto idx = status_index_.find(task->status);
   if (idx != status_index_.end()) {

@@ -97,6 +97,10 @@ class JobInfo {
   // nullptr if a task with that uid already exists.
   TaskInfo* AddTask(TaskInfo task);
   TaskInfo* FindTask(const std::string& task_uid);
+  // Removes a task (its node accounting is the caller's job). kNotFound if absent.
+  absl::Status RemoveTask(const std::string& task_uid);
+  // A deep copy: PodGroup fields, session state and tasks (status index rebuilt).
+  JobInfo Clone() const;
   const std::map<std::string, TaskInfo>& tasks() const { return tasks_; }
   // Moves a task to `status`, keeping the index and `allocated` in step. Node accounting is
   // the caller's job (see Session).

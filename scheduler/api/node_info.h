@@ -53,6 +53,16 @@ class NodeInfo {
   absl::Status AddTask(TaskInfo* task);
   // Removes the task, reversing what AddTask did for its *current* status.
   absl::Status RemoveTask(const TaskInfo& task);
+  // After a copy of this node, points its tasks at `lookup(old task)` (the copies owned by the
+  // new ClusterInfo); tasks for which lookup returns nullptr are dropped from the map only.
+  template <typename Lookup>
+  void RebindTasks(Lookup lookup) {
+    std::map<std::string, TaskInfo*> rebound;
+    for (const auto& [uid, t] : tasks_) {
+      if (TaskInfo* n = lookup(*t); n != nullptr) rebound.emplace(uid, n);
+    }
+    tasks_ = std::move(rebound);
+  }
   // Re-accounts a task whose status changed from `old_status` to task->status.
   absl::Status UpdateTask(TaskInfo* task, TaskStatus old_status);
 

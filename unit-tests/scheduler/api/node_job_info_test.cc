@@ -123,3 +123,40 @@ TEST_CASE("Task and selector helpers", "[sched][task]") {
 
 }  // namespace
 }  // namespace basalt::sched
+
+namespace basalt::sched {
+namespace {
+
+TEST_CASE("ClusterInfo: Clone is deep and RemoveTask undoes AddTask", "[sched][cluster]") {
+  using testing::MakeJob;
+  using testing::MakeNode;
+  using testing::MakeTask;
+  ClusterInfo c;
+  REQUIRE(c.AddNode(MakeNode("n1").Allocatable("cpu", "4")).ok());
+  REQUIRE(c.AddJob(MakeJob("ns", "pg")).ok());
+  REQUIRE(
+      c.AddTask(
+           MakeTask("a").Job("ns/pg").Request("cpu", "1").Node("n1").Status(TaskStatus::kRunning))
+          .ok());
+  REQUIRE(
+      c.AddTask(MakeTask("f").Request("cpu", "2").Node("n1").Status(TaskStatus::kRunning)).ok());
+
+  ClusterInfo copy = c.Clone();
+  TaskInfo* copied = copy.FindJob("ns/pg")->FindTask("uid-a");
+  CHECK(copy.FindNode("n1")->tasks().at("uid-a") == copied);
+  CHECK(copy.FindNode("n1")->tasks().at("uid-f") == &copy.foreign_tasks().at("uid-f"));
+  CHECK(copied != c.FindJob("ns/pg")->FindTask("uid-a"));
+  copy.FindJob("ns/pg")->UpdateTaskStatus(copied, TaskStatus::kSucceeded);
+  CHECK(c.FindJob("ns/pg")->FindTask("uid-a")->status == TaskStatus::kRunning);
+
+  REQUIRE(c.RemoveTask("ns/pg", "uid-a").ok());
+  REQUIRE(c.RemoveTask("", "uid-f").ok());
+  CHECK(c.FindNode("n1")->idle().milli_cpu() == 4000);
+  CHECK(c.FindNode("n1")->pod_count() == 0);
+  CHECK(c.FindJob("ns/pg")->tasks().empty());
+  CHECK(c.FindJob("ns/pg")->allocated().IsEmpty());
+  CHECK(c.RemoveTask("ns/pg", "uid-a").code() == absl::StatusCode::kNotFound);
+}
+
+}  // namespace
+}  // namespace basalt::sched
