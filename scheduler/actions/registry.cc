@@ -3,6 +3,7 @@
 #include "scheduler/actions/allocate/allocate.h"
 #include "scheduler/actions/backfill/backfill.h"
 #include "scheduler/actions/enqueue/enqueue.h"
+#include "scheduler/actions/reclaim/reclaim.h"
 
 namespace basalt::sched {
 
@@ -11,6 +12,7 @@ ActionRegistry NewInTreeActionRegistry() {
   r.Register(std::string(kEnqueueActionName), NewEnqueueAction);
   r.Register(std::string(kAllocateActionName), NewAllocateAction);
   r.Register(std::string(kBackfillActionName), NewBackfillAction);
+  r.Register(std::string(kReclaimActionName), NewReclaimAction);
   return r;
 }
 

@@ -5,7 +5,7 @@
 
 namespace basalt::sched {
 
-// Registers: enqueue, allocate, backfill.
+// Registers: enqueue, allocate, backfill, reclaim.
 ActionRegistry NewInTreeActionRegistry();
 
 }  // namespace basalt::sched

@@ -245,6 +245,10 @@ class MakeQueue {
     q_.guarantee.Set(name, ParseTestQuantity(name, q));
     return *this;
   }
+  MakeQueue& Reclaimable(bool r) {
+    q_.reclaimable = r;
+    return *this;
+  }
   MakeQueue& State(QueueState s) {
     q_.state = s;
     return *this;

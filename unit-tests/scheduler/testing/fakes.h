@@ -111,10 +111,11 @@ class FakeCluster {
   // creates pods of admitted jobs.
   absl::Status RunCycle(const SchedulerConfig& config) {
     RecordingBinder binder;
+    RecordingEvictor evictor;
     RecordingStatusSink sink;
     PluginRegistry plugins = NewInTreeRegistry();
     ActionRegistry actions = NewInTreeActionRegistry();
-    CycleDeps deps{&plugins, &actions, &binder, nullptr, &sink};
+    CycleDeps deps{&plugins, &actions, &binder, &evictor, &sink};
     ++cycle_;
     BASALT_RETURN_IF_ERROR(
         sched::RunCycle(Snapshot(), config, deps, "cycle-" + std::to_string(cycle_), T(cycle_)));
@@ -125,6 +126,18 @@ class FakeCluster {
           if (p.uid == r.task_uid) {
             p.node_name = r.node_name;
             p.status = TaskStatus::kRunning;
+          }
+        }
+      }
+    }
+    // An evicted pod is deleted; its job controller recreates it, Pending.
+    for (const auto& [uid, reason] : evictor.evicted) {
+      for (auto& [id, j] : jobs_) {
+        for (auto& p : j.pods) {
+          if (p.uid == uid) {
+            p.node_name.clear();
+            p.status = TaskStatus::kPending;
+            ++evictions_;
           }
         }
       }
@@ -160,6 +173,7 @@ class FakeCluster {
     return sum;
   }
   const Job& job(const std::string& id) const { return jobs_.at(id); }
+  int evictions() const { return evictions_; }
   const RecordingStatusSink& last_sink() const { return last_sink_; }
   const RecordingBinder& last_binder() const { return last_binder_; }
 
@@ -180,6 +194,7 @@ class FakeCluster {
   std::map<std::string, Job> jobs_;
   std::vector<std::string> order_;
   int cycle_ = 0;
+  int evictions_ = 0;
   RecordingStatusSink last_sink_;
   RecordingBinder last_binder_;
 };

@@ -1,0 +1,102 @@
+#include "scheduler/actions/reclaim/reclaim.h"
+
+#include <algorithm>
+#include <map>
+#include <vector>
+
+#include "scheduler/actions/util.h"
+#include "scheduler/framework/session.h"
+#include "scheduler/framework/statement.h"
+
+namespace basalt::sched {
+namespace {
+
+class ReclaimAction final : public Action {
+ public:
+  std::string_view Name() const override { return kReclaimActionName; }
+
+  void Execute(Session& ssn) override {
+    PriorityQueue<QueueInfo> queues(
+        [&ssn](const QueueInfo& l, const QueueInfo& r) { return ssn.QueueOrder(l, r); });
+    std::map<std::string, PriorityQueue<JobInfo>> starving;
+    for (auto& [id, job] : ssn.jobs()) {
+      if (job.IsPending() || ssn.JobValid(job).has_value()) continue;
+      QueueInfo* queue = ssn.FindQueue(job.queue);
+      if (queue == nullptr || !ssn.JobStarving(job)) continue;
+      if (job.TasksWithStatus(TaskStatus::kPending).empty()) continue;
+      auto [it, inserted] = starving.try_emplace(
+          queue->name, [&ssn](const JobInfo& l, const JobInfo& r) { return ssn.JobOrder(l, r); });
+      if (inserted) queues.Push(queue);
+      it->second.Push(&job);
+    }
+    while (!queues.Empty()) {
+      QueueInfo* queue = queues.Pop();
+      if (ssn.Overused(*queue)) continue;
+      auto& jobs = starving.at(queue->name);
+      if (jobs.Empty()) continue;
+      JobInfo* job = jobs.Pop();
+      Statement stmt(&ssn);
+      std::vector<TaskInfo*> tasks;
+      for (const auto& [uid, t] : job->TasksWithStatus(TaskStatus::kPending)) tasks.push_back(t);
+      std::sort(tasks.begin(), tasks.end(),
+                [&ssn](const TaskInfo* l, const TaskInfo* r) { return ssn.TaskOrder(*l, *r); });
+      for (TaskInfo* task : tasks) {
+        if (!ssn.Preemptive(*queue, *task)) continue;
+        ReclaimFor(ssn, *queue, task, stmt);
+      }
+      if (ssn.JobPipelined(*job)) {
+        stmt.Commit();
+      } else {
+        stmt.Discard();
+      }
+      if (!jobs.Empty()) queues.Push(queue);
+    }
+  }
+
+ private:
+  // Tries the nodes in order; on the first node where evicting allowed victims makes room,
+  // evicts them into `stmt` and pipelines `task` there.
+  static void ReclaimFor(Session& ssn, const QueueInfo& queue, TaskInfo* task, Statement& stmt) {
+    for (NodeInfo* node : ssn.node_list()) {
+      Outcome o = ssn.Predicate(*task, *node);
+      if (o.code() == Code::kUnschedulableAndUnresolvable || o.code() == Code::kWait ||
+          o.code() == Code::kSkip) {
+        continue;
+      }
+      std::vector<const TaskInfo*> reclaimees;
+      for (const auto& [uid, t] : node->tasks()) {
+        if (t->status != TaskStatus::kRunning || !t->preemptable || t->job_id.empty()) continue;
+        const JobInfo* victim_job = ssn.FindJob(t->job_id);
+        if (victim_job == nullptr || victim_job->queue == queue.name) continue;
+        const QueueInfo* victim_queue = ssn.FindQueue(victim_job->queue);
+        if (victim_queue == nullptr || !victim_queue->reclaimable) continue;
+        reclaimees.push_back(t);
+      }
+      if (reclaimees.empty()) continue;
+      std::vector<const TaskInfo*> victims = ssn.Reclaimable(*task, reclaimees);
+      Resource reclaimable;
+      for (const TaskInfo* v : victims) reclaimable += v->resreq;
+      if (!task->init_resreq.LessEqual(node->FutureIdle() + reclaimable)) continue;
+      // Lowest-priority victims go first; evictions for a node that does not work out are undone.
+      std::sort(victims.begin(), victims.end(),
+                [&ssn](const TaskInfo* l, const TaskInfo* r) { return ssn.TaskOrder(*r, *l); });
+      Statement node_stmt(&ssn);
+      for (const TaskInfo* v : victims) {
+        if (task->init_resreq.LessEqual(node->FutureIdle())) break;
+        TaskInfo* victim = ssn.FindJob(v->job_id)->FindTask(v->uid);
+        (void)node_stmt.Evict(victim, "reclaim");
+      }
+      if (task->init_resreq.LessEqual(node->FutureIdle()) && node_stmt.Pipeline(task, node).ok()) {
+        stmt.Merge(node_stmt);
+        return;
+      }
+      node_stmt.Discard();
+    }
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Action> NewReclaimAction() { return std::make_unique<ReclaimAction>(); }
+
+}  // namespace basalt::sched

@@ -1,0 +1,18 @@
+#pragma once
+// reclaim: lets a starving job of a queue that is below its deserved share take resources back
+// from Running, preemptable pods of other, reclaimable queues (reference §3.5). Victims are the
+// ones the plugins' Reclaimable functions allow (gang never breaks a gang, conformance spares
+// critical pods, proportion takes only from queues above their deserved share). The reclaimer is
+// pipelined onto the node; evictions are committed only if its job becomes pipelined.
+
+#include <memory>
+#include <string_view>
+
+#include "scheduler/framework/plugin.h"
+
+namespace basalt::sched {
+
+inline constexpr std::string_view kReclaimActionName = "reclaim";
+std::unique_ptr<Action> NewReclaimAction();
+
+}  // namespace basalt::sched
