@@ -19,7 +19,7 @@ std::string SharedInformerFactory::KeyFor(const InformerOptions& o) {
 
 SharedInformer* SharedInformerFactory::InformerFor(InformerOptions options) {
   const std::string key = KeyFor(options);
-  absl::MutexLock l(&mu_);
+  std::lock_guard<std::mutex> l(mu_);
   auto it = informers_.find(key);
   if (it != informers_.end()) {
     for (auto& [name, fn] : options.indexers) {
@@ -48,7 +48,7 @@ SharedInformer* SharedInformerFactory::InformerFor(const client::ResourceRef& re
 }
 
 void SharedInformerFactory::Start() {
-  absl::MutexLock l(&mu_);
+  std::lock_guard<std::mutex> l(mu_);
   started_ = true;
   for (auto& [key, informer] : informers_) informer->Start();
 }
@@ -57,19 +57,19 @@ bool SharedInformerFactory::WaitForCacheSync(const std::stop_token& stop,
                                              std::chrono::milliseconds timeout) const {
   std::vector<const SharedInformer*> all;
   {
-    absl::MutexLock l(&mu_);
+    std::lock_guard<std::mutex> l(mu_);
     for (const auto& [key, informer] : informers_) all.push_back(informer.get());
   }
   return informer::WaitForCacheSync(stop, timeout, all);
 }
 
 void SharedInformerFactory::Shutdown() {
-  absl::MutexLock l(&mu_);
+  std::lock_guard<std::mutex> l(mu_);
   for (auto& [key, informer] : informers_) informer->Stop();
 }
 
 size_t SharedInformerFactory::size() const {
-  absl::MutexLock l(&mu_);
+  std::lock_guard<std::mutex> l(mu_);
   return informers_.size();
 }
 

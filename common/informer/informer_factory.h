@@ -20,12 +20,11 @@
 #include <chrono>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <stop_token>
 #include <string>
 #include <vector>
 
-#include "absl/base/thread_annotations.h"
-#include "absl/synchronization/mutex.h"
 #include "common/client/client.h"
 #include "common/informer/shared_informer.h"
 
@@ -60,9 +59,9 @@ class SharedInformerFactory {
 
   client::Client* const client_;
   const ReflectorOptions defaults_;
-  mutable absl::Mutex mu_;
-  std::map<std::string, std::unique_ptr<SharedInformer>> informers_ ABSL_GUARDED_BY(mu_);
-  bool started_ ABSL_GUARDED_BY(mu_) = false;
+  mutable std::mutex mu_;
+  std::map<std::string, std::unique_ptr<SharedInformer>> informers_;  // guarded by mu_
+  bool started_ = false;                                              // guarded by mu_
 };
 
 }  // namespace basalt::informer

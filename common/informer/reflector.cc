@@ -4,7 +4,6 @@
 #include <random>
 #include <thread>
 
-#include "absl/time/time.h"
 #include "common/util/log.h"
 #include "common/util/status.h"
 #include "fmt/format.h"
@@ -54,25 +53,31 @@ Reflector::Reflector(client::Client* client, ListWatchSource source, Transform t
 Reflector::~Reflector() { Stop(); }
 
 void Reflector::Stop() {
-  absl::MutexLock l(&mu_);
-  stopped_.store(true);
-  if (watch_cancel_ != nullptr) watch_cancel_->Cancel();
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    stopped_.store(true);
+    if (watch_cancel_ != nullptr) watch_cancel_->Cancel();
+  }
+  std::lock_guard<std::mutex> l(wait_mu_);
+  wait_cv_.notify_all();
 }
 
 ReflectorStats Reflector::stats() const {
-  absl::MutexLock l(&mu_);
+  std::lock_guard<std::mutex> l(mu_);
   return stats_;
 }
 
 bool Reflector::WaitUntil(Clock::TimePoint deadline) {
-  auto is_stopped = [this] { return stopped_.load(); };
+  std::unique_lock<std::mutex> l(wait_mu_);
   while (!stopped()) {
     Clock::Duration left = deadline - clock_->Now();
     if (left <= Clock::Duration::zero()) return true;
-    absl::MutexLock l(&mu_);
     // RealClock::Now() is steady_clock, so `left` is real time; a fake clock is polled.
-    absl::Duration wait = real_clock_ ? absl::FromChrono(left) : absl::FromChrono(kFakeClockPoll);
-    mu_.AwaitWithTimeout(absl::Condition(&is_stopped), wait);
+    if (real_clock_) {
+      wait_cv_.wait_for(l, left);
+    } else {
+      wait_cv_.wait_for(l, kFakeClockPoll);
+    }
   }
   return false;
 }
@@ -83,7 +88,7 @@ bool Reflector::Backoff() {
       std::chrono::duration_cast<Clock::Duration>(next_backoff_ * (1.0 + options_.jitter * r));
   next_backoff_ = std::min(next_backoff_ * 2, options_.max_backoff);
   {
-    absl::MutexLock l(&mu_);
+    std::lock_guard<std::mutex> l(mu_);
     ++stats_.backoffs;
   }
   BASALT_VLOG(2, "Reflector backing off", "resource", ResourceName(source_), "wait_ms",
@@ -134,7 +139,7 @@ absl::Status Reflector::List() {
   resource_version_ = resource_version;
   sink_->OnReplace(std::move(objects), std::move(resource_version));
   {
-    absl::MutexLock l(&mu_);
+    std::lock_guard<std::mutex> l(mu_);
     ++stats_.lists;
     stats_.rejected += rejected;
     stats_.resource_version = resource_version_;
@@ -148,7 +153,7 @@ Reflector::WatchOutcome Reflector::Watch() {
   WatchOutcome outcome;
   client::CancelToken cancel;
   {
-    absl::MutexLock l(&mu_);
+    std::lock_guard<std::mutex> l(mu_);
     if (stopped()) return outcome;
     watch_cancel_ = &cancel;
     ++stats_.watches;
@@ -201,7 +206,7 @@ Reflector::WatchOutcome Reflector::Watch() {
   };
   outcome.status =
       client_->Watch(source_.resource, source_.namespace_name, options, handler, &cancel);
-  absl::MutexLock l(&mu_);
+  std::lock_guard<std::mutex> l(mu_);
   watch_cancel_ = nullptr;
   stats_.events += outcome.events;
   stats_.rejected += rejected;
@@ -224,7 +229,7 @@ void Reflector::Run() {
       if (stopped()) break;
       if (!s.ok()) {
         {
-          absl::MutexLock l(&mu_);
+          std::lock_guard<std::mutex> l(mu_);
           ++stats_.list_failures;
         }
         BASALT_LOG_WARNING("Reflector list failed", "resource", ResourceName(source_), "error",
@@ -246,7 +251,7 @@ void Reflector::Run() {
       BASALT_VLOG(2, "Reflector watch closed without events", "resource", ResourceName(source_));
     } else if (w.status.code() == absl::StatusCode::kOutOfRange) {
       {
-        absl::MutexLock l(&mu_);
+        std::lock_guard<std::mutex> l(mu_);
         ++stats_.expired;
       }
       BASALT_LOG_INFO("Reflector watch expired, relisting", "resource", ResourceName(source_),
@@ -256,7 +261,7 @@ void Reflector::Run() {
       continue;
     } else {
       {
-        absl::MutexLock l(&mu_);
+        std::lock_guard<std::mutex> l(mu_);
         ++stats_.watch_failures;
       }
       // Includes a line that is not a watch event: the stream is dropped and resumed from the

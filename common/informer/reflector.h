@@ -23,14 +23,14 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <functional>
+#include <mutex>
 #include <string>
 #include <vector>
 
-#include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
-#include "absl/synchronization/mutex.h"
 #include "common/client/client.h"
 #include "common/client/resource.h"
 #include "common/informer/object.h"
@@ -130,9 +130,13 @@ class Reflector {
   std::function<double()> random_;  // Run() thread only
 
   std::atomic<bool> stopped_{false};
-  mutable absl::Mutex mu_;
-  client::CancelToken* watch_cancel_ ABSL_GUARDED_BY(mu_) = nullptr;
-  ReflectorStats stats_ ABSL_GUARDED_BY(mu_);
+  // std::mutex rather than absl::Mutex: see the note in store.h.
+  mutable std::mutex mu_;
+  client::CancelToken* watch_cancel_ = nullptr;  // guarded by mu_
+  ReflectorStats stats_;                         // guarded by mu_
+  // Backoff and resync waits.
+  std::mutex wait_mu_;
+  std::condition_variable wait_cv_;
   std::string resource_version_;  // Run() thread only
   Clock::Duration next_backoff_;  // Run() thread only
 };

@@ -10,14 +10,14 @@ class SharedInformer::DispatchLock {
  public:
   explicit DispatchLock(SharedInformer* informer) : informer_(informer) {
     if (informer_->dispatch_thread_.load() == std::this_thread::get_id()) return;
-    informer_->dispatch_mu_.Lock();
+    informer_->dispatch_mu_.lock();
     informer_->dispatch_thread_.store(std::this_thread::get_id());
     owner_ = true;
   }
   ~DispatchLock() {
     if (!owner_) return;
     informer_->dispatch_thread_.store(std::thread::id());
-    informer_->dispatch_mu_.Unlock();
+    informer_->dispatch_mu_.unlock();
   }
   DispatchLock(const DispatchLock&) = delete;
   DispatchLock& operator=(const DispatchLock&) = delete;
@@ -37,7 +37,6 @@ SharedInformer::~SharedInformer() { Stop(); }
 HandlerId SharedInformer::AddEventHandler(EventHandler handler) {
   auto h = std::make_shared<const EventHandler>(std::move(handler));
   DispatchLock lock(this);
-  dispatch_mu_.AssertHeld();
   if (h->on_add) {
     std::vector<Object> current = store_.List();
     std::sort(current.begin(), current.end(),
@@ -51,7 +50,6 @@ HandlerId SharedInformer::AddEventHandler(EventHandler handler) {
 
 void SharedInformer::RemoveEventHandler(HandlerId id) {
   DispatchLock lock(this);
-  dispatch_mu_.AssertHeld();
   handlers_.erase(std::remove_if(handlers_.begin(), handlers_.end(),
                                  [id](const Registered& r) { return r.id == id; }),
                   handlers_.end());
@@ -60,7 +58,7 @@ void SharedInformer::RemoveEventHandler(HandlerId id) {
 std::vector<SharedInformer::Registered> SharedInformer::HandlersLocked() const { return handlers_; }
 
 void SharedInformer::Start() {
-  absl::MutexLock l(&thread_mu_);
+  std::lock_guard<std::mutex> l(thread_mu_);
   if (started_ || stopped_) return;
   started_ = true;
   thread_ = std::thread([this] { reflector_.Run(); });
@@ -69,7 +67,7 @@ void SharedInformer::Start() {
 void SharedInformer::Stop() {
   std::thread t;
   {
-    absl::MutexLock l(&thread_mu_);
+    std::lock_guard<std::mutex> l(thread_mu_);
     if (stopped_) return;
     stopped_ = true;
     t = std::move(thread_);
@@ -82,7 +80,7 @@ void SharedInformer::Stop() {
 }
 
 bool SharedInformer::started() const {
-  absl::MutexLock l(&thread_mu_);
+  std::lock_guard<std::mutex> l(thread_mu_);
   return started_;
 }
 
@@ -94,7 +92,6 @@ bool SharedInformer::WaitForCacheSync(const std::stop_token& stop,
 
 void SharedInformer::OnReplace(std::vector<Object> objects, std::string resource_version) {
   DispatchLock lock(this);
-  dispatch_mu_.AssertHeld();
   std::vector<StoreChange> changes =
       store_.Replace(std::move(objects), std::move(resource_version));
   std::vector<Registered> handlers = HandlersLocked();
@@ -121,7 +118,6 @@ void SharedInformer::OnReplace(std::vector<Object> objects, std::string resource
 
 void SharedInformer::OnUpsert(Object obj, std::string resource_version) {
   DispatchLock lock(this);
-  dispatch_mu_.AssertHeld();
   Object old = store_.Upsert(obj);
   store_.SetResourceVersion(std::move(resource_version));
   for (const Registered& r : HandlersLocked()) {
@@ -136,7 +132,6 @@ void SharedInformer::OnUpsert(Object obj, std::string resource_version) {
 
 void SharedInformer::OnDelete(std::string key, Object final_state, std::string resource_version) {
   DispatchLock lock(this);
-  dispatch_mu_.AssertHeld();
   Object old = store_.Delete(key);
   store_.SetResourceVersion(std::move(resource_version));
   const bool unknown = !final_state;
@@ -153,7 +148,6 @@ void SharedInformer::OnBookmark(std::string resource_version) {
 
 void SharedInformer::OnResync() {
   DispatchLock lock(this);
-  dispatch_mu_.AssertHeld();
   std::vector<Registered> handlers = HandlersLocked();
   if (handlers.empty()) return;
   std::vector<Object> current = store_.List();

@@ -40,8 +40,6 @@
 #include <utility>
 #include <vector>
 
-#include "absl/base/thread_annotations.h"
-#include "absl/synchronization/mutex.h"
 #include "common/client/client.h"
 #include "common/informer/object.h"
 #include "common/informer/reflector.h"
@@ -84,7 +82,8 @@ class SharedInformer : private ReflectorSink {
 
   // Starts the informer's thread (list, then watch). Idempotent.
   void Start();
-  // Stops watching and joins the thread. Idempotent; the store keeps its last contents.
+  // Stops watching and joins the thread. Idempotent; the store keeps its last contents. Must
+  // not be called from a handler (it would join the thread the handler runs on).
   void Stop();
   bool started() const;
 
@@ -115,7 +114,8 @@ class SharedInformer : private ReflectorSink {
 
   // Takes dispatch_mu_ unless the calling thread already holds it (re-entry from a handler).
   class DispatchLock;
-  std::vector<Registered> HandlersLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(dispatch_mu_);
+  // Requires dispatch_mu_.
+  std::vector<Registered> HandlersLocked() const;
 
   const InformerOptions options_;
   Store store_;
@@ -123,19 +123,20 @@ class SharedInformer : private ReflectorSink {
 
   // Held while a change is applied to the store and delivered, so handlers see changes one at
   // a time and registration happens between changes.
-  mutable absl::Mutex dispatch_mu_;
+  // std::mutex rather than absl::Mutex: see the note in store.h.
+  std::mutex dispatch_mu_;
   std::atomic<std::thread::id> dispatch_thread_{};
-  std::vector<Registered> handlers_ ABSL_GUARDED_BY(dispatch_mu_);
-  HandlerId next_id_ ABSL_GUARDED_BY(dispatch_mu_) = 1;
+  std::vector<Registered> handlers_;  // guarded by dispatch_mu_
+  HandlerId next_id_ = 1;             // guarded by dispatch_mu_
 
   std::atomic<bool> synced_{false};
   mutable std::mutex sync_mu_;
   mutable std::condition_variable_any sync_cv_;
 
-  mutable absl::Mutex thread_mu_;
-  std::thread thread_ ABSL_GUARDED_BY(thread_mu_);
-  bool started_ ABSL_GUARDED_BY(thread_mu_) = false;
-  bool stopped_ ABSL_GUARDED_BY(thread_mu_) = false;
+  mutable std::mutex thread_mu_;
+  std::thread thread_;    // guarded by thread_mu_
+  bool started_ = false;  // guarded by thread_mu_
+  bool stopped_ = false;  // guarded by thread_mu_
 };
 
 // Waits until every informer HasSynced (see SharedInformer::WaitForCacheSync); false on

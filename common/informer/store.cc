@@ -31,12 +31,12 @@ IndexFunc LabelIndexFunc() {
 
 Store::Store(Indexers indexers) {
   indexers.emplace(kNamespaceIndex, NamespaceIndexFunc());
-  absl::MutexLock l(&mu_);
+  std::lock_guard<std::shared_mutex> l(mu_);
   for (auto& [name, fn] : indexers) indices_[name].fn = std::move(fn);
 }
 
 absl::Status Store::AddIndexers(Indexers indexers) {
-  absl::MutexLock l(&mu_);
+  std::lock_guard<std::shared_mutex> l(mu_);
   for (const auto& [name, fn] : indexers) {
     if (indices_.count(name) > 0) {
       return absl::AlreadyExistsError(fmt::format("informer store: index {} exists", name));
@@ -72,7 +72,7 @@ void Store::UnindexLocked(const Object& obj) {
 }
 
 Object Store::Upsert(Object obj) {
-  absl::MutexLock l(&mu_);
+  std::lock_guard<std::shared_mutex> l(mu_);
   auto it = items_.find(obj.key());
   Object old;
   if (it != items_.end()) {
@@ -87,7 +87,7 @@ Object Store::Upsert(Object obj) {
 }
 
 Object Store::Delete(std::string_view key) {
-  absl::MutexLock l(&mu_);
+  std::lock_guard<std::shared_mutex> l(mu_);
   auto it = items_.find(key);
   if (it == items_.end()) return Object();
   Object old = std::move(it->second);
@@ -116,7 +116,7 @@ std::vector<StoreChange> Store::Replace(std::vector<Object> objects, std::string
 
   std::vector<StoreChange> changes;
   changes.reserve(objects.size());
-  absl::MutexLock l(&mu_);
+  std::lock_guard<std::shared_mutex> l(mu_);
   // Vanished objects first (in key order), then adds and updates in key order.
   std::vector<std::string> vanished;
   for (const auto& [key, obj] : items_) {
@@ -148,13 +148,13 @@ std::vector<StoreChange> Store::Replace(std::vector<Object> objects, std::string
 }
 
 Object Store::Get(std::string_view key) const {
-  absl::ReaderMutexLock l(&mu_);
+  std::shared_lock<std::shared_mutex> l(mu_);
   auto it = items_.find(key);
   return it == items_.end() ? Object() : it->second;
 }
 
 std::vector<Object> Store::List() const {
-  absl::ReaderMutexLock l(&mu_);
+  std::shared_lock<std::shared_mutex> l(mu_);
   std::vector<Object> out;
   out.reserve(items_.size());
   for (const auto& [key, obj] : items_) out.push_back(obj);
@@ -162,7 +162,7 @@ std::vector<Object> Store::List() const {
 }
 
 std::vector<std::string> Store::Keys() const {
-  absl::ReaderMutexLock l(&mu_);
+  std::shared_lock<std::shared_mutex> l(mu_);
   std::vector<std::string> out;
   out.reserve(items_.size());
   for (const auto& [key, obj] : items_) out.push_back(key);
@@ -182,7 +182,7 @@ absl::StatusOr<const Store::KeySet*> Store::FindKeysLocked(std::string_view inde
 
 absl::StatusOr<std::vector<Object>> Store::ByIndex(std::string_view index_name,
                                                    std::string_view value) const {
-  absl::ReaderMutexLock l(&mu_);
+  std::shared_lock<std::shared_mutex> l(mu_);
   absl::StatusOr<const KeySet*> keys = FindKeysLocked(index_name, value);
   if (!keys.ok()) return keys.status();
   std::vector<Object> out;
@@ -196,7 +196,7 @@ absl::StatusOr<std::vector<Object>> Store::ByIndex(std::string_view index_name,
 
 absl::StatusOr<std::vector<std::string>> Store::IndexKeys(std::string_view index_name,
                                                           std::string_view value) const {
-  absl::ReaderMutexLock l(&mu_);
+  std::shared_lock<std::shared_mutex> l(mu_);
   absl::StatusOr<const KeySet*> keys = FindKeysLocked(index_name, value);
   if (!keys.ok()) return keys.status();
   std::vector<std::string> out((*keys)->begin(), (*keys)->end());
@@ -205,7 +205,7 @@ absl::StatusOr<std::vector<std::string>> Store::IndexKeys(std::string_view index
 }
 
 absl::StatusOr<std::vector<std::string>> Store::IndexValues(std::string_view index_name) const {
-  absl::ReaderMutexLock l(&mu_);
+  std::shared_lock<std::shared_mutex> l(mu_);
   auto index = indices_.find(index_name);
   if (index == indices_.end()) {
     return absl::NotFoundError(fmt::format("informer store: no index {}", index_name));
@@ -218,17 +218,17 @@ absl::StatusOr<std::vector<std::string>> Store::IndexValues(std::string_view ind
 }
 
 size_t Store::size() const {
-  absl::ReaderMutexLock l(&mu_);
+  std::shared_lock<std::shared_mutex> l(mu_);
   return items_.size();
 }
 
 std::string Store::resource_version() const {
-  absl::ReaderMutexLock l(&mu_);
+  std::shared_lock<std::shared_mutex> l(mu_);
   return resource_version_;
 }
 
 void Store::SetResourceVersion(std::string resource_version) {
-  absl::MutexLock l(&mu_);
+  std::lock_guard<std::shared_mutex> l(mu_);
   resource_version_ = std::move(resource_version);
 }
 
