@@ -3,6 +3,7 @@
 #include "scheduler/actions/allocate/allocate.h"
 #include "scheduler/actions/backfill/backfill.h"
 #include "scheduler/actions/enqueue/enqueue.h"
+#include "scheduler/actions/preempt/preempt.h"
 #include "scheduler/actions/reclaim/reclaim.h"
 
 namespace basalt::sched {
@@ -13,6 +14,7 @@ ActionRegistry NewInTreeActionRegistry() {
   r.Register(std::string(kAllocateActionName), NewAllocateAction);
   r.Register(std::string(kBackfillActionName), NewBackfillAction);
   r.Register(std::string(kReclaimActionName), NewReclaimAction);
+  r.Register(std::string(kPreemptActionName), NewPreemptAction);
   return r;
 }
 

@@ -5,7 +5,7 @@
 
 namespace basalt::sched {
 
-// Registers: enqueue, allocate, backfill, reclaim.
+// Registers: enqueue, allocate, backfill, reclaim, preempt.
 ActionRegistry NewInTreeActionRegistry();
 
 }  // namespace basalt::sched

@@ -1,0 +1,506 @@
+#include "scheduler/cache/cluster_state.h"
+
+#include <utility>
+#include <vector>
+
+#include "common/util/log.h"
+#include "common/util/status.h"
+#include "fmt/format.h"
+
+namespace basalt::sched::cache {
+
+ClusterState::ClusterState(ClusterStateOptions options) : options_(std::move(options)) {}
+
+void ClusterState::BumpLocked() {
+  ++generation_;
+  changed_.notify_all();
+}
+
+bool ClusterState::Relevant(const api::CompactPod& pod) const {
+  return !pod.node_name.empty() || options_.scheduler_names.count(pod.scheduler_name) != 0;
+}
+
+std::string ClusterState::GroupKey(const api::CompactPod& pod) {
+  if (pod.group_name.empty()) return "";
+  return fmt::format("{}/{}", pod.namespace_name, pod.group_name);
+}
+
+std::string ClusterState::JobIdFor(const api::CompactPod& pod) const {
+  std::string key = GroupKey(pod);
+  if (key.empty()) return "";
+  auto it = podgroups_.find(key);
+  if (it == podgroups_.end()) return "";
+  // Decision 3: a pod whose controller is not the PodGroup's controller belongs to another
+  // incarnation of the job and must not count for this gang.
+  if (!it->second.owner_uid.empty() && !pod.owner_uid.empty() &&
+      it->second.owner_uid != pod.owner_uid) {
+    return "";
+  }
+  return key;
+}
+
+void ClusterState::RemoveTaskLocked(const std::string& uid) {
+  auto it = pods_.find(uid);
+  if (it == pods_.end() || !it->second.in_cluster) return;
+  PodEntry& e = it->second;
+  if (absl::Status s = cluster_.RemoveTask(e.job_id, uid); !s.ok()) {
+    BASALT_LOG_ERROR("Cache inconsistency removing a task", "pod", e.pod->pod.Key(), "error",
+                     MessageOf(s));
+  }
+  if (!e.node_name.empty()) {
+    auto n = pods_by_node_.find(e.node_name);
+    if (n != pods_by_node_.end()) {
+      n->second.erase(uid);
+      if (n->second.empty()) pods_by_node_.erase(n);
+    }
+  }
+  e.in_cluster = false;
+  e.job_id.clear();
+  e.node_name.clear();
+}
+
+void ClusterState::InsertTaskLocked(const std::string& uid) {
+  auto it = pods_.find(uid);
+  if (it == pods_.end() || it->second.in_cluster) return;
+  PodEntry& e = it->second;
+  std::string job_id = JobIdFor(e.pod->pod);
+  if (!job_id.empty() && cluster_.FindJob(job_id) == nullptr) job_id.clear();
+  TaskInfo task = ToTaskInfo(*e.pod, job_id);
+  if (e.written_condition.has_value()) task.scheduled_condition = e.written_condition;
+  auto assumed = assumed_.find(uid);
+  if (assumed != assumed_.end() && task.status == TaskStatus::kPending) {
+    task.node_name = assumed->second;
+    task.status = TaskStatus::kBinding;
+  }
+  TaskInfo fallback;
+  bool has_fallback = false;
+  if (task.status == TaskStatus::kBinding) {
+    fallback = task;
+    fallback.node_name.clear();
+    fallback.status = TaskStatus::kPending;
+    has_fallback = true;
+  }
+  std::string node_name = task.node_name;
+  absl::Status s = cluster_.AddTask(std::move(task));
+  if (!s.ok() && has_fallback) {
+    // The assumed placement no longer fits (the node shrank or another pod landed there):
+    // drop the assumption; the bind in flight will fail or the informer will correct us.
+    BASALT_LOG_WARNING("Assumed placement no longer fits; keeping the pod pending", "pod",
+                       e.pod->pod.Key(), "node", node_name, "error", MessageOf(s));
+    assumed_.erase(uid);
+    node_name.clear();
+    s = cluster_.AddTask(std::move(fallback));
+  }
+  if (!s.ok()) {
+    BASALT_LOG_ERROR("Cache inconsistency adding a task", "pod", e.pod->pod.Key(), "error",
+                     MessageOf(s));
+    return;
+  }
+  e.in_cluster = true;
+  e.job_id = job_id;
+  e.node_name = node_name;
+  if (!node_name.empty()) pods_by_node_[node_name].insert(uid);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Pods
+
+void ClusterState::UpsertPod(std::shared_ptr<const CachedPod> cached) {
+  const api::CompactPod& pod = cached->pod;
+  std::lock_guard<std::mutex> l(mu_);
+  auto it = pods_.find(pod.uid);
+  if (!Relevant(pod)) {
+    if (it != pods_.end()) {
+      RemoveTaskLocked(pod.uid);
+      std::string old_group = GroupKey(it->second.pod->pod);
+      if (!old_group.empty()) pods_by_group_[old_group].erase(pod.uid);
+      pod_uid_by_key_.erase(it->second.pod->pod.Key());
+      pods_.erase(it);
+      assumed_.erase(pod.uid);
+      BumpLocked();
+    }
+    return;
+  }
+  if (it != pods_.end()) {
+    RemoveTaskLocked(pod.uid);
+    std::string old_group = GroupKey(it->second.pod->pod);
+    if (!old_group.empty() && old_group != GroupKey(pod)) pods_by_group_[old_group].erase(pod.uid);
+    PodEntry& e = it->second;
+    // The written condition stays until the pod shows it, or the pod no longer needs one.
+    if (e.written_condition.has_value() &&
+        (cached->scheduled_condition == e.written_condition || !pod.node_name.empty())) {
+      e.written_condition.reset();
+    }
+    e.pod = std::move(cached);
+  } else {
+    it = pods_.emplace(pod.uid, PodEntry{std::move(cached), false, "", "", std::nullopt}).first;
+  }
+  const api::CompactPod& now = it->second.pod->pod;
+  if (!now.node_name.empty()) assumed_.erase(now.uid);
+  pod_uid_by_key_[now.Key()] = now.uid;
+  if (std::string g = GroupKey(now); !g.empty()) pods_by_group_[g].insert(now.uid);
+  InsertTaskLocked(now.uid);
+  BumpLocked();
+}
+
+void ClusterState::DeletePod(const api::CompactPod& pod) {
+  std::lock_guard<std::mutex> l(mu_);
+  auto it = pods_.find(pod.uid);
+  if (it == pods_.end()) return;
+  RemoveTaskLocked(pod.uid);
+  if (std::string g = GroupKey(it->second.pod->pod); !g.empty()) {
+    auto gi = pods_by_group_.find(g);
+    if (gi != pods_by_group_.end()) {
+      gi->second.erase(pod.uid);
+      if (gi->second.empty()) pods_by_group_.erase(gi);
+    }
+  }
+  auto k = pod_uid_by_key_.find(it->second.pod->pod.Key());
+  if (k != pod_uid_by_key_.end() && k->second == pod.uid) pod_uid_by_key_.erase(k);
+  pods_.erase(it);
+  assumed_.erase(pod.uid);
+  BumpLocked();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Nodes
+
+void ClusterState::UpsertNode(std::shared_ptr<const api::CompactNode> node) {
+  std::lock_guard<std::mutex> l(mu_);
+  const std::string name = node->name;
+  auto old = nodes_.find(name);
+  NodeInfo* existing = cluster_.FindNode(name);
+  if (old != nodes_.end() && existing != nullptr &&
+      old->second->allocatable == node->allocatable) {
+    // Labels, taints and cordoning do not change the accounting: update in place.
+    NodeInfo fresh = ToNodeInfo(*node);
+    existing->labels() = fresh.labels();
+    existing->taints() = fresh.taints();
+    existing->set_unschedulable(fresh.unschedulable());
+    old->second = std::move(node);
+    BumpLocked();
+    return;
+  }
+  std::vector<std::string> on_node;
+  if (auto p = pods_by_node_.find(name); p != pods_by_node_.end()) {
+    on_node.assign(p->second.begin(), p->second.end());
+  }
+  // Pods that name this node but were added before it: re-add them too.
+  for (const std::string& uid : on_node) RemoveTaskLocked(uid);
+  std::vector<std::string> waiting;
+  for (const auto& [uid, e] : pods_) {
+    if (e.in_cluster && e.node_name.empty() && e.pod->pod.node_name == name) waiting.push_back(uid);
+  }
+  for (const std::string& uid : waiting) RemoveTaskLocked(uid);
+  cluster_.nodes().erase(name);
+  if (absl::Status s = cluster_.AddNode(ToNodeInfo(*node)); !s.ok()) {
+    BASALT_LOG_ERROR("Cache inconsistency adding a node", "node", name, "error", MessageOf(s));
+  }
+  nodes_[name] = std::move(node);
+  for (const std::string& uid : on_node) InsertTaskLocked(uid);
+  for (const std::string& uid : waiting) InsertTaskLocked(uid);
+  BumpLocked();
+}
+
+void ClusterState::DeleteNode(const std::string& name) {
+  std::lock_guard<std::mutex> l(mu_);
+  std::vector<std::string> on_node;
+  if (auto p = pods_by_node_.find(name); p != pods_by_node_.end()) {
+    on_node.assign(p->second.begin(), p->second.end());
+  }
+  for (const std::string& uid : on_node) RemoveTaskLocked(uid);
+  cluster_.nodes().erase(name);
+  nodes_.erase(name);
+  for (const auto& uid : on_node) {
+    auto a = assumed_.find(uid);
+    if (a != assumed_.end() && a->second == name) assumed_.erase(a);
+    InsertTaskLocked(uid);
+  }
+  BumpLocked();
+}
+
+// ---------------------------------------------------------------------------------------------
+// PodGroups
+
+void ClusterState::RebuildJobLocked(const std::string& key) {
+  std::vector<std::string> members;
+  if (auto g = pods_by_group_.find(key); g != pods_by_group_.end()) {
+    members.assign(g->second.begin(), g->second.end());
+  }
+  for (const std::string& uid : members) RemoveTaskLocked(uid);
+  // Tasks of the old job that are no longer in the group index (none expected) go too.
+  if (JobInfo* job = cluster_.FindJob(key); job != nullptr) {
+    std::vector<std::string> left;
+    for (const auto& [uid, t] : job->tasks()) left.push_back(uid);
+    for (const std::string& uid : left) RemoveTaskLocked(uid);
+    cluster_.jobs().erase(key);
+  }
+  auto pg = podgroups_.find(key);
+  if (pg != podgroups_.end()) {
+    JobInfo job = ToJobInfo(*pg->second.pg, options_.default_queue);
+    if (pg->second.written_status.has_value()) job.podgroup_status = *pg->second.written_status;
+    if (absl::Status s = cluster_.AddJob(std::move(job)); !s.ok()) {
+      BASALT_LOG_ERROR("Cache inconsistency adding a job", "podgroup", key, "error", MessageOf(s));
+    }
+  }
+  for (const std::string& uid : members) InsertTaskLocked(uid);
+}
+
+void ClusterState::UpsertPodGroup(std::shared_ptr<const api::PodGroup> pg) {
+  std::string key = fmt::format("{}/{}", pg->namespace_name(), pg->name());
+  std::string owner;
+  if (auto ref = pg->controller_ref(); ref.has_value()) owner = ref->uid;
+  std::lock_guard<std::mutex> l(mu_);
+  auto [it, inserted] = podgroups_.try_emplace(key);
+  PodGroupEntry& e = it->second;
+  const bool owner_changed = !inserted && e.owner_uid != owner;
+  const bool recreated = !inserted && e.pg->uid() != pg->uid();
+  e.pg = std::move(pg);
+  e.owner_uid = owner;
+  PodGroupStatus api_status = ToPodGroupStatus(e.pg->status());
+  if (e.written_status.has_value() && (api_status.SameAs(*e.written_status) || recreated)) {
+    e.written_status.reset();
+  }
+  JobInfo* job = cluster_.FindJob(key);
+  if (inserted || owner_changed || recreated || job == nullptr) {
+    RebuildJobLocked(key);
+  } else {
+    JobInfo fresh = ToJobInfo(*e.pg, options_.default_queue);
+    job->queue = fresh.queue;
+    job->min_available = fresh.min_available;
+    job->task_min_available = fresh.task_min_available;
+    job->min_resources = fresh.min_resources;
+    job->priority_class_name = fresh.priority_class_name;
+    job->preemptable = fresh.preemptable;
+    job->creation_time = fresh.creation_time;
+    job->podgroup_status = e.written_status.has_value() ? *e.written_status : api_status;
+  }
+  BumpLocked();
+}
+
+void ClusterState::DeletePodGroup(const std::string& namespace_name, const std::string& name) {
+  std::string key = fmt::format("{}/{}", namespace_name, name);
+  std::lock_guard<std::mutex> l(mu_);
+  if (podgroups_.erase(key) == 0) return;
+  RebuildJobLocked(key);
+  BumpLocked();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Queues and PriorityClasses
+
+void ClusterState::UpsertQueue(const api::Queue& queue) {
+  QueueInfo info = ToQueueInfo(queue);
+  std::lock_guard<std::mutex> l(mu_);
+  QueueEntry& e = queues_[info.name];
+  e.api_allocated = info.status_allocated;
+  if (e.written_allocated.has_value() && *e.written_allocated == e.api_allocated) {
+    e.written_allocated.reset();
+  }
+  if (e.written_allocated.has_value()) info.status_allocated = *e.written_allocated;
+  cluster_.queues().insert_or_assign(info.name, std::move(info));
+  BumpLocked();
+}
+
+void ClusterState::DeleteQueue(const std::string& name) {
+  std::lock_guard<std::mutex> l(mu_);
+  queues_.erase(name);
+  cluster_.queues().erase(name);
+  BumpLocked();
+}
+
+void ClusterState::UpsertPriorityClass(const std::string& name, int32_t value,
+                                       bool global_default) {
+  std::lock_guard<std::mutex> l(mu_);
+  priority_classes_[name] = PriorityClassEntry{value, global_default};
+  BumpLocked();
+}
+
+void ClusterState::DeletePriorityClass(const std::string& name) {
+  std::lock_guard<std::mutex> l(mu_);
+  priority_classes_.erase(name);
+  BumpLocked();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Cycles
+
+ClusterState::Snapshot ClusterState::TakeSnapshot() const {
+  Snapshot out;
+  std::map<std::string, PriorityClassEntry> classes;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    out.cluster = cluster_.Clone();
+    out.generation = generation_;
+    classes = priority_classes_;
+  }
+  int32_t global_default = 0;
+  for (const auto& [name, pc] : classes) {
+    if (pc.global_default) global_default = pc.value;
+  }
+  for (auto& [id, job] : out.cluster.jobs()) {
+    auto it = job.priority_class_name.empty() ? classes.end()
+                                              : classes.find(job.priority_class_name);
+    job.priority = it != classes.end() ? it->second.value : global_default;
+  }
+  return out;
+}
+
+uint64_t ClusterState::generation() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return generation_;
+}
+
+bool ClusterState::WaitForChange(uint64_t seen, std::chrono::milliseconds timeout,
+                                 const std::stop_token& stop) const {
+  std::unique_lock<std::mutex> l(mu_);
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (generation_ == seen && !stop.stop_requested()) {
+    auto now = std::chrono::steady_clock::now();
+    if (now >= deadline) break;
+    // Short slices so a stop request is noticed without a stop_callback.
+    changed_.wait_for(l, std::min<std::chrono::steady_clock::duration>(
+                             deadline - now, std::chrono::milliseconds(100)));
+  }
+  return generation_ != seen;
+}
+
+void ClusterState::Touch() {
+  std::lock_guard<std::mutex> l(mu_);
+  BumpLocked();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Binding
+
+absl::Status ClusterState::Assume(const BindRequest& request) {
+  std::lock_guard<std::mutex> l(mu_);
+  auto it = pods_.find(request.task_uid);
+  if (it == pods_.end()) {
+    return absl::NotFoundError(fmt::format("pod {}/{} is gone", request.namespace_name,
+                                           request.pod_name));
+  }
+  if (!it->second.pod->pod.node_name.empty()) {
+    return absl::AlreadyExistsError(fmt::format("pod {}/{} is already bound to {}",
+                                                request.namespace_name, request.pod_name,
+                                                it->second.pod->pod.node_name));
+  }
+  assumed_[request.task_uid] = request.node_name;
+  ReinsertLocked(request.task_uid);
+  if (assumed_.count(request.task_uid) == 0) {
+    return absl::FailedPreconditionError(fmt::format(
+        "pod {}/{} no longer fits on {}", request.namespace_name, request.pod_name,
+        request.node_name));
+  }
+  return absl::OkStatus();
+}
+
+void ClusterState::Forget(const std::string& task_uid) {
+  std::lock_guard<std::mutex> l(mu_);
+  if (assumed_.erase(task_uid) == 0) return;
+  ReinsertLocked(task_uid);
+  BumpLocked();
+}
+
+size_t ClusterState::assumed_count() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return assumed_.size();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Written status
+
+void ClusterState::SetPodGroupStatus(const std::string& job_id, const PodGroupStatus& status) {
+  std::lock_guard<std::mutex> l(mu_);
+  auto it = podgroups_.find(job_id);
+  if (it == podgroups_.end()) return;
+  it->second.written_status = status;
+  if (JobInfo* job = cluster_.FindJob(job_id); job != nullptr) job->podgroup_status = status;
+}
+
+void ClusterState::ForgetPodGroupStatus(const std::string& job_id) {
+  std::lock_guard<std::mutex> l(mu_);
+  auto it = podgroups_.find(job_id);
+  if (it == podgroups_.end()) return;
+  it->second.written_status.reset();
+  if (JobInfo* job = cluster_.FindJob(job_id); job != nullptr) {
+    job->podgroup_status = ToPodGroupStatus(it->second.pg->status());
+  }
+  BumpLocked();
+}
+
+void ClusterState::SetPodCondition(const std::string& task_uid,
+                                   const PodScheduledCondition& condition) {
+  std::lock_guard<std::mutex> l(mu_);
+  auto it = pods_.find(task_uid);
+  if (it == pods_.end()) return;
+  it->second.written_condition = condition;
+  ReinsertLocked(task_uid);
+}
+
+void ClusterState::ForgetPodCondition(const std::string& task_uid) {
+  std::lock_guard<std::mutex> l(mu_);
+  auto it = pods_.find(task_uid);
+  if (it == pods_.end()) return;
+  it->second.written_condition.reset();
+  ReinsertLocked(task_uid);
+}
+
+void ClusterState::SetQueueAllocated(const std::string& queue, const Resource& allocated) {
+  std::lock_guard<std::mutex> l(mu_);
+  auto it = queues_.find(queue);
+  if (it == queues_.end()) return;
+  it->second.written_allocated = allocated;
+  if (QueueInfo* q = cluster_.FindQueue(queue); q != nullptr) q->status_allocated = allocated;
+}
+
+void ClusterState::ForgetQueueAllocated(const std::string& queue) {
+  std::lock_guard<std::mutex> l(mu_);
+  auto it = queues_.find(queue);
+  if (it == queues_.end()) return;
+  it->second.written_allocated.reset();
+  if (QueueInfo* q = cluster_.FindQueue(queue); q != nullptr) {
+    q->status_allocated = it->second.api_allocated;
+  }
+  BumpLocked();
+}
+
+Resource ClusterState::QueueAllocatedInApi(const std::string& queue) const {
+  std::lock_guard<std::mutex> l(mu_);
+  auto it = queues_.find(queue);
+  return it == queues_.end() ? Resource() : it->second.api_allocated;
+}
+
+std::optional<api::ObjectReference> ClusterState::PodReference(const std::string& namespace_name,
+                                                               const std::string& name) const {
+  std::lock_guard<std::mutex> l(mu_);
+  auto k = pod_uid_by_key_.find(fmt::format("{}/{}", namespace_name, name));
+  if (k == pod_uid_by_key_.end()) return std::nullopt;
+  auto it = pods_.find(k->second);
+  if (it == pods_.end()) return std::nullopt;
+  api::ObjectReference ref;
+  ref.api_version = "v1";
+  ref.kind = "Pod";
+  ref.namespace_name = namespace_name;
+  ref.name = name;
+  ref.uid = it->second.pod->pod.uid;
+  ref.resource_version = it->second.pod->pod.resource_version;
+  return ref;
+}
+
+std::optional<api::ObjectReference> ClusterState::PodGroupReference(
+    const std::string& namespace_name, const std::string& name) const {
+  std::lock_guard<std::mutex> l(mu_);
+  auto it = podgroups_.find(fmt::format("{}/{}", namespace_name, name));
+  if (it == podgroups_.end()) return std::nullopt;
+  api::ObjectReference ref;
+  ref.api_version = std::string(api::kSchedulingApiVersion);
+  ref.kind = "PodGroup";
+  ref.namespace_name = namespace_name;
+  ref.name = name;
+  ref.uid = std::string(it->second.pg->uid());
+  ref.resource_version = std::string(it->second.pg->resource_version());
+  return ref;
+}
+
+}  // namespace basalt::sched::cache

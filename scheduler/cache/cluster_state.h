@@ -1,0 +1,162 @@
+#pragma once
+// ClusterState is the scheduler's incremental view of the cluster: informer event handlers
+// apply each pod, node, PodGroup, Queue and PriorityClass change to one long-lived ClusterInfo
+// (decision 6), and each scheduling cycle takes a consistent deep copy of it (TakeSnapshot).
+//
+// Which pods it keeps (decision 5): every pod bound to a node, whatever its scheduler (so
+// nodes are never oversubscribed), and unbound pods whose schedulerName is one of ours.
+// A pod joins a job when its annotation scheduling.k8s.io/group-name (or Volcano's
+// scheduling.volcano.sh/group-name) names a PodGroup of its namespace and, when both the pod
+// and the PodGroup have a controller owner, the owners' UIDs are equal (decision 3: pods of a
+// deleted job never join the gang of a new job with the same name). Other pods are kept as
+// foreign tasks: they use node resources but are never scheduled.
+//
+// Assumed placements: Assume() puts a task on its node at once (status Binding) so the next
+// cycle does not place anything on the same resources; the assumption lasts until the informer
+// reports the pod bound, or Forget() rolls it back after a failed bind.
+//
+// Written status: what the status writer sent (PodGroup status, pod PodScheduled condition,
+// queue allocated) overrides the informer's copy until the informer reports the same, so a
+// cycle that runs before the watch catches up does not write the same change again.
+//
+// Thread-safe (one mutex); handlers, binder and status writer threads call it concurrently.
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <stop_token>
+#include <string>
+#include <unordered_map>
+
+#include "absl/status/status.h"
+#include "common/api/compact.h"
+#include "common/api/object.h"
+#include "common/api/scheduling.h"
+#include "scheduler/api/cluster_info.h"
+#include "scheduler/cache/convert.h"
+#include "scheduler/framework/interfaces.h"
+
+namespace basalt::sched::cache {
+
+struct ClusterStateOptions {
+  std::set<std::string, std::less<>> scheduler_names = {"volcano"};
+  std::string default_queue = "default";
+};
+
+class ClusterState {
+ public:
+  explicit ClusterState(ClusterStateOptions options);
+  ClusterState(const ClusterState&) = delete;
+  ClusterState& operator=(const ClusterState&) = delete;
+
+  // ---- Informer events ----
+  void UpsertPod(std::shared_ptr<const CachedPod> pod);
+  void DeletePod(const api::CompactPod& pod);
+  void UpsertNode(std::shared_ptr<const api::CompactNode> node);
+  void DeleteNode(const std::string& name);
+  void UpsertPodGroup(std::shared_ptr<const api::PodGroup> pg);
+  void DeletePodGroup(const std::string& namespace_name, const std::string& name);
+  void UpsertQueue(const api::Queue& queue);
+  void DeleteQueue(const std::string& name);
+  void UpsertPriorityClass(const std::string& name, int32_t value, bool global_default);
+  void DeletePriorityClass(const std::string& name);
+
+  // ---- Cycles ----
+  struct Snapshot {
+    ClusterInfo cluster;
+    uint64_t generation = 0;
+  };
+  // A deep copy of the current state, with job priorities resolved from PriorityClasses
+  // (spec.priorityClassName, else the globalDefault class, else 0).
+  Snapshot TakeSnapshot() const;
+  // Incremented on every change that may let a cycle do something new.
+  uint64_t generation() const;
+  // Waits until generation() != `seen`, `timeout` passes or `stop` fires. Returns true if it
+  // changed.
+  bool WaitForChange(uint64_t seen, std::chrono::milliseconds timeout,
+                     const std::stop_token& stop) const;
+  // Wakes WaitForChange callers (e.g. after a config reload).
+  void Touch();
+
+  // ---- Binding ----
+  // Puts the task on `request.node_name` as Binding. kNotFound if the pod is gone,
+  // kAlreadyExists if it is already bound, kFailedPrecondition if it no longer fits.
+  absl::Status Assume(const BindRequest& request);
+  // Rolls an assumption back (the bind failed): the pod is Pending again.
+  void Forget(const std::string& task_uid);
+  size_t assumed_count() const;
+
+  // ---- Written status ----
+  void SetPodGroupStatus(const std::string& job_id, const PodGroupStatus& status);
+  void ForgetPodGroupStatus(const std::string& job_id);
+  void SetPodCondition(const std::string& task_uid, const PodScheduledCondition& condition);
+  void ForgetPodCondition(const std::string& task_uid);
+  void SetQueueAllocated(const std::string& queue, const Resource& allocated);
+  void ForgetQueueAllocated(const std::string& queue);
+  // status.allocated as the API server last reported it.
+  Resource QueueAllocatedInApi(const std::string& queue) const;
+
+  // References for events (uid included); nullopt if unknown.
+  std::optional<api::ObjectReference> PodReference(const std::string& namespace_name,
+                                                   const std::string& name) const;
+  std::optional<api::ObjectReference> PodGroupReference(const std::string& namespace_name,
+                                                        const std::string& name) const;
+
+ private:
+  struct PodEntry {
+    std::shared_ptr<const CachedPod> pod;
+    bool in_cluster = false;
+    std::string job_id;     // where the task sits in cluster_ ("" = foreign)
+    std::string node_name;  // the task's node in cluster_ ("" = none)
+    std::optional<PodScheduledCondition> written_condition;
+  };
+  struct PodGroupEntry {
+    std::shared_ptr<const api::PodGroup> pg;
+    std::string owner_uid;
+    std::optional<PodGroupStatus> written_status;
+  };
+  struct QueueEntry {
+    Resource api_allocated;
+    std::optional<Resource> written_allocated;
+  };
+
+  bool Relevant(const api::CompactPod& pod) const;
+  static std::string GroupKey(const api::CompactPod& pod);
+  // The job the pod belongs to now ("" if none). Requires mu_.
+  std::string JobIdFor(const api::CompactPod& pod) const;
+  // Take the pod's task out of / into cluster_. Require mu_.
+  void RemoveTaskLocked(const std::string& uid);
+  void InsertTaskLocked(const std::string& uid);
+  void ReinsertLocked(const std::string& uid) {
+    RemoveTaskLocked(uid);
+    InsertTaskLocked(uid);
+  }
+  void RebuildJobLocked(const std::string& key);
+  void BumpLocked();
+
+  const ClusterStateOptions options_;
+  mutable std::mutex mu_;
+  mutable std::condition_variable changed_;
+  uint64_t generation_ = 1;  // guarded by mu_
+  ClusterInfo cluster_;      // guarded by mu_
+  std::unordered_map<std::string, PodEntry> pods_;                  // by uid; guarded by mu_
+  std::unordered_map<std::string, std::string> pod_uid_by_key_;    // "ns/name"; guarded by mu_
+  std::map<std::string, std::set<std::string>> pods_by_group_;     // "ns/group"; guarded by mu_
+  std::map<std::string, std::set<std::string>> pods_by_node_;      // guarded by mu_
+  std::map<std::string, std::string> assumed_;                     // uid -> node; guarded by mu_
+  std::map<std::string, std::shared_ptr<const api::CompactNode>> nodes_;  // guarded by mu_
+  std::map<std::string, PodGroupEntry> podgroups_;                 // "ns/name"; guarded by mu_
+  std::map<std::string, QueueEntry> queues_;                       // guarded by mu_
+  struct PriorityClassEntry {
+    int32_t value = 0;
+    bool global_default = false;
+  };
+  std::map<std::string, PriorityClassEntry> priority_classes_;  // guarded by mu_
+};
+
+}  // namespace basalt::sched::cache

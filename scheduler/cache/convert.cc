@@ -1,0 +1,359 @@
+#include "scheduler/cache/convert.h"
+
+#include <utility>
+
+#include "common/api/core.h"
+#include "common/api/time.h"
+#include "common/util/json.h"
+#include "common/util/status.h"
+#include "fmt/format.h"
+#include "rapidjson/document.h"
+
+namespace basalt::sched::cache {
+namespace {
+
+constexpr std::string_view kPodScheduled = "PodScheduled";
+
+TaintEffect ParseEffect(std::string_view e) {
+  if (e == "PreferNoSchedule") return TaintEffect::kPreferNoSchedule;
+  if (e == "NoExecute") return TaintEffect::kNoExecute;
+  return TaintEffect::kNoSchedule;
+}
+
+absl::StatusOr<NodeSelectorTerm> ParseTerm(const json::Value& v) {
+  NodeSelectorTerm term;
+  if (const json::Value* exprs = json::Find(v, "matchExpressions");
+      exprs != nullptr && exprs->IsArray()) {
+    for (const json::Value& e : exprs->GetArray()) {
+      NodeSelectorRequirement r;
+      r.key = std::string(json::GetString(e, "key"));
+      std::string_view op = json::GetString(e, "operator");
+      if (op == "In") {
+        r.op = NodeSelectorRequirement::Operator::kIn;
+      } else if (op == "NotIn") {
+        r.op = NodeSelectorRequirement::Operator::kNotIn;
+      } else if (op == "Exists") {
+        r.op = NodeSelectorRequirement::Operator::kExists;
+      } else if (op == "DoesNotExist") {
+        r.op = NodeSelectorRequirement::Operator::kDoesNotExist;
+      } else if (op == "Gt") {
+        r.op = NodeSelectorRequirement::Operator::kGt;
+      } else if (op == "Lt") {
+        r.op = NodeSelectorRequirement::Operator::kLt;
+      } else {
+        return absl::InvalidArgumentError(fmt::format("unknown node selector operator \"{}\"", op));
+      }
+      if (const json::Value* values = json::Find(e, "values");
+          values != nullptr && values->IsArray()) {
+        for (const json::Value& s : values->GetArray()) r.values.emplace_back(json::AsView(s));
+      }
+      term.match_expressions.push_back(std::move(r));
+    }
+  }
+  if (const json::Value* fields = json::Find(v, "matchFields");
+      fields != nullptr && fields->IsArray()) {
+    for (const json::Value& f : fields->GetArray()) {
+      if (json::GetString(f, "key") != "metadata.name") continue;
+      if (const json::Value* values = json::Find(f, "values");
+          values != nullptr && values->IsArray()) {
+        for (const json::Value& s : values->GetArray()) {
+          term.match_node_names.emplace_back(json::AsView(s));
+        }
+      }
+    }
+  }
+  return term;
+}
+
+void AddString(json::Value& obj, std::string_view key, std::string_view value, json::Allocator& a) {
+  json::Set(obj, key, json::MakeString(value, a), a);
+}
+
+json::Value ResourceListJson(const resource::ResourceList& list, json::Allocator& a) {
+  return list.ToJson(a);
+}
+
+}  // namespace
+
+informer::Transform CachedPodTransform() {
+  return informer::Transform::To<CachedPod>(
+      "scheduler-pod",
+      [](json::Document&& doc) -> absl::StatusOr<std::shared_ptr<const CachedPod>> {
+        BASALT_ASSIGN_OR_RETURN(api::Object obj, api::Object::FromDocument(std::move(doc)));
+        BASALT_ASSIGN_OR_RETURN(api::Pod pod, api::Pod::FromObject(std::move(obj)));
+        auto out = std::make_shared<CachedPod>();
+        out->pod = api::ToCompactPod(pod);
+        if (const api::Condition* c = pod.FindCondition(kPodScheduled);
+            c != nullptr && c->status == "False") {
+          out->scheduled_condition =
+              PodScheduledCondition{c->reason, c->message, pod.status().nominated_node_name};
+        }
+        return std::shared_ptr<const CachedPod>(std::move(out));
+      });
+}
+
+namespace {
+template <typename T>
+informer::Transform TypedTransform(std::string name) {
+  return informer::Transform::To<T>(
+      std::move(name), [](json::Document&& doc) -> absl::StatusOr<std::shared_ptr<const T>> {
+        BASALT_ASSIGN_OR_RETURN(api::Object obj, api::Object::FromDocument(std::move(doc)));
+        BASALT_ASSIGN_OR_RETURN(T typed, T::FromObject(std::move(obj)));
+        return std::make_shared<const T>(std::move(typed));
+      });
+}
+}  // namespace
+
+informer::Transform PodGroupTransform() { return TypedTransform<api::PodGroup>("podgroup-view"); }
+informer::Transform QueueTransform() { return TypedTransform<api::Queue>("queue-view"); }
+informer::Transform PriorityClassTransform() {
+  return TypedTransform<api::PriorityClass>("priorityclass-view");
+}
+
+Resource ToResource(const resource::ResourceList& list) {
+  Resource r;
+  for (const auto& [name, q] : list) {
+    if (name == resource::kPods) continue;
+    int64_t v = name == resource::kMemory ? q.Value() : q.MilliValue();
+    if (v == 0) continue;
+    r.Set(name, v);
+  }
+  return r;
+}
+
+resource::ResourceList ToResourceList(const Resource& r) {
+  resource::ResourceList out;
+  out.Set(resource::kCpu, resource::Quantity::FromMilli(r.milli_cpu()));
+  out.Set(resource::kMemory,
+          resource::Quantity::FromInt(r.memory(), resource::Quantity::Format::kBinarySI));
+  for (const auto& [name, milli] : r.scalars()) {
+    out.Set(name, milli % 1000 == 0 ? resource::Quantity::FromInt(milli / 1000)
+                                    : resource::Quantity::FromMilli(milli));
+  }
+  return out;
+}
+
+absl::StatusOr<NodeAffinity> ParseNodeAffinity(std::string_view affinity_json) {
+  NodeAffinity out;
+  if (affinity_json.empty()) return out;
+  BASALT_ASSIGN_OR_RETURN(json::Document doc, json::Parse(affinity_json));
+  const json::Value* na = json::Find(doc, "nodeAffinity");
+  if (na == nullptr) return out;
+  if (const json::Value* terms = json::FindPath(
+          *na, {"requiredDuringSchedulingIgnoredDuringExecution", "nodeSelectorTerms"});
+      terms != nullptr && terms->IsArray()) {
+    std::vector<NodeSelectorTerm> required;
+    for (const json::Value& t : terms->GetArray()) {
+      BASALT_ASSIGN_OR_RETURN(NodeSelectorTerm term, ParseTerm(t));
+      required.push_back(std::move(term));
+    }
+    out.required = std::move(required);
+  }
+  if (const json::Value* prefs = json::Find(*na, "preferredDuringSchedulingIgnoredDuringExecution");
+      prefs != nullptr && prefs->IsArray()) {
+    for (const json::Value& p : prefs->GetArray()) {
+      PreferredSchedulingTerm term;
+      term.weight = static_cast<int32_t>(json::GetInt(p, "weight"));
+      if (const json::Value* pref = json::Find(p, "preference"); pref != nullptr) {
+        BASALT_ASSIGN_OR_RETURN(term.preference, ParseTerm(*pref));
+      }
+      out.preferred.push_back(std::move(term));
+    }
+  }
+  return out;
+}
+
+TaskInfo ToTaskInfo(const CachedPod& cached, std::string job_id) {
+  const api::CompactPod& p = cached.pod;
+  TaskInfo t;
+  t.uid = p.uid;
+  t.name = p.name;
+  t.namespace_name = p.namespace_name;
+  t.job_id = std::move(job_id);
+  t.role = p.task_spec;
+  t.node_name = p.node_name;
+  t.priority_class_name = p.priority_class_name;
+  t.priority = p.priority != 0 ? p.priority : 1;
+  if (p.creation_timestamp.has_value()) t.creation_time = *p.creation_timestamp;
+  switch (p.phase) {
+    case api::PodPhase::kRunning:
+      t.status = p.terminating ? TaskStatus::kReleasing : TaskStatus::kRunning;
+      break;
+    case api::PodPhase::kPending:
+      if (p.terminating) {
+        t.status = TaskStatus::kReleasing;
+      } else {
+        t.status = p.node_name.empty() ? TaskStatus::kPending : TaskStatus::kBound;
+      }
+      break;
+    case api::PodPhase::kSucceeded:
+      t.status = TaskStatus::kSucceeded;
+      break;
+    case api::PodPhase::kFailed:
+      t.status = TaskStatus::kFailed;
+      break;
+    case api::PodPhase::kUnknown:
+      t.status = TaskStatus::kUnknown;
+      break;
+  }
+  if (IsCompletedStatus(t.status)) t.node_name.clear();
+  t.resreq = ToResource(p.request);
+  // The compact pod carries the effective request (init containers and overhead included).
+  t.init_resreq = t.resreq;
+  for (const auto& [k, v] : p.node_selector) t.node_selector.emplace(k, v);
+  if (absl::StatusOr<NodeAffinity> a = ParseNodeAffinity(p.affinity_json); a.ok()) {
+    t.affinity = *std::move(a);
+  }
+  for (const api::Toleration& tol : p.tolerations) {
+    Toleration out;
+    out.key = tol.key;
+    out.op = tol.op == "Exists" ? Toleration::Operator::kExists : Toleration::Operator::kEqual;
+    out.value = tol.value;
+    if (!tol.effect.empty()) out.effect = ParseEffect(tol.effect);
+    t.tolerations.push_back(std::move(out));
+  }
+  t.scheduled_condition = cached.scheduled_condition;
+  return t;
+}
+
+NodeInfo ToNodeInfo(const api::CompactNode& node) {
+  int64_t max_pods = node.allocatable.Has(resource::kPods)
+                         ? node.allocatable.Get(resource::kPods).Value()
+                         : 110;
+  NodeInfo n(node.name, ToResource(node.allocatable), max_pods);
+  for (const auto& [k, v] : node.labels) n.labels().emplace(k, v);
+  for (const api::Taint& t : node.taints) {
+    n.taints().push_back(Taint{t.key, t.value, ParseEffect(t.effect)});
+  }
+  n.set_unschedulable(node.unschedulable);
+  return n;
+}
+
+PodGroupStatus ToPodGroupStatus(const api::PodGroupStatus& status) {
+  PodGroupStatus out;
+  if (status.phase == "Inqueue") {
+    out.phase = PodGroupPhase::kInqueue;
+  } else if (status.phase == "Running") {
+    out.phase = PodGroupPhase::kRunning;
+  } else if (status.phase == "Unknown") {
+    out.phase = PodGroupPhase::kUnknown;
+  } else if (status.phase == "Completed") {
+    out.phase = PodGroupPhase::kCompleted;
+  } else {
+    out.phase = PodGroupPhase::kPending;
+  }
+  out.running = status.running;
+  out.succeeded = status.succeeded;
+  out.failed = status.failed;
+  for (const api::Condition& c : status.conditions) {
+    PodGroupCondition pc;
+    pc.type = c.type;
+    pc.status = c.status;
+    pc.transition_id = c.transition_id;
+    pc.reason = c.reason;
+    pc.message = c.message;
+    if (c.last_transition_time.has_value()) pc.last_transition_time = *c.last_transition_time;
+    out.conditions.push_back(std::move(pc));
+  }
+  return out;
+}
+
+JobInfo ToJobInfo(const api::PodGroup& pg, std::string_view default_queue) {
+  JobInfo job{std::string(pg.namespace_name()), std::string(pg.name())};
+  job.uid = fmt::format("{}/{}", pg.namespace_name(), pg.name());
+  job.queue = pg.spec().queue.empty() ? std::string(default_queue) : pg.spec().queue;
+  job.min_available = pg.spec().min_member;
+  job.task_min_available = pg.spec().min_task_member;
+  if (pg.spec().min_resources.has_value()) job.min_resources = ToResource(*pg.spec().min_resources);
+  job.priority_class_name = pg.spec().priority_class_name;
+  auto flag = [&pg](std::string_view key) {
+    std::optional<std::string_view> v = pg.annotation(key);
+    if (!v.has_value()) v = pg.label(key);
+    return v.has_value() && *v == "true";
+  };
+  job.preemptable = flag("volcano.sh/preemptable");
+  if (auto t = pg.creation_timestamp(); t.has_value()) job.creation_time = *t;
+  job.podgroup_status = ToPodGroupStatus(pg.status());
+  return job;
+}
+
+QueueInfo ToQueueInfo(const api::Queue& queue) {
+  QueueInfo q;
+  q.name = std::string(queue.name());
+  q.weight = queue.spec().weight;
+  q.priority = queue.spec().priority.value_or(0);
+  if (!queue.spec().capability.empty()) q.capability = ToResource(queue.spec().capability);
+  if (!queue.spec().deserved.empty()) q.deserved = ToResource(queue.spec().deserved);
+  q.guarantee = ToResource(queue.spec().guarantee);
+  q.reclaimable = queue.spec().Reclaimable();
+  const std::string& state = queue.status().state;
+  if (state == "Closed") {
+    q.state = QueueState::kClosed;
+  } else if (state == "Closing") {
+    q.state = QueueState::kClosing;
+  } else if (state == "Unknown") {
+    q.state = QueueState::kUnknown;
+  }
+  q.parent = queue.spec().parent;
+  if (auto t = queue.creation_timestamp(); t.has_value()) q.creation_time = *t;
+  q.status_allocated = ToResource(queue.status().allocated);
+  return q;
+}
+
+std::string PodGroupStatusPatch(const PodGroupStatus& status) {
+  json::Document doc(rapidjson::kObjectType);
+  json::Allocator& a = doc.GetAllocator();
+  json::Value& st = json::EnsureObject(doc, "status", a);
+  AddString(st, "phase", PodGroupPhaseName(status.phase), a);
+  json::Set(st, "running", json::Value(status.running), a);
+  json::Set(st, "succeeded", json::Value(status.succeeded), a);
+  json::Set(st, "failed", json::Value(status.failed), a);
+  json::Value conds(rapidjson::kArrayType);
+  for (const PodGroupCondition& c : status.conditions) {
+    json::Value v(rapidjson::kObjectType);
+    AddString(v, "type", c.type, a);
+    AddString(v, "status", c.status, a);
+    if (!c.transition_id.empty()) AddString(v, "transitionID", c.transition_id, a);
+    if (!c.reason.empty()) AddString(v, "reason", c.reason, a);
+    if (!c.message.empty()) AddString(v, "message", c.message, a);
+    Timestamp t = c.last_transition_time == Timestamp{} ? std::chrono::system_clock::now()
+                                                        : c.last_transition_time;
+    AddString(v, "lastTransitionTime", api::FormatRfc3339(t), a);
+    conds.PushBack(v, a);
+  }
+  json::Set(st, "conditions", std::move(conds), a);
+  return json::Serialize(doc);
+}
+
+std::string PodConditionPatch(const PodScheduledCondition& condition, Timestamp now) {
+  json::Document doc(rapidjson::kObjectType);
+  json::Allocator& a = doc.GetAllocator();
+  json::Value& st = json::EnsureObject(doc, "status", a);
+  json::Value c(rapidjson::kObjectType);
+  AddString(c, "type", kPodScheduled, a);
+  AddString(c, "status", "False", a);
+  AddString(c, "reason", condition.reason, a);
+  AddString(c, "message", condition.message, a);
+  AddString(c, "lastTransitionTime", api::FormatRfc3339(now), a);
+  json::Value conds(rapidjson::kArrayType);
+  conds.PushBack(c, a);
+  json::Set(st, "conditions", std::move(conds), a);
+  if (!condition.nominated_node_name.empty()) {
+    AddString(st, "nominatedNodeName", condition.nominated_node_name, a);
+  }
+  return json::Serialize(doc);
+}
+
+std::string QueueAllocatedPatch(const Resource& allocated, const Resource& previous) {
+  resource::ResourceList list = ToResourceList(allocated);
+  for (const std::string& name : previous.Names()) {
+    if (!list.Has(name)) list.Set(name, resource::Quantity());
+  }
+  json::Document doc(rapidjson::kObjectType);
+  json::Allocator& a = doc.GetAllocator();
+  json::Value& st = json::EnsureObject(doc, "status", a);
+  json::Set(st, "allocated", ResourceListJson(list, a), a);
+  return json::Serialize(doc);
+}
+
+}  // namespace basalt::sched::cache

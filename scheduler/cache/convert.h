@@ -1,0 +1,62 @@
+#pragma once
+// Conversions between the API objects the scheduler watches (compact pods and nodes, the typed
+// PodGroup and Queue views) and the scheduling snapshot types (TaskInfo, NodeInfo, JobInfo,
+// QueueInfo), and back to the JSON the status writer sends. Pure functions; thread-safe.
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "absl/status/statusor.h"
+#include "common/api/compact.h"
+#include "common/api/scheduling.h"
+#include "common/informer/object.h"
+#include "common/resource/resource_list.h"
+#include "scheduler/api/job_info.h"
+#include "scheduler/api/node_info.h"
+#include "scheduler/api/queue_info.h"
+#include "scheduler/api/task_info.h"
+
+namespace basalt::sched::cache {
+
+// What the scheduler keeps of a pod: the compact view plus the PodScheduled=False condition it
+// carries (so the session writes the condition only when it changes).
+struct CachedPod {
+  api::CompactPod pod;
+  std::optional<PodScheduledCondition> scheduled_condition;
+};
+
+// Informer transform: pod document -> CachedPod (name "scheduler-pod").
+informer::Transform CachedPodTransform();
+// Informer transforms keeping the typed views (whole documents are small for these kinds).
+informer::Transform PodGroupTransform();      // payload api::PodGroup
+informer::Transform QueueTransform();         // payload api::Queue
+informer::Transform PriorityClassTransform();  // payload api::PriorityClass
+
+// Exact conversion; pods count is dropped (NodeInfo keeps max_pods apart).
+Resource ToResource(const resource::ResourceList& list);
+// Back to a ResourceList: cpu and memory always present, scalars in whole or milli units.
+resource::ResourceList ToResourceList(const Resource& r);
+
+// Parses spec.affinity.nodeAffinity (compact JSON); other affinity kinds are ignored.
+absl::StatusOr<NodeAffinity> ParseNodeAffinity(std::string_view affinity_json);
+
+// The task for a pod. `job_id` is "<ns>/<podgroup>" or "". Terminated pods keep no node (as in
+// Volcano, a Succeeded or Failed pod does not use node resources).
+TaskInfo ToTaskInfo(const CachedPod& cached, std::string job_id);
+NodeInfo ToNodeInfo(const api::CompactNode& node);
+// The job (no tasks) for a PodGroup; an empty spec.queue means `default_queue`.
+JobInfo ToJobInfo(const api::PodGroup& pg, std::string_view default_queue);
+QueueInfo ToQueueInfo(const api::Queue& queue);
+
+// The PodGroup status as the session sees it, and back as the JSON of `status`.
+PodGroupStatus ToPodGroupStatus(const api::PodGroupStatus& status);
+std::string PodGroupStatusPatch(const PodGroupStatus& status);
+// Strategic merge patch for pods/status setting PodScheduled=False.
+std::string PodConditionPatch(const PodScheduledCondition& condition, Timestamp now);
+// Merge patch for queues/status setting status.allocated; dimensions present in `previous` but
+// absent now are written as "0" so a merge patch cannot leave them behind.
+std::string QueueAllocatedPatch(const Resource& allocated, const Resource& previous);
+
+}  // namespace basalt::sched::cache
