@@ -13,6 +13,9 @@
 //    a watch that delivered events resets the backoff.
 //  - kOutOfRange (410 Gone, "too old resource version", e.g. after an etcd compaction) means
 //    events were lost: the reflector relists at once and the sink's Replace reconciles.
+//  - Lists are consistent reads (no resourceVersion: served from etcd, not the watch cache),
+//    so a relist never goes back in time. client-go first tries the watch cache
+//    (resourceVersion=0 / NotOlderThan); Basalt pays one etcd read per relist for simplicity.
 //  - With resync_period > 0, a second thread calls OnResync() every period.
 //  - An object the Transform rejects is logged and skipped (a deleted one is still deleted).
 //

@@ -64,6 +64,17 @@ void SharedInformer::Start() {
   thread_ = std::thread([this] { reflector_.Run(); });
 }
 
+void SharedInformer::Run(const std::stop_token& stop) {
+  Start();
+  {
+    std::mutex mu;
+    std::condition_variable_any cv;
+    std::unique_lock<std::mutex> l(mu);
+    cv.wait(l, stop, [] { return false; });
+  }
+  Stop();
+}
+
 void SharedInformer::Stop() {
   std::thread t;
   {

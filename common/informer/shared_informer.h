@@ -82,6 +82,8 @@ class SharedInformer : private ReflectorSink {
 
   // Starts the informer's thread (list, then watch). Idempotent.
   void Start();
+  // Start(), then blocks until `stop` is requested, then Stop(): client-go's Run(stopCh).
+  void Run(const std::stop_token& stop);
   // Stops watching and joins the thread. Idempotent; the store keeps its last contents. Must
   // not be called from a handler (it would join the thread the handler runs on).
   void Stop();

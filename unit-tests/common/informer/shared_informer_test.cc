@@ -6,6 +6,7 @@
 #include <mutex>
 #include <stop_token>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "common/api/compact.h"
@@ -212,6 +213,21 @@ TEST_CASE("SharedInformer: WaitForCacheSync times out or stops while the list ke
   CHECK_FALSE(WaitForCacheSync(stop.get_token(), std::chrono::hours(1), {&informer}));
   informer.Stop();
   CHECK_FALSE(informer.HasSynced());
+}
+
+TEST_CASE("SharedInformer: Run blocks until the stop token is requested, then stops",
+          "[informer]") {
+  Fixture f;
+  f.transport->AddJson("GET", kListPath, 200, ListBody("10", {Cm("a", "3")}));
+  f.transport->AddStream(kWatchPrefix, Held());
+  SharedInformer informer(f.client.get(), f.Options());
+  std::stop_source stop;
+  std::thread runner([&] { informer.Run(stop.get_token()); });
+  f.transport->WaitForHeldStream();  // listed and watching
+  CHECK(informer.HasSynced());
+  stop.request_stop();
+  runner.join();  // Run returned: the watch was cancelled and the thread joined
+  CHECK(informer.store().size() == 1);
 }
 
 TEST_CASE("SharedInformer: resync re-delivers every object as an update to itself", "[informer]") {
