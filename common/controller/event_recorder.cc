@@ -56,6 +56,12 @@ void EventRecorder::Event(const api::ObjectReference& object, EventType type,
       ++stats_.dropped_shutdown;
       return;
     }
+    if (object.name.empty()) {  // No valid Event name "<object>.<suffix>" exists.
+      ++stats_.failed;
+      BASALT_LOG_WARNING("Event about an object without a name dropped", "kind", object.kind,
+                         "reason", reason);
+      return;
+    }
     if (!AllowLocked(ObjectKey(object))) {
       ++stats_.dropped_rate_limited;
       BASALT_VLOG(4, "Event dropped by the per-object rate limit", "object", object.name, "reason",

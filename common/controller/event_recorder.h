@@ -73,7 +73,7 @@ struct EventRecorderStats {
   uint64_t dropped_queue_full = 0;    // Event() found the queue full
   uint64_t dropped_rate_limited = 0;  // the object's token bucket was empty
   uint64_t dropped_shutdown = 0;      // Event() after Shutdown()
-  uint64_t failed = 0;                // the API server refused or was unreachable
+  uint64_t failed = 0;  // the API server refused or was unreachable, or no object name
 };
 
 class EventRecorder {

@@ -35,7 +35,8 @@
 // client-go-based controllers do (they exit in OnStoppedLeading).
 //
 // Thread-safety: Run() once, from one thread; IsLeader(), leader(), Check() from any thread.
-// Ownership: the Client and the Clock must outlive the elector.
+// Ownership: the Client and the Clock must outlive the elector; Run() must have returned
+// before the elector is destroyed. The elector owns the leader-callback and watchdog threads.
 
 #include <atomic>
 #include <chrono>

@@ -2,7 +2,8 @@
 // of the test cluster (CTest fixture "cluster"; admin kubeconfig in $BASALT_TEST_KUBECONFIG).
 // Each test works in a namespace of its own and deletes it at the end.
 //
-// Timings: leases of 3 s, renew deadline 2 s, retry period 500 ms, so hand-overs take seconds.
+// Timings: retry period 500 ms; leases of 3 s (processes) or 10 s (in-process hand-over by
+// release), so hand-overs take seconds.
 
 #include <fcntl.h>
 #include <signal.h>
@@ -44,7 +45,6 @@ using std::chrono::seconds;
 using std::chrono::steady_clock;
 
 constexpr auto kLeaseDuration = seconds(3);
-constexpr auto kRenewDeadline = seconds(2);
 constexpr auto kRetryPeriod = milliseconds(500);
 constexpr double kJitter = 1.2;
 
@@ -117,13 +117,15 @@ struct Candidate {
   std::atomic<int> stopped{0};
   absl::Status result;
 
-  Candidate(client::Client* c, const std::string& ns, std::string identity) : id(identity) {
+  Candidate(client::Client* c, const std::string& ns, std::string identity,
+            Clock::Duration lease_duration, Clock::Duration renew_deadline)
+      : id(identity) {
     LeaderElectionConfig config;
     config.lease_namespace = ns;
     config.lease_name = "basalt-test";
     config.identity = std::move(identity);
-    config.lease_duration = kLeaseDuration;
-    config.renew_deadline = kRenewDeadline;
+    config.lease_duration = lease_duration;
+    config.renew_deadline = renew_deadline;
     config.retry_period = kRetryPeriod;
     config.jitter_factor = kJitter;
     config.callbacks.on_started_leading = [this](std::stop_token token) {
@@ -152,8 +154,10 @@ TEST_CASE("Leader election: of two electors exactly one leads; the other takes o
           "[integration][leaderelection]") {
   std::unique_ptr<client::Client> c = NewClient();
   TestNamespace ns(c.get(), "le-inproc");
-  auto a = std::make_unique<Candidate>(c.get(), ns.name(), "candidate-a");
-  auto b = std::make_unique<Candidate>(c.get(), ns.name(), "candidate-b");
+  // A long lease, so a hand-over by release (one retry period) is clearly told apart from
+  // one by expiry (at least 10 s - 1.1 s after the last renewal was observed).
+  auto a = std::make_unique<Candidate>(c.get(), ns.name(), "candidate-a", seconds(10), seconds(5));
+  auto b = std::make_unique<Candidate>(c.get(), ns.name(), "candidate-b", seconds(10), seconds(5));
   REQUIRE(Eventually([&] { return a->leading || b->leading; }, seconds(10)));
   // For several renewal rounds, never both.
   for (int i = 0; i < 40; ++i) {
@@ -164,7 +168,7 @@ TEST_CASE("Leader election: of two electors exactly one leads; the other takes o
   Candidate* follower = a->leading ? b.get() : a.get();
   api::LeaseSpec held = ReadLease(*c, ns.name(), "basalt-test");
   CHECK(held.holder_identity == leader->id);
-  CHECK(held.lease_duration_seconds == 3);
+  CHECK(held.lease_duration_seconds == 10);
 
   const auto released_at = steady_clock::now();
   leader->Stop();
@@ -173,7 +177,7 @@ TEST_CASE("Leader election: of two electors exactly one leads; the other takes o
   // Released: the follower does not wait for the lease duration, only for its next retry.
   REQUIRE(Eventually([&] { return follower->leading.load(); }, seconds(5)));
   const auto took = steady_clock::now() - released_at;
-  CHECK(took < kRetryPeriod * (1 + kJitter) + milliseconds(700));
+  CHECK(took < kRetryPeriod * (1 + kJitter) + seconds(3));
   api::LeaseSpec taken = ReadLease(*c, ns.name(), "basalt-test");
   CHECK(taken.holder_identity == follower->id);
   CHECK(taken.lease_transitions == held.lease_transitions.value_or(0) + 1);

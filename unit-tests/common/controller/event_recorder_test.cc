@@ -293,5 +293,18 @@ TEST_CASE("EventRecorder: Shutdown sends what is queued and refuses new events",
   CHECK(recorder.stats().dropped_shutdown == 1);
 }
 
+TEST_CASE("EventRecorder: an event about an object without a name is dropped and counted",
+          "[eventrecorder]") {
+  Fixture f;
+  EventRecorder recorder(f.client.get(), f.Options());
+  api::ObjectReference nameless;
+  nameless.kind = "Pod";
+  nameless.namespace_name = "ns1";
+  recorder.Event(nameless, EventType::kNormal, "R", "m");
+  recorder.Shutdown();
+  CHECK(f.server->events().empty());
+  CHECK(recorder.stats().failed == 1);
+}
+
 }  // namespace
 }  // namespace basalt::controller
