@@ -42,11 +42,13 @@
 namespace basalt::informer {
 
 // What to list and watch.
+// Every member has a default, so designated initializers may name only some
+// (-Wmissing-field-initializers): {.resource = client::Pods()}.
 struct ListWatchSource {
-  client::ResourceRef resource;
-  std::string namespace_name;  // "" = all namespaces (or a cluster-scoped resource)
-  std::string label_selector;
-  std::string field_selector;
+  client::ResourceRef resource = {};
+  std::string namespace_name = {};  // "" = all namespaces (or a cluster-scoped resource)
+  std::string label_selector = {};
+  std::string field_selector = {};
 };
 
 struct ReflectorOptions {
@@ -60,9 +62,9 @@ struct ReflectorOptions {
   Clock::Duration resync_period{0};
   Clock* clock = nullptr;  // nullptr: Clock::Real()
   // Uniform in [0, 1); nullptr: a Mersenne twister seeded from std::random_device.
-  std::function<double()> random;
+  std::function<double()> random = {};
   // Called on the Run() thread before each backoff wait (metrics, tests).
-  std::function<void(Clock::Duration wait)> on_backoff;
+  std::function<void(Clock::Duration wait)> on_backoff = {};
 };
 
 // Receives what the reflector learns. `resource_version` is the version the cache is at once
@@ -89,7 +91,7 @@ struct ReflectorStats {
   int64_t events = 0;          // watch events delivered (bookmarks included)
   int64_t rejected = 0;        // objects the Transform rejected
   int64_t backoffs = 0;
-  std::string resource_version;
+  std::string resource_version = {};
 };
 
 class Reflector {

@@ -49,21 +49,21 @@ namespace basalt::informer {
 
 // Any member may be empty.
 struct EventHandler {
-  std::function<void(const Object& obj)> on_add;
-  std::function<void(const Object& old_obj, const Object& new_obj)> on_update;
+  std::function<void(const Object& obj)> on_add = {};
+  std::function<void(const Object& old_obj, const Object& new_obj)> on_update = {};
   // `obj` is the final state from the watch, or, with final_state_unknown, the last state the
   // cache knew (the object was deleted while the watch was down, or its final state could not
   // be decoded).
-  std::function<void(const Object& obj, bool final_state_unknown)> on_delete;
+  std::function<void(const Object& obj, bool final_state_unknown)> on_delete = {};
 };
 
 using HandlerId = int64_t;
 
 struct InformerOptions {
-  ListWatchSource source;
-  Transform transform;  // default: whole documents
-  Indexers indexers;    // besides the namespace index
-  ReflectorOptions reflector;
+  ListWatchSource source = {};
+  Transform transform = {};  // default: whole documents
+  Indexers indexers = {};    // besides the namespace index
+  ReflectorOptions reflector = {};
 };
 
 class SharedInformer : private ReflectorSink {

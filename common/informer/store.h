@@ -59,8 +59,8 @@ IndexFunc IndexBy(std::function<std::vector<std::string>(const T&)> fn) {
 // One change made by Store::Replace: `old` null means added; `current` null means the object
 // vanished (`old` is its last known state: a tombstone).
 struct StoreChange {
-  Object old;
-  Object current;
+  Object old = {};
+  Object current = {};
 };
 
 class Store {

@@ -286,9 +286,9 @@ TEST_CASE("SharedInformerFactory: one informer per resource, namespace, selector
   SharedInformer* pods = factory.InformerFor(client::Pods());
   CHECK(factory.InformerFor(client::Pods()) == pods);
   CHECK(factory.InformerFor(client::Pods(), "ns") != pods);
-  InformerOptions compact;
-  compact.source.resource = client::Pods();
-  compact.transform = CompactPodTransform();
+  // Designated initializers may name only what they need.
+  InformerOptions compact{.source = {.resource = client::Pods()},
+                          .transform = CompactPodTransform()};
   SharedInformer* compact_pods = factory.InformerFor(compact);
   CHECK(compact_pods != pods);
   CHECK(factory.InformerFor(compact) == compact_pods);
