@@ -420,6 +420,9 @@ ErrorList ValidateJobCreate(const json::Value& job, const ClusterLister& lister)
     }
     std::string_view name = json::GetString(task, "name");
     if (!task_names.emplace(name).second) {
+      // Volcano counts the duplicate's replicas before it stops, so a job whose minAvailable
+      // the mutator summed over every task is not also told it exceeds the total.
+      total_replicas += std::max<int64_t>(json::GetInt(task, "replicas"), 0);
       errors.Invalid(tp.Child("name"), fmt::format("duplicated task name {}", name));
       break;
     }

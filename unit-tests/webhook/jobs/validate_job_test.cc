@@ -144,6 +144,12 @@ TEST_CASE("JobValidator: CREATE rules on tasks and counts", "[webhook][jobs]") {
       {"duplicate task names",
        MutatedBertJob().Set("/spec/tasks/1", kPsTask).SetString("/spec/tasks/1/name", "worker"),
        "spec.tasks[1].name: duplicated task name worker"},
+      {"duplicate task names: the duplicate's replicas still count toward minAvailable",
+       MutatedBertJob()
+           .Set("/spec/tasks/1", kPsTask)
+           .SetString("/spec/tasks/1/name", "worker")
+           .Set("/spec/minAvailable", "5"),
+       "spec.tasks[1].name: duplicated task name worker"},
       {"empty task name", MutatedBertJob().SetString("/spec/tasks/0/name", ""),
        "spec.tasks[0].name: task name must not be empty"},
       {"task name not a DNS label", MutatedBertJob().SetString("/spec/tasks/0/name", "Worker"),
