@@ -216,6 +216,14 @@ int Main(int argc, char** argv) {
                   fmt::format("{}", fmt::join(*paths, ",")));
 
   absl::StatusOr<CertificateBundle> bundle = ObtainCertificate(options, **client);
+  // With --cert-secret the API server may not be reachable yet when the pod starts: retry for
+  // a minute before giving up (and being restarted), rather than crash-looping at once.
+  for (int attempt = 1; !bundle.ok() && !options.cert_secret.empty() && attempt < 30; ++attempt) {
+    BASALT_LOG_WARNING("Cannot obtain the serving certificate yet", "attempt", attempt, "error",
+                       MessageOf(bundle.status()));
+    std::this_thread::sleep_for(std::chrono::seconds(2));
+    bundle = ObtainCertificate(options, **client);
+  }
   if (!bundle.ok()) {
     BASALT_LOG_ERROR("Cannot obtain the serving certificate", "error", MessageOf(bundle.status()));
     return 1;
