@@ -50,6 +50,15 @@ class ClusterInfo {
   JobInfo* FindJob(const std::string& id);
   NodeInfo* FindNode(const std::string& name);
   QueueInfo* FindQueue(const std::string& name);
+  const JobInfo* FindJob(const std::string& id) const {
+    return const_cast<ClusterInfo*>(this)->FindJob(id);
+  }
+  const NodeInfo* FindNode(const std::string& name) const {
+    return const_cast<ClusterInfo*>(this)->FindNode(name);
+  }
+  const QueueInfo* FindQueue(const std::string& name) const {
+    return const_cast<ClusterInfo*>(this)->FindQueue(name);
+  }
 
   std::map<std::string, JobInfo>& jobs() { return jobs_; }
   const std::map<std::string, JobInfo>& jobs() const { return jobs_; }

@@ -170,8 +170,7 @@ void ClusterState::UpsertNode(std::shared_ptr<const api::CompactNode> node) {
   const std::string name = node->name;
   auto old = nodes_.find(name);
   NodeInfo* existing = cluster_.FindNode(name);
-  if (old != nodes_.end() && existing != nullptr &&
-      old->second->allocatable == node->allocatable) {
+  if (old != nodes_.end() && existing != nullptr && old->second->allocatable == node->allocatable) {
     // Labels, taints and cordoning do not change the accounting: update in place.
     NodeInfo fresh = ToNodeInfo(*node);
     existing->labels() = fresh.labels();
@@ -185,20 +184,14 @@ void ClusterState::UpsertNode(std::shared_ptr<const api::CompactNode> node) {
   if (auto p = pods_by_node_.find(name); p != pods_by_node_.end()) {
     on_node.assign(p->second.begin(), p->second.end());
   }
-  // Pods that name this node but were added before it: re-add them too.
+  // The index also holds pods that named this node before it was known: re-add them too.
   for (const std::string& uid : on_node) RemoveTaskLocked(uid);
-  std::vector<std::string> waiting;
-  for (const auto& [uid, e] : pods_) {
-    if (e.in_cluster && e.node_name.empty() && e.pod->pod.node_name == name) waiting.push_back(uid);
-  }
-  for (const std::string& uid : waiting) RemoveTaskLocked(uid);
   cluster_.nodes().erase(name);
   if (absl::Status s = cluster_.AddNode(ToNodeInfo(*node)); !s.ok()) {
     BASALT_LOG_ERROR("Cache inconsistency adding a node", "node", name, "error", MessageOf(s));
   }
   nodes_[name] = std::move(node);
   for (const std::string& uid : on_node) InsertTaskLocked(uid);
-  for (const std::string& uid : waiting) InsertTaskLocked(uid);
   BumpLocked();
 }
 
@@ -339,8 +332,8 @@ ClusterState::Snapshot ClusterState::TakeSnapshot() const {
     if (pc.global_default) global_default = pc.value;
   }
   for (auto& [id, job] : out.cluster.jobs()) {
-    auto it = job.priority_class_name.empty() ? classes.end()
-                                              : classes.find(job.priority_class_name);
+    auto it =
+        job.priority_class_name.empty() ? classes.end() : classes.find(job.priority_class_name);
     job.priority = it != classes.end() ? it->second.value : global_default;
   }
   return out;
@@ -377,8 +370,8 @@ absl::Status ClusterState::Assume(const BindRequest& request) {
   std::lock_guard<std::mutex> l(mu_);
   auto it = pods_.find(request.task_uid);
   if (it == pods_.end()) {
-    return absl::NotFoundError(fmt::format("pod {}/{} is gone", request.namespace_name,
-                                           request.pod_name));
+    return absl::NotFoundError(
+        fmt::format("pod {}/{} is gone", request.namespace_name, request.pod_name));
   }
   if (!it->second.pod->pod.node_name.empty()) {
     return absl::AlreadyExistsError(fmt::format("pod {}/{} is already bound to {}",
@@ -388,9 +381,9 @@ absl::Status ClusterState::Assume(const BindRequest& request) {
   assumed_[request.task_uid] = request.node_name;
   ReinsertLocked(request.task_uid);
   if (assumed_.count(request.task_uid) == 0) {
-    return absl::FailedPreconditionError(fmt::format(
-        "pod {}/{} no longer fits on {}", request.namespace_name, request.pod_name,
-        request.node_name));
+    return absl::FailedPreconditionError(fmt::format("pod {}/{} no longer fits on {}",
+                                                     request.namespace_name, request.pod_name,
+                                                     request.node_name));
   }
   return absl::OkStatus();
 }

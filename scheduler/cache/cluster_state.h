@@ -142,16 +142,16 @@ class ClusterState {
   const ClusterStateOptions options_;
   mutable std::mutex mu_;
   mutable std::condition_variable changed_;
-  uint64_t generation_ = 1;  // guarded by mu_
-  ClusterInfo cluster_;      // guarded by mu_
-  std::unordered_map<std::string, PodEntry> pods_;                  // by uid; guarded by mu_
-  std::unordered_map<std::string, std::string> pod_uid_by_key_;    // "ns/name"; guarded by mu_
-  std::map<std::string, std::set<std::string>> pods_by_group_;     // "ns/group"; guarded by mu_
-  std::map<std::string, std::set<std::string>> pods_by_node_;      // guarded by mu_
-  std::map<std::string, std::string> assumed_;                     // uid -> node; guarded by mu_
+  uint64_t generation_ = 1;                                      // guarded by mu_
+  ClusterInfo cluster_;                                          // guarded by mu_
+  std::unordered_map<std::string, PodEntry> pods_;               // by uid; guarded by mu_
+  std::unordered_map<std::string, std::string> pod_uid_by_key_;  // "ns/name"; guarded by mu_
+  std::map<std::string, std::set<std::string>> pods_by_group_;   // "ns/group"; guarded by mu_
+  std::map<std::string, std::set<std::string>> pods_by_node_;    // guarded by mu_
+  std::map<std::string, std::string> assumed_;                   // uid -> node; guarded by mu_
   std::map<std::string, std::shared_ptr<const api::CompactNode>> nodes_;  // guarded by mu_
-  std::map<std::string, PodGroupEntry> podgroups_;                 // "ns/name"; guarded by mu_
-  std::map<std::string, QueueEntry> queues_;                       // guarded by mu_
+  std::map<std::string, PodGroupEntry> podgroups_;  // "ns/name"; guarded by mu_
+  std::map<std::string, QueueEntry> queues_;        // guarded by mu_
   struct PriorityClassEntry {
     int32_t value = 0;
     bool global_default = false;

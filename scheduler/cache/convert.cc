@@ -217,9 +217,8 @@ TaskInfo ToTaskInfo(const CachedPod& cached, std::string job_id) {
 }
 
 NodeInfo ToNodeInfo(const api::CompactNode& node) {
-  int64_t max_pods = node.allocatable.Has(resource::kPods)
-                         ? node.allocatable.Get(resource::kPods).Value()
-                         : 110;
+  int64_t max_pods =
+      node.allocatable.Has(resource::kPods) ? node.allocatable.Get(resource::kPods).Value() : 110;
   NodeInfo n(node.name, ToResource(node.allocatable), max_pods);
   for (const auto& [k, v] : node.labels) n.labels().emplace(k, v);
   for (const api::Taint& t : node.taints) {

@@ -30,8 +30,8 @@ struct CachedPod {
 // Informer transform: pod document -> CachedPod (name "scheduler-pod").
 informer::Transform CachedPodTransform();
 // Informer transforms keeping the typed views (whole documents are small for these kinds).
-informer::Transform PodGroupTransform();      // payload api::PodGroup
-informer::Transform QueueTransform();         // payload api::Queue
+informer::Transform PodGroupTransform();       // payload api::PodGroup
+informer::Transform QueueTransform();          // payload api::Queue
 informer::Transform PriorityClassTransform();  // payload api::PriorityClass
 
 // Exact conversion; pods count is dropped (NodeInfo keeps max_pods apart).

@@ -109,6 +109,9 @@ class Session {
   JobInfo* FindJob(const std::string& id) { return cluster_.FindJob(id); }
   NodeInfo* FindNode(const std::string& name) { return cluster_.FindNode(name); }
   QueueInfo* FindQueue(const std::string& name) { return cluster_.FindQueue(name); }
+  const JobInfo* FindJob(const std::string& id) const { return cluster_.FindJob(id); }
+  const NodeInfo* FindNode(const std::string& name) const { return cluster_.FindNode(name); }
+  const QueueInfo* FindQueue(const std::string& name) const { return cluster_.FindQueue(name); }
   // Sum of allocatable over all nodes.
   const Resource& total_resource() const { return total_resource_; }
   const std::string& uid() const { return options_.uid; }

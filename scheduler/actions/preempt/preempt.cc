@@ -60,7 +60,7 @@ class PreemptAction final : public Action {
       return false;
     }
     if (preemptor.BestEffort() && !victim.BestEffort()) return false;
-    auto* victim_job = const_cast<Session&>(ssn).FindJob(victim.job_id);
+    const JobInfo* victim_job = ssn.FindJob(victim.job_id);
     return victim_job != nullptr && victim_job->queue == queue.name;
   }
 
@@ -92,8 +92,8 @@ class PreemptAction final : public Action {
       if (!task->init_resreq.LessEqual(node->FutureIdle() + freed)) continue;
       // Lowest-priority jobs and tasks first.
       std::sort(victims.begin(), victims.end(), [&ssn](const TaskInfo* l, const TaskInfo* r) {
-        const JobInfo& lj = *const_cast<Session&>(ssn).FindJob(l->job_id);
-        const JobInfo& rj = *const_cast<Session&>(ssn).FindJob(r->job_id);
+        const JobInfo& lj = *ssn.FindJob(l->job_id);
+        const JobInfo& rj = *ssn.FindJob(r->job_id);
         if (lj.uid != rj.uid) return ssn.JobOrder(rj, lj);
         return ssn.TaskOrder(*r, *l);
       });

@@ -1,0 +1,71 @@
+#include "scheduler/app/options.h"
+
+#include "common/controller/leader_election.h"
+#include "common/util/status.h"
+#include "fmt/format.h"
+
+namespace basalt::sched::app {
+
+void SchedulerOptions::AddFlags(client::FlagSet& flags) {
+  flags.String("scheduler-conf", &scheduler_conf,
+               "scheduler configuration file (re-read when it changes); built-in default if empty");
+  flags.String("schedule-period", &schedule_period,
+               "at most one scheduling cycle per period (Go duration)");
+  flags.String("default-queue", &default_queue, "queue of PodGroups that name none");
+  flags.Int("percentage-nodes-to-find", &percentage_nodes_to_find,
+            "accepted for Volcano compatibility; every feasible node is scored");
+  flags.Int("minimum-feasible-nodes", &minimum_feasible_nodes,
+            "accepted for Volcano compatibility; every feasible node is scored");
+  flags.Int("minimum-percentage-nodes-to-find", &minimum_percentage_nodes_to_find,
+            "accepted for Volcano compatibility; every feasible node is scored");
+  flags.Int("bind-workers", &bind_workers, "concurrent pods/binding requests");
+  flags.Int("status-workers", &status_workers, "concurrent status patches");
+  flags.StringList("node-selector", &node_selector,
+                   "accepted for Volcano compatibility, not implemented (all nodes are used)");
+}
+
+absl::Status SchedulerOptions::Finish() {
+  if (scheduler_names.empty()) scheduler_names = {"volcano"};
+  absl::StatusOr<Clock::Duration> d = controller::ParseGoDuration(schedule_period);
+  if (!d.ok()) {
+    return absl::InvalidArgumentError(fmt::format("--schedule-period: {}", MessageOf(d.status())));
+  }
+  period = std::chrono::duration_cast<std::chrono::milliseconds>(*d);
+  if (period.count() <= 0) return absl::InvalidArgumentError("--schedule-period must be positive");
+  if (bind_workers < 1 || status_workers < 1) {
+    return absl::InvalidArgumentError("--bind-workers and --status-workers must be >= 1");
+  }
+  if (percentage_nodes_to_find < 0 || percentage_nodes_to_find > 100) {
+    return absl::InvalidArgumentError("--percentage-nodes-to-find must be in [0, 100]");
+  }
+  return absl::OkStatus();
+}
+
+std::vector<std::string> TakeRepeatedFlag(std::vector<std::string>& args, std::string_view name) {
+  std::vector<std::string> values;
+  std::vector<std::string> rest;
+  const std::string eq1 = fmt::format("--{}=", name);
+  const std::string eq2 = fmt::format("-{}=", name);
+  const std::string bare1 = fmt::format("--{}", name);
+  const std::string bare2 = fmt::format("-{}", name);
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--") {
+      rest.insert(rest.end(), args.begin() + static_cast<long>(i), args.end());
+      break;
+    }
+    if (a.rfind(eq1, 0) == 0) {
+      values.push_back(a.substr(eq1.size()));
+    } else if (a.rfind(eq2, 0) == 0) {
+      values.push_back(a.substr(eq2.size()));
+    } else if ((a == bare1 || a == bare2) && i + 1 < args.size()) {
+      values.push_back(args[++i]);
+    } else {
+      rest.push_back(a);
+    }
+  }
+  args = std::move(rest);
+  return values;
+}
+
+}  // namespace basalt::sched::app

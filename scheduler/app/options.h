@@ -1,0 +1,48 @@
+#pragma once
+// Command-line options of vc-scheduler (Volcano's names where they exist; reference §2.3):
+//
+//   --scheduler-name NAME           repeatable; pods with this schedulerName    default volcano
+//   --scheduler-conf PATH           config file, re-read when it changes        default built-in
+//   --schedule-period DURATION      at most one cycle per period (Go syntax)    default 1s
+//   --default-queue NAME            queue of PodGroups without spec.queue       default default
+//   --percentage-nodes-to-find N    accepted for compatibility; Basalt scores every feasible
+//   --minimum-feasible-nodes N      node (its cycle is fast enough), see docs/scheduler.md
+//   --minimum-percentage-nodes-to-find N
+//   --bind-workers N                concurrent pods/binding requests            default 16
+//   --status-workers N              concurrent status patches                   default 4
+//   --node-selector key:value       accepted, not implemented yet (documented)
+// plus the client flags (--kubeconfig, --master, --kube-api-qps, --kube-api-burst), the
+// leader-election flags (common/controller/leader_election.h) and the runtime flags.
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "common/client/flags.h"
+
+namespace basalt::sched::app {
+
+struct SchedulerOptions {
+  std::vector<std::string> scheduler_names;  // empty after parsing means {"volcano"}
+  std::string scheduler_conf;
+  std::string schedule_period = "1s";
+  std::chrono::milliseconds period{1000};
+  std::string default_queue = "default";
+  int percentage_nodes_to_find = 0;
+  int minimum_feasible_nodes = 100;
+  int minimum_percentage_nodes_to_find = 5;
+  int bind_workers = 16;
+  int status_workers = 4;
+  std::vector<std::string> node_selector;
+
+  void AddFlags(client::FlagSet& flags);
+  // Checks values and fills `period` and the default scheduler name.
+  absl::Status Finish();
+};
+
+// Takes every `--scheduler-name X` / `--scheduler-name=X` out of `args` (the flag is
+// repeatable, which FlagSet is not) and returns the values in order.
+std::vector<std::string> TakeRepeatedFlag(std::vector<std::string>& args, std::string_view name);
+
+}  // namespace basalt::sched::app

@@ -1,0 +1,171 @@
+#include "scheduler/app/scheduler.h"
+
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "common/util/log.h"
+#include "common/util/status.h"
+#include "fmt/format.h"
+
+namespace basalt::sched::app {
+namespace {
+
+prometheus::Histogram::BucketBoundaries SecondsBuckets() {
+  return {0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10};
+}
+
+double Seconds(std::chrono::steady_clock::duration d) {
+  return std::chrono::duration<double>(d).count();
+}
+
+// Sleeps until `deadline` or stop; false when stopped.
+bool SleepUntil(const std::stop_token& stop, std::chrono::steady_clock::time_point deadline) {
+  while (!stop.stop_requested()) {
+    auto now = std::chrono::steady_clock::now();
+    if (now >= deadline) return true;
+    std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(
+        deadline - now, std::chrono::milliseconds(50)));
+  }
+  return false;
+}
+
+}  // namespace
+
+SchedulerMetrics::SchedulerMetrics(prometheus::Registry& registry)
+    : cycle_(prometheus::BuildHistogram()
+                 .Name("basalt_scheduler_cycle_duration_seconds")
+                 .Help("Duration of one scheduling cycle (snapshot, actions, close)")
+                 .Register(registry)
+                 .Add({}, SecondsBuckets())),
+      pending_jobs_(
+          prometheus::BuildGauge()
+              .Name("basalt_scheduler_pending_jobs")
+              .Help("PodGroups in phase Pending or Inqueue at the start of the last cycle")
+              .Register(registry)
+              .Add({})),
+      cycles_(prometheus::BuildCounter()
+                  .Name("basalt_scheduler_cycles_total")
+                  .Help("Scheduling cycles run")
+                  .Register(registry)
+                  .Add({})),
+      bound_(prometheus::BuildCounter()
+                 .Name("basalt_scheduler_pods_bound_total")
+                 .Help("Pods bound to a node")
+                 .Register(registry)
+                 .Add({})),
+      bind_failures_(prometheus::BuildCounter()
+                         .Name("basalt_scheduler_bind_failures_total")
+                         .Help("Binds that failed and were rolled back")
+                         .Register(registry)
+                         .Add({})),
+      bind_latency_(prometheus::BuildHistogram()
+                        .Name("basalt_scheduler_bind_duration_seconds")
+                        .Help("From the decision to the API server's answer to pods/binding")
+                        .Register(registry)
+                        .Add({}, SecondsBuckets())),
+      reloads_(prometheus::BuildCounter()
+                   .Name("basalt_scheduler_config_reloads_total")
+                   .Help("Scheduler configuration reloads by result")
+                   .Register(registry)),
+      reload_ok_(reloads_.Add({{"result", "success"}})),
+      reload_failed_(reloads_.Add({{"result", "failure"}})) {}
+
+void SchedulerMetrics::ObserveCycle(std::chrono::steady_clock::duration d, size_t pending_jobs) {
+  cycle_.Observe(Seconds(d));
+  cycles_.Increment();
+  pending_jobs_.Set(static_cast<double>(pending_jobs));
+}
+
+void SchedulerMetrics::ObserveBind(const cache::BindResult& r) {
+  if (r.ok) {
+    bound_.Increment();
+    bind_latency_.Observe(Seconds(r.latency));
+  } else {
+    bind_failures_.Increment();
+  }
+}
+
+void SchedulerMetrics::ObserveReload(bool ok) { (ok ? reload_ok_ : reload_failed_).Increment(); }
+
+absl::Status RunSchedulingLoop(std::stop_token stop, const LoopDeps& deps) {
+  constexpr auto kMaxIdle = std::chrono::seconds(30);
+  uint64_t seen = 0;
+  uint64_t cycle_number = 0;
+  auto last_end = std::chrono::steady_clock::now() - deps.period;
+  auto last_start = last_end;
+  while (!stop.stop_requested()) {
+    // Wait for a change (or the idle limit), then respect the period.
+    auto idle_left = kMaxIdle - (std::chrono::steady_clock::now() - last_start);
+    if (idle_left > std::chrono::steady_clock::duration::zero()) {
+      deps.state->WaitForChange(
+          seen, std::chrono::duration_cast<std::chrono::milliseconds>(idle_left), stop);
+    }
+    if (!SleepUntil(stop, last_end + deps.period)) break;
+    last_start = std::chrono::steady_clock::now();
+    cache::ClusterState::Snapshot snap = deps.state->TakeSnapshot();
+    seen = snap.generation;
+    size_t pending_jobs = 0;
+    for (const auto& [id, job] : snap.cluster.jobs()) {
+      PodGroupPhase p = job.podgroup_status.phase;
+      if (p == PodGroupPhase::kPending || p == PodGroupPhase::kInqueue) ++pending_jobs;
+    }
+    SchedulerConfig config = deps.config->Current();
+    std::string uid = fmt::format("cycle-{}-{}", cycle_number++,
+                                  std::chrono::duration_cast<std::chrono::milliseconds>(
+                                      std::chrono::system_clock::now().time_since_epoch())
+                                      .count());
+    absl::Status s = RunCycle(std::move(snap.cluster), config, deps.cycle, std::move(uid),
+                              std::chrono::system_clock::now());
+    last_end = std::chrono::steady_clock::now();
+    if (!s.ok()) BASALT_LOG_ERROR("Scheduling cycle failed", "error", MessageOf(s));
+    if (deps.metrics != nullptr) deps.metrics->ObserveCycle(last_end - last_start, pending_jobs);
+    BASALT_VLOG(
+        4, "Cycle done", "generation", seen, "ms",
+        std::chrono::duration_cast<std::chrono::milliseconds>(last_end - last_start).count());
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::string> ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return absl::NotFoundError(fmt::format("cannot open {}", path));
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+absl::Status RunConfigWatcher(std::stop_token stop, const std::string& path, ConfigStore* config,
+                              cache::ClusterState* state, SchedulerMetrics* metrics,
+                              std::chrono::milliseconds interval) {
+  std::string last;
+  bool have_last = false;
+  bool warned_missing = false;
+  while (!stop.stop_requested()) {
+    absl::StatusOr<std::string> text = ReadFile(path);
+    if (!text.ok()) {
+      if (!warned_missing) {
+        BASALT_LOG_WARNING("Cannot read the scheduler configuration; keeping the current one",
+                           "path", path, "error", MessageOf(text.status()));
+        warned_missing = true;
+      }
+    } else if (!have_last || *text != last) {
+      warned_missing = false;
+      absl::Status s = config->Reload(*text);
+      if (s.ok()) {
+        BASALT_LOG_INFO("Loaded the scheduler configuration", "path", path);
+        state->Touch();
+      } else {
+        BASALT_LOG_ERROR("Invalid scheduler configuration; keeping the previous one", "path", path,
+                         "error", MessageOf(s));
+      }
+      if (metrics != nullptr) metrics->ObserveReload(s.ok());
+      last = *std::move(text);
+      have_last = true;
+    }
+    if (!SleepUntil(stop, std::chrono::steady_clock::now() + interval)) break;
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace basalt::sched::app

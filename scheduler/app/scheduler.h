@@ -1,0 +1,66 @@
+#pragma once
+// Scheduler is vc-scheduler's main loop: whenever the cluster state changed (and at least once
+// every 30 s), at most once per --schedule-period counted from the end of the previous cycle,
+// it takes a snapshot of the ClusterState and runs one cycle (RunCycle) with the configuration
+// in force. ConfigWatcher re-reads --scheduler-conf every second and swaps a valid new
+// configuration in (an invalid one keeps the previous and logs why).
+//
+// Thread-safety: Run() on one thread; metrics are thread-safe. Ownership: borrows everything.
+
+#include <chrono>
+#include <memory>
+#include <stop_token>
+#include <string>
+
+#include "absl/status/status.h"
+#include "prometheus/counter.h"
+#include "prometheus/family.h"
+#include "prometheus/gauge.h"
+#include "prometheus/histogram.h"
+#include "prometheus/registry.h"
+#include "scheduler/cache/binder.h"
+#include "scheduler/cache/cluster_state.h"
+#include "scheduler/framework/config_store.h"
+#include "scheduler/framework/framework.h"
+
+namespace basalt::sched::app {
+
+class SchedulerMetrics {
+ public:
+  explicit SchedulerMetrics(prometheus::Registry& registry);
+  void ObserveCycle(std::chrono::steady_clock::duration d, size_t pending_jobs);
+  void ObserveBind(const cache::BindResult& r);
+  void ObserveReload(bool ok);
+
+ private:
+  prometheus::Histogram& cycle_;
+  prometheus::Gauge& pending_jobs_;
+  prometheus::Counter& cycles_;
+  prometheus::Counter& bound_;
+  prometheus::Counter& bind_failures_;
+  prometheus::Histogram& bind_latency_;
+  prometheus::Family<prometheus::Counter>& reloads_;
+  prometheus::Counter& reload_ok_;
+  prometheus::Counter& reload_failed_;
+};
+
+struct LoopDeps {
+  cache::ClusterState* state = nullptr;
+  ConfigStore* config = nullptr;
+  CycleDeps cycle;
+  SchedulerMetrics* metrics = nullptr;
+  std::chrono::milliseconds period{1000};
+};
+
+// Runs cycles until `stop` fires.
+absl::Status RunSchedulingLoop(std::stop_token stop, const LoopDeps& deps);
+
+// Polls `path` every `interval`; reloads `config` when its content changes. Returns at stop.
+absl::Status RunConfigWatcher(std::stop_token stop, const std::string& path, ConfigStore* config,
+                              cache::ClusterState* state, SchedulerMetrics* metrics,
+                              std::chrono::milliseconds interval);
+
+// Reads a whole file; kNotFound if it cannot be opened.
+absl::StatusOr<std::string> ReadFile(const std::string& path);
+
+}  // namespace basalt::sched::app

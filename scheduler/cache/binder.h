@@ -1,0 +1,71 @@
+#pragma once
+// ApiBinder is the Binder the scheduling session hands committed gangs to. Bind() returns at
+// once: it records each placement in the ClusterState (the task is Binding on its node, so the
+// next cycle sees the resources taken) and queues the POST pods/<name>/binding (with the pod
+// UID as precondition) for a small pool of workers. A successful bind emits the Normal event
+// `Scheduled` ("Successfully assigned <ns>/<pod> to <node>"); a failed one rolls the assumed
+// placement back (the pod is Pending again in the next cycle) and emits a Warning event
+// `FailedScheduling` ("failed to bind to node <node>: <error>").
+//
+// Thread-safety: Bind() from the scheduling thread; Shutdown() from any thread. Ownership:
+// borrows the Client, ClusterState and EventRecorder, which must outlive it; owns its workers.
+
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "common/client/client.h"
+#include "common/controller/event_recorder.h"
+#include "scheduler/cache/cluster_state.h"
+#include "scheduler/framework/interfaces.h"
+
+namespace basalt::sched::cache {
+
+struct BindResult {
+  bool ok = false;
+  // From Bind() to the API server's answer.
+  std::chrono::steady_clock::duration latency{};
+};
+
+class ApiBinder : public Binder {
+ public:
+  ApiBinder(client::Client* client, ClusterState* state, controller::EventRecorder* recorder,
+            int workers, std::function<void(const BindResult&)> on_result = {});
+  ~ApiBinder() override;  // Shutdown()
+  ApiBinder(const ApiBinder&) = delete;
+  ApiBinder& operator=(const ApiBinder&) = delete;
+
+  void Bind(const std::string& job_id, std::vector<BindRequest> requests) override;
+
+  // Finishes the binds already queued, then stops the workers. Idempotent.
+  void Shutdown();
+  // Binds queued or in flight.
+  size_t pending() const;
+
+ private:
+  struct Item {
+    BindRequest request;
+    std::chrono::steady_clock::time_point queued;
+  };
+  void Work();
+  void Send(const Item& item);
+
+  client::Client* const client_;
+  ClusterState* const state_;
+  controller::EventRecorder* const recorder_;
+  const std::function<void(const BindResult&)> on_result_;
+
+  mutable std::mutex mu_;
+  std::condition_variable cond_;
+  std::deque<Item> queue_;  // guarded by mu_
+  size_t in_flight_ = 0;    // guarded by mu_
+  bool stopping_ = false;   // guarded by mu_
+  std::vector<std::thread> workers_;
+};
+
+}  // namespace basalt::sched::cache

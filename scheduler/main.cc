@@ -1,0 +1,233 @@
+// vc-scheduler: Basalt's gang scheduler (Volcano-compatible flags, config file and behaviour).
+//
+// Start-up: flags -> API client -> informers feeding the ClusterState -> (leader election) ->
+// wait for the caches -> ensure the default queue -> scheduling loop. The config file is
+// re-read every second. /readyz passes once the caches have synced. SIGTERM stops the loop,
+// finishes the binds and status writes in flight, flushes events and exits.
+
+#include <chrono>
+#include <cstdio>
+#include <memory>
+#include <set>
+#include <stop_token>
+#include <string>
+#include <vector>
+
+#include "common/client/client.h"
+#include "common/client/flags.h"
+#include "common/controller/event_recorder.h"
+#include "common/controller/leader_election.h"
+#include "common/informer/informer_factory.h"
+#include "common/runtime/flags.h"
+#include "common/runtime/runner.h"
+#include "common/runtime/version.h"
+#include "common/util/log.h"
+#include "common/util/status.h"
+#include "fmt/format.h"
+#include "fmt/ranges.h"
+#include "scheduler/actions/registry.h"
+#include "scheduler/app/options.h"
+#include "scheduler/app/scheduler.h"
+#include "scheduler/cache/binder.h"
+#include "scheduler/cache/cluster_state.h"
+#include "scheduler/cache/informers.h"
+#include "scheduler/cache/status_writer.h"
+#include "scheduler/framework/config_store.h"
+#include "scheduler/plugins/registry.h"
+
+namespace basalt::sched::app {
+namespace {
+
+constexpr char kComponent[] = "vc-scheduler";
+
+// Creates the default queue if it is missing (Volcano's scheduler does the same at start).
+void EnsureDefaultQueue(client::Client& client, const std::string& name) {
+  absl::StatusOr<json::Document> got = client.Get(client::Queues(), "", name);
+  if (got.ok()) return;
+  if (got.status().code() != absl::StatusCode::kNotFound) {
+    BASALT_LOG_WARNING("Cannot read the default queue", "queue", name, "error",
+                       MessageOf(got.status()));
+    return;
+  }
+  std::string body = fmt::format(
+      R"({{"apiVersion":"scheduling.volcano.sh/v1beta1","kind":"Queue","metadata":{{"name":"{}"}},)"
+      R"("spec":{{"weight":1,"reclaimable":true}}}})",
+      name);
+  absl::Status s = client.Create(client::Queues(), "", body).status();
+  if (s.ok()) {
+    BASALT_LOG_INFO("Created the default queue", "queue", name);
+  } else if (s.code() != absl::StatusCode::kAlreadyExists) {
+    BASALT_LOG_WARNING("Cannot create the default queue", "queue", name, "error", MessageOf(s));
+  }
+}
+
+int Main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  absl::StatusOr<runtime::RuntimeOptions> runtime_options = runtime::ParseRuntimeFlags(args);
+  if (!runtime_options.ok()) {
+    std::fprintf(stderr, "%s: %s\n", kComponent,
+                 std::string(MessageOf(runtime_options.status())).c_str());
+    return 2;
+  }
+  if (runtime::MaybePrintVersion(*runtime_options, kComponent)) return 0;
+  absl::StatusOr<controller::LeaderElectionFlags> le_flags =
+      controller::ParseLeaderElectionFlags(args);
+  if (!le_flags.ok()) {
+    std::fprintf(stderr, "%s: %s\n", kComponent, std::string(MessageOf(le_flags.status())).c_str());
+    return 2;
+  }
+  SchedulerOptions options;
+  options.scheduler_names = TakeRepeatedFlag(args, "scheduler-name");
+  client::FlagSet flags(kComponent);
+  client::ClientOptions client_options;
+  // A scheduler binds and patches in bursts; Volcano's defaults are 2000/2000.
+  client_options.kube_api_qps = 2000;
+  client_options.kube_api_burst = 2000;
+  client_options.AddFlags(flags);
+  options.AddFlags(flags);
+  if (absl::Status s = flags.Parse(args); !s.ok()) {
+    std::string usage = flags.Usage() + "  --scheduler-name NAME (repeatable, default volcano)\n" +
+                        controller::LeaderElectionFlagsUsage() + runtime::RuntimeFlagsUsage();
+    if (s.code() == absl::StatusCode::kCancelled) {
+      std::printf("%s", usage.c_str());
+      return 0;
+    }
+    std::fprintf(stderr, "%s: %s\n%s", kComponent, std::string(MessageOf(s)).c_str(),
+                 usage.c_str());
+    return 2;
+  }
+  if (absl::Status s = options.Finish(); !s.ok()) {
+    std::fprintf(stderr, "%s: %s\n", kComponent, std::string(MessageOf(s)).c_str());
+    return 2;
+  }
+  if (le_flags->resource_name.empty()) {
+    // Volcano names the Lease after the scheduler ("volcano" when there are several names).
+    le_flags->resource_name =
+        options.scheduler_names.size() == 1 ? options.scheduler_names[0] : "volcano";
+  }
+  if (options.percentage_nodes_to_find != 0 || !options.node_selector.empty()) {
+    BASALT_LOG_INFO("Ignoring node sampling / node selector flags (see docs/scheduler.md)");
+  }
+
+  // Everything the process owns; the Runner (declared last) is destroyed first.
+  const PluginRegistry plugins = NewInTreeRegistry();
+  const ActionRegistry actions = NewInTreeActionRegistry();
+  ConfigStore config(&plugins, &actions);
+  if (!options.scheduler_conf.empty()) {
+    if (absl::Status s = config.LoadFile(options.scheduler_conf); !s.ok()) {
+      BASALT_LOG_ERROR("Cannot load the scheduler configuration; using the built-in default",
+                       "path", options.scheduler_conf, "error", MessageOf(s));
+    }
+  }
+  absl::StatusOr<std::unique_ptr<client::Client>> client =
+      client::Client::FromOptions(client_options);
+  if (!client.ok()) {
+    BASALT_LOG_ERROR("Cannot configure the API client", "error", MessageOf(client.status()));
+    return 1;
+  }
+  cache::ClusterStateOptions state_options;
+  state_options.scheduler_names.insert(options.scheduler_names.begin(),
+                                       options.scheduler_names.end());
+  state_options.default_queue = options.default_queue;
+  cache::ClusterState state(std::move(state_options));
+  informer::SharedInformerFactory factory(client->get());
+  std::vector<const informer::SharedInformer*> informers =
+      cache::RegisterInformers(&factory, &state);
+
+  runtime::Runner runner(kComponent, *runtime_options);
+  SchedulerMetrics metrics(*runner.metrics_registry());
+  controller::EventRecorderOptions recorder_options;
+  recorder_options.component = kComponent;
+  controller::EventRecorder recorder(client->get(), std::move(recorder_options));
+  cache::ApiBinder binder(client->get(), &state, &recorder, options.bind_workers,
+                          [&metrics](const cache::BindResult& r) { metrics.ObserveBind(r); });
+  cache::ApiStatusWriter status_writer(client->get(), &state, &recorder, options.status_workers);
+  BASALT_LOG_INFO("Starting", "version", runtime::VersionLine(kComponent), "schedulerNames",
+                  fmt::format("{}", fmt::join(options.scheduler_names, ",")), "period",
+                  options.schedule_period, "leaderElect", le_flags->leader_elect);
+
+  runner.health().AddReadyzCheck("informers", [&informers]() -> absl::Status {
+    for (const informer::SharedInformer* i : informers) {
+      if (!i->HasSynced()) {
+        return absl::UnavailableError(
+            fmt::format("cache of {} not synced", i->options().source.resource.resource));
+      }
+    }
+    return absl::OkStatus();
+  });
+  runner.AddComponent(
+      "informers",
+      [&factory] {
+        factory.Start();
+        return absl::OkStatus();
+      },
+      [&factory] { factory.Shutdown(); });
+  runner.AddComponent(
+      "events", [] { return absl::OkStatus(); }, [&recorder] { recorder.Shutdown(); });
+  runner.AddComponent(
+      "binder", [] { return absl::OkStatus(); }, [&binder] { binder.Shutdown(); });
+  runner.AddComponent(
+      "status-writer", [] { return absl::OkStatus(); },
+      [&status_writer] { status_writer.Shutdown(); });
+  if (!options.scheduler_conf.empty()) {
+    runner.AddRunnable("config-watcher", [&](std::stop_token stop) {
+      return RunConfigWatcher(stop, options.scheduler_conf, &config, &state, &metrics,
+                              std::chrono::seconds(1));
+    });
+  }
+
+  LoopDeps loop;
+  loop.state = &state;
+  loop.config = &config;
+  loop.cycle = CycleDeps{&plugins, &actions, &binder, nullptr, &status_writer};
+  loop.metrics = &metrics;
+  loop.period = options.period;
+  auto schedule = [&](std::stop_token stop) -> absl::Status {
+    if (!informer::WaitForCacheSync(stop, std::chrono::minutes(5), informers)) {
+      if (stop.stop_requested()) return absl::OkStatus();
+      return absl::DeadlineExceededError("informer caches did not sync within 5 minutes");
+    }
+    BASALT_LOG_INFO("Caches synced; scheduling");
+    EnsureDefaultQueue(**client, options.default_queue);
+    return RunSchedulingLoop(stop, loop);
+  };
+
+  std::unique_ptr<controller::LeaderElector> elector;
+  if (le_flags->leader_elect) {
+    controller::LeaderElectionConfig le_config;
+    le_flags->ApplyTo(le_config);
+    le_config.callbacks.on_started_leading = [&](std::stop_token stop) {
+      BASALT_LOG_INFO("Leading; starting the scheduling loop", "lease",
+                      le_config.lease_namespace + "/" + le_config.lease_name);
+      if (absl::Status s = schedule(stop); !s.ok()) {
+        BASALT_LOG_ERROR("Scheduling loop failed", "error", MessageOf(s));
+        runner.RequestStop();
+      }
+    };
+    absl::StatusOr<std::unique_ptr<controller::LeaderElector>> e =
+        controller::LeaderElector::New(client->get(), le_config);
+    if (!e.ok()) {
+      BASALT_LOG_ERROR("Invalid leader election settings", "error", MessageOf(e.status()));
+      return 2;
+    }
+    elector = *std::move(e);
+    runner.health().AddHealthzCheck("leader-election", [&elector] { return elector->Check(); });
+    runner.AddRunnable("leader-election",
+                       [&elector](std::stop_token stop) { return elector->Run(stop); });
+  } else {
+    runner.AddRunnable("scheduler", schedule);
+  }
+
+  absl::Status s = runner.Run();
+  if (!s.ok()) {
+    BASALT_LOG_ERROR("Exiting", "error", MessageOf(s));
+    return 1;
+  }
+  BASALT_LOG_INFO("Stopped");
+  return 0;
+}
+
+}  // namespace
+}  // namespace basalt::sched::app
+
+int main(int argc, char** argv) { return basalt::sched::app::Main(argc, argv); }
