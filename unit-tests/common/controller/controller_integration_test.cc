@@ -150,7 +150,7 @@ struct Candidate {
   ~Candidate() { Stop(); }
 };
 
-TEST_CASE("Leader election: of two electors exactly one leads; the other takes over on release",
+TEST_CASE("Leader election: of two electors exactly one leads and the other takes over on release",
           "[integration][leaderelection]") {
   std::unique_ptr<client::Client> c = NewClient();
   TestNamespace ns(c.get(), "le-inproc");
@@ -264,7 +264,7 @@ class HelperProcess {
 };
 
 TEST_CASE(
-    "Leader election: two processes, one leads; SIGKILL the leader and the other takes over "
+    "Leader election: two processes, one leads, SIGKILL the leader and the other takes over "
     "after the lease expires",
     "[integration][leaderelection]") {
   std::unique_ptr<client::Client> c = NewClient();
