@@ -39,11 +39,14 @@ mkdir -p "$PIDS" "$LOGS"
 # 15 s (the graceful drain), then SIGKILL.
 stop_webhook() {
   [[ -f $PIDF ]] || return 0
-  local pid cmd i
+  local pid cmd exe i
   pid=$(cat "$PIDF")
   cmd=$(cat "$PIDS/$NAME.cmd" 2>/dev/null || true)
-  if kill -0 "$pid" 2>/dev/null &&
-    [[ -z $cmd || $(readlink -f "/proc/$pid/exe" 2>/dev/null) == "$(readlink -f "$cmd")" ]]; then
+  # The pid must still run the recorded binary (pids get reused); a binary rebuilt since
+  # shows as "<path> (deleted)" and is still ours.
+  exe=$(readlink "/proc/$pid/exe" 2>/dev/null || true)
+  exe=${exe% (deleted)}
+  if kill -0 "$pid" 2>/dev/null && [[ -z $cmd || $exe == "$(readlink -f "$cmd")" ]]; then
     hlog "stopping $NAME (pid $pid)"
     kill -TERM "$pid" 2>/dev/null || true
     for ((i = 0; i < 150; i++)); do
