@@ -34,8 +34,12 @@ absl::Status ValidateLeaderElectionConfig(const LeaderElectionConfig& c) {
   auto invalid = [](std::string msg) {
     return absl::InvalidArgumentError(fmt::format("leader election: {}", msg));
   };
-  if (c.lease_namespace.empty()) return invalid("the Lease namespace is required");
-  if (c.lease_name.empty()) return invalid("the Lease name is required");
+  if (c.lease_namespace.empty()) {
+    return invalid("the Lease namespace is required (--leader-elect-resource-namespace)");
+  }
+  if (c.lease_name.empty()) {
+    return invalid("the Lease name is required (--leader-elect-resource-name)");
+  }
   if (!c.callbacks.on_started_leading) return invalid("on_started_leading is required");
   if (c.lease_duration < std::chrono::seconds(1)) {
     return invalid(fmt::format("lease duration {}s is below 1s", Seconds(c.lease_duration)));
