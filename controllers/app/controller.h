@@ -1,0 +1,68 @@
+#pragma once
+// Controller is one reconcile loop of vc-controller-manager (job, queue, podgroup, gc): it
+// registers the informers and handlers it needs on the process's shared informer factory when
+// it is created, and runs its workers in Run() until stopped. NewControllerRegistry() lists
+// them by the names --controllers accepts.
+//
+// Thread-safety: Run() once, from one thread; HasSynced() from any thread. Ownership: a
+// controller borrows everything in the ControllerContext, which must outlive it.
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <stop_token>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "common/client/client.h"
+#include "common/controller/event_recorder.h"
+#include "common/controller/work_queue_metrics.h"
+#include "common/informer/informer_factory.h"
+#include "common/util/clock.h"
+#include "controllers/app/reconcile_loop.h"
+
+namespace basalt::controllers {
+
+struct ControllerContext {
+  client::Client* client = nullptr;
+  informer::SharedInformerFactory* informers = nullptr;
+  controller::EventRecorder* recorder = nullptr;  // may be null (tests)
+  ReconcileMetrics* metrics = nullptr;            // may be null
+  controller::WorkQueueMetrics* queue_metrics = nullptr;
+  Clock* clock = nullptr;  // nullptr: Clock::Real()
+  int workers = 8;
+  // Pods of these schedulers get a PodGroup from the podgroup controller.
+  std::vector<std::string> scheduler_names = {"volcano"};
+};
+
+class Controller {
+ public:
+  virtual ~Controller() = default;
+  virtual std::string_view Name() const = 0;
+  // Runs the workers until `stop` fires; returns after they have finished.
+  virtual void Run(std::stop_token stop) = 0;
+  // The informers this controller reads have listed once.
+  virtual bool HasSynced() const = 0;
+};
+
+using ControllerFactory =
+    std::function<absl::StatusOr<std::unique_ptr<Controller>>(const ControllerContext& ctx)>;
+
+// "gc", "job", "podgroup", "queue" -> factory (explicit registry, no static registration).
+std::map<std::string, ControllerFactory, std::less<>> NewControllerRegistry();
+
+// Resolves --controllers: every name must be in `known`; "*" or an empty list means all.
+// Returns the sorted, de-duplicated set; kInvalidArgument names an unknown controller.
+absl::StatusOr<std::vector<std::string>> ResolveControllers(
+    const std::vector<std::string>& requested, const std::vector<std::string>& known);
+
+// The Lease name for a set of controllers: "vc-controller-manager-<names joined by '-'>", so
+// processes running different sets do not compete for one Lease.
+std::string LeaseNameFor(const std::vector<std::string>& controllers);
+
+// Runs fn(i) for i in [0, n) on up to `concurrency` threads (the calling thread included).
+void ParallelFor(size_t n, size_t concurrency, const std::function<void(size_t)>& fn);
+
+}  // namespace basalt::controllers

@@ -1,0 +1,18 @@
+#include "controllers/app/controller.h"
+#include "controllers/gc/gc_controller.h"
+#include "controllers/job/controller/job_controller.h"
+#include "controllers/podgroup/podgroup_controller.h"
+#include "controllers/queue/queue_controller.h"
+
+namespace basalt::controllers {
+
+std::map<std::string, ControllerFactory, std::less<>> NewControllerRegistry() {
+  return {
+      {"gc", NewGarbageCollector},
+      {"job", NewJobController},
+      {"podgroup", NewPodGroupController},
+      {"queue", NewQueueController},
+  };
+}
+
+}  // namespace basalt::controllers

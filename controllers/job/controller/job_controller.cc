@@ -1,0 +1,205 @@
+#include "controllers/job/controller/job_controller.h"
+
+#include <string>
+#include <vector>
+
+#include "common/api/batch.h"
+#include "common/client/resource.h"
+#include "common/informer/shared_informer.h"
+#include "common/util/log.h"
+#include "controllers/job/controller/job_reconciler.h"
+#include "controllers/job/keys.h"
+#include "controllers/job/requests/requests.h"
+#include "controllers/job/status/status.h"
+#include "fmt/format.h"
+
+namespace basalt::controllers {
+namespace {
+
+std::string_view StringAt(const json::Value& v, std::initializer_list<std::string_view> path) {
+  const json::Value* p = json::FindPath(v, path);
+  return p != nullptr ? json::AsView(*p) : std::string_view();
+}
+
+// The Job a PodGroup belongs to: its controller owner of kind Job, else its own name.
+std::string JobNameOfPodGroup(const json::Value& pg) {
+  const json::Value* owners = json::FindPath(pg, {"metadata", "ownerReferences"});
+  if (owners != nullptr && owners->IsArray()) {
+    for (const auto& o : owners->GetArray()) {
+      if (json::GetBool(o, "controller") && json::GetString(o, "kind") == keys::kJobKind) {
+        return std::string(json::GetString(o, "name"));
+      }
+    }
+  }
+  return std::string(StringAt(pg, {"metadata", "name"}));
+}
+
+class JobController final : public Controller {
+ public:
+  explicit JobController(const ControllerContext& ctx) : ctx_(ctx) {
+    auto* f = ctx.informers;
+    jobs_ = f->InformerFor(client::VolcanoJobs());
+    informer::InformerOptions pods;
+    pods.source.resource = client::Pods();
+    pods.indexers = {{kPodsByJobIndex, PodsByJobIndexFunc()}};
+    pods_ = f->InformerFor(std::move(pods));
+    pod_groups_ = f->InformerFor(client::PodGroups());
+    commands_ = f->InformerFor(client::Commands());
+    priority_classes_ = f->InformerFor(client::PriorityClasses());
+    reconciler_ = std::make_unique<JobReconciler>(
+        ctx.client,
+        JobListers{&jobs_->store(), &pods_->store(), &pod_groups_->store(),
+                   &priority_classes_->store()},
+        JobReconcilerOptions{.clock = ctx.clock, .recorder = ctx.recorder});
+    loop_ = std::make_unique<ReconcileLoop>(
+        ReconcileLoopOptions{.name = "job",
+                             .clock = ctx.clock,
+                             .metrics = ctx.metrics,
+                             .queue_metrics = ctx.queue_metrics},
+        [this](const std::string& key) { return reconciler_->Reconcile(key); });
+    AddHandlers();
+  }
+
+  std::string_view Name() const override { return "job"; }
+  void Run(std::stop_token stop) override { loop_->Run(stop, ctx_.workers); }
+  bool HasSynced() const override {
+    return jobs_->HasSynced() && pods_->HasSynced() && pod_groups_->HasSynced() &&
+           commands_->HasSynced() && priority_classes_->HasSynced();
+  }
+
+ private:
+  void Request(const std::string& key, QueuedRequest r) {
+    reconciler_->AddRequest(key, std::move(r));
+    loop_->Add(key);
+  }
+  void PodRequest(const JobPodInfo& pod, JobRequest r) {
+    QueuedRequest q;
+    q.request = std::move(r);
+    q.pod_uid = pod.uid;
+    q.partition = pod.partition;
+    Request(fmt::format("{}/{}", pod.namespace_name, pod.job_name), std::move(q));
+  }
+  static QueuedRequest Sync() {
+    QueuedRequest q;
+    q.request.event = Event::kOutOfSync;
+    return q;
+  }
+
+  // The TaskFailed / TaskCompleted inputs of a pod update: the task's pods in the cache.
+  TaskProgress ProgressFor(const JobPodInfo& pod) {
+    TaskProgress none;
+    informer::Object job =
+        jobs_->store().Get(fmt::format("{}/{}", pod.namespace_name, pod.job_name));
+    if (!job) return none;
+    absl::StatusOr<JobView> view = ParseJob(job.doc());
+    if (!view.ok()) return none;
+    const TaskSpecView* task = view->spec.FindTask(pod.task);
+    if (task == nullptr) return none;
+    std::vector<JobPodInfo> task_pods;
+    absl::StatusOr<std::vector<informer::Object>> objs = pods_->store().ByIndex(
+        kPodsByJobIndex, fmt::format("{}/{}", pod.namespace_name, pod.job_name));
+    if (objs.ok()) {
+      for (const informer::Object& o : *objs) {
+        std::optional<JobPodInfo> p = ReadJobPod(o.doc());
+        if (p && p->task == pod.task && p->job_uid == pod.job_uid) task_pods.push_back(*p);
+      }
+    }
+    return ProgressOf(*task, task_pods);
+  }
+
+  void AddHandlers() {
+    jobs_->AddEventHandler(informer::EventHandler{
+        .on_add = [this](const informer::Object& o) { Request(o.key(), Sync()); },
+        .on_update =
+            [this](const informer::Object& old_obj, const informer::Object& new_obj) {
+              if (JobUpdateNeedsSync(old_obj.doc(), new_obj.doc())) Request(new_obj.key(), Sync());
+            },
+        .on_delete = [this](const informer::Object& o, bool) { loop_->Add(o.key()); }});
+
+    pods_->AddEventHandler(informer::EventHandler{
+        .on_add =
+            [this](const informer::Object& o) {
+              if (auto pod = ReadJobPod(o.doc())) PodRequest(*pod, RequestForPodAdd(*pod));
+            },
+        .on_update =
+            [this](const informer::Object& old_obj, const informer::Object& new_obj) {
+              if (old_obj.resource_version() == new_obj.resource_version()) return;
+              auto new_pod = ReadJobPod(new_obj.doc());
+              if (!new_pod) return;
+              auto old_pod = ReadJobPod(old_obj.doc());
+              if (!old_pod) old_pod = new_pod;
+              PodRequest(*new_pod, RequestForPodUpdate(*old_pod, *new_pod, ProgressFor(*new_pod)));
+            },
+        .on_delete =
+            [this](const informer::Object& o, bool) {
+              auto pod = ReadJobPod(o.doc());
+              if (!pod) return;
+              // Decision 10: pods this controller deleted never count as evicted.
+              const bool own = pod->out_of_sync || reconciler_->DeletedByController(pod->uid);
+              PodRequest(*pod, RequestForPodDelete(*pod, /*in_cache=*/!own));
+            }});
+
+    auto pg_request = [this](const informer::Object& o) {
+      QueuedRequest q = Sync();
+      q.request.event = Event::kNone;
+      Request(fmt::format("{}/{}", o.namespace_name(), JobNameOfPodGroup(o.doc())), std::move(q));
+    };
+    pod_groups_->AddEventHandler(informer::EventHandler{
+        .on_add = pg_request,
+        .on_update =
+            [this](const informer::Object& old_obj, const informer::Object& new_obj) {
+              std::optional<JobRequest> r =
+                  RequestForPodGroupUpdate(StringAt(old_obj.doc(), {"status", "phase"}),
+                                           StringAt(new_obj.doc(), {"status", "phase"}));
+              if (!r) return;
+              QueuedRequest q;
+              q.request = *r;
+              Request(
+                  fmt::format("{}/{}", new_obj.namespace_name(), JobNameOfPodGroup(new_obj.doc())),
+                  std::move(q));
+            },
+        .on_delete = [pg_request](const informer::Object& o, bool) { pg_request(o); }});
+
+    commands_->AddEventHandler(informer::EventHandler{
+        .on_add = [this](const informer::Object& o) { OnCommand(o); },
+        .on_update = [this](const informer::Object&, const informer::Object& o) { OnCommand(o); },
+        .on_delete = nullptr});
+  }
+
+  void OnCommand(const informer::Object& o) {
+    const json::Value* target = json::Find(o.doc(), "target");
+    if (target == nullptr || json::GetString(*target, "kind") != keys::kJobKind) return;
+    std::string_view api_version = json::GetString(*target, "apiVersion");
+    if (!api_version.empty() &&
+        api_version.substr(0, api_version.find('/')) != "batch.volcano.sh") {
+      return;
+    }
+    QueuedRequest q;
+    q.request = RequestForCommand(json::GetString(o.doc(), "action"));
+    q.request.job_uid = std::string(json::GetString(*target, "uid"));
+    q.command_namespace = std::string(o.namespace_name());
+    q.command_name = std::string(o.name());
+    q.command_uid = std::string(StringAt(o.doc(), {"metadata", "uid"}));
+    BASALT_LOG_INFO("Command issued", "command", o.key(), "action", *q.request.action, "job",
+                    json::GetString(*target, "name"));
+    Request(fmt::format("{}/{}", o.namespace_name(), json::GetString(*target, "name")),
+            std::move(q));
+  }
+
+  const ControllerContext ctx_;
+  informer::SharedInformer* jobs_;
+  informer::SharedInformer* pods_;
+  informer::SharedInformer* pod_groups_;
+  informer::SharedInformer* commands_;
+  informer::SharedInformer* priority_classes_;
+  std::unique_ptr<JobReconciler> reconciler_;
+  std::unique_ptr<ReconcileLoop> loop_;
+};
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<Controller>> NewJobController(const ControllerContext& ctx) {
+  return std::unique_ptr<Controller>(new JobController(ctx));
+}
+
+}  // namespace basalt::controllers

@@ -1,0 +1,775 @@
+#include "controllers/job/controller/job_reconciler.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cctype>
+#include <charconv>
+#include <utility>
+
+#include "common/api/object.h"
+#include "common/api/time.h"
+#include "common/client/errors.h"
+#include "common/util/log.h"
+#include "common/util/status.h"
+#include "controllers/app/controller.h"
+#include "controllers/job/keys.h"
+#include "controllers/job/pods/pod_group.h"
+#include "controllers/job/pods/pods.h"
+#include "controllers/job/state/state.h"
+#include "controllers/job/status/status.h"
+#include "fmt/format.h"
+
+namespace basalt::controllers {
+
+namespace {
+
+constexpr auto kCreatedExpectation = std::chrono::seconds(60);
+constexpr auto kOwnDeletionMemory = std::chrono::minutes(30);
+
+std::string JobKey(std::string_view ns, std::string_view name) {
+  return fmt::format("{}/{}", ns, name);
+}
+
+std::optional<uint64_t> NumericVersion(std::string_view rv) {
+  uint64_t v = 0;
+  auto [p, ec] = std::from_chars(rv.data(), rv.data() + rv.size(), v);
+  if (ec != std::errc() || p != rv.data() + rv.size()) return std::nullopt;
+  return v;
+}
+
+// Whether resourceVersion `a` is at least as new as `b` (numeric comparison when both are
+// numbers, as etcd's are; otherwise only equality counts).
+bool AtLeastAsNew(std::string_view a, std::string_view b) {
+  if (a == b) return true;
+  auto na = NumericVersion(a), nb = NumericVersion(b);
+  return na && nb && *na >= *nb;
+}
+
+bool AdmittedPhase(std::string_view phase) {
+  return phase == "Inqueue" || phase == "Running" || phase == "Unknown" || phase == "Completed";
+}
+
+std::string_view StringAt(const json::Value& v, std::initializer_list<std::string_view> path) {
+  const json::Value* p = json::FindPath(v, path);
+  return p != nullptr ? json::AsView(*p) : std::string_view();
+}
+
+// The REST resource of a namespaced object a job plugin owns.
+client::ResourceRef ResourceOf(std::string_view api_version, std::string_view kind) {
+  client::ResourceRef r;
+  const size_t slash = api_version.find('/');
+  if (slash == std::string_view::npos) {
+    r.version = std::string(api_version);
+  } else {
+    r.group = std::string(api_version.substr(0, slash));
+    r.version = std::string(api_version.substr(slash + 1));
+  }
+  std::string plural;
+  for (char c : kind) plural += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (!plural.empty() && plural.back() == 'y') {
+    plural.back() = 'i';
+    plural += "es";
+  } else if (!plural.empty() && plural.back() == 's') {
+    plural += "es";
+  } else {
+    plural += 's';
+  }
+  r.resource = plural;
+  r.kind = std::string(kind);
+  r.namespaced = true;
+  return r;
+}
+
+// Whether every member of `want` is present and equal in `have` (objects compared member by
+// member, so fields the API server defaulted in `have` do not count as differences).
+bool IsSubset(const json::Value& want, const json::Value& have) {
+  if (want.IsObject()) {
+    if (!have.IsObject()) return false;
+    for (auto it = want.MemberBegin(); it != want.MemberEnd(); ++it) {
+      const json::Value* h = json::Find(have, json::AsView(it->name));
+      if (h == nullptr || !IsSubset(it->value, *h)) return false;
+    }
+    return true;
+  }
+  return want == have;
+}
+
+}  // namespace
+
+informer::IndexFunc PodsByJobIndexFunc() {
+  return informer::IndexBy<json::Document>([](const json::Document& pod) {
+    std::vector<std::string> out;
+    std::string_view job = StringAt(pod, {"metadata", "annotations", keys::kJobName});
+    if (job.empty()) return out;
+    out.push_back(JobKey(StringAt(pod, {"metadata", "namespace"}), job));
+    return out;
+  });
+}
+
+// What the reconciler remembers about one job between visits.
+struct JobReconciler::JobMemory {
+  std::mutex mu;  // guards requests only; the rest is touched by the job's worker alone
+  std::deque<QueuedRequest> requests;
+
+  DelayedActions delayed;
+  std::shared_ptr<const json::Document> last_written;  // the Job as our last status write left it
+  std::string last_written_rv;
+  std::set<std::string> deleted_pod_groups;              // UIDs
+  std::map<std::string, Clock::TimePoint> created_pods;  // name -> created at
+  std::map<std::string, std::string> deleted_pods;       // name -> UID
+  int64_t plugins_updated_generation = -1;
+};
+
+// One visit: the Job as currently known, re-parsed after each status write.
+struct JobReconciler::Work {
+  std::string key;
+  std::shared_ptr<JobMemory> memory;
+  api::Job job;
+  JobView view;
+};
+
+JobReconciler::JobReconciler(client::Client* client, JobListers listers,
+                             JobReconcilerOptions options)
+    : client_(client),
+      listers_(listers),
+      options_(options),
+      clock_(options.clock != nullptr ? options.clock : Clock::Real()),
+      plugins_(NewJobPluginRegistry()) {}
+
+std::shared_ptr<JobReconciler::JobMemory> JobReconciler::MemoryFor(const std::string& key) {
+  std::lock_guard<std::mutex> l(mu_);
+  auto& m = memory_[key];
+  if (!m) m = std::make_shared<JobMemory>();
+  return m;
+}
+
+void JobReconciler::AddRequest(const std::string& key, QueuedRequest request) {
+  std::shared_ptr<JobMemory> m = MemoryFor(key);
+  std::lock_guard<std::mutex> l(m->mu);
+  // A plain sync request adds nothing to a queue that already holds one: every visit ends with
+  // a sync anyway. This keeps a burst of pod updates from growing the list.
+  if (request.request.event == Event::kOutOfSync && !request.request.action &&
+      !m->requests.empty() && m->requests.back().request.event == Event::kOutOfSync &&
+      !m->requests.back().request.action) {
+    return;
+  }
+  m->requests.push_back(std::move(request));
+}
+
+size_t JobReconciler::PendingRequests(const std::string& key) const {
+  std::shared_ptr<JobMemory> m;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    auto it = memory_.find(key);
+    if (it == memory_.end()) return 0;
+    m = it->second;
+  }
+  std::lock_guard<std::mutex> l(m->mu);
+  return m->requests.size();
+}
+
+bool JobReconciler::DeletedByController(const std::string& uid) const {
+  std::lock_guard<std::mutex> l(mu_);
+  return own_deletions_.count(uid) > 0;
+}
+
+void JobReconciler::RememberOwnDeletion(const std::string& uid) {
+  const Clock::TimePoint now = clock_->Now();
+  std::lock_guard<std::mutex> l(mu_);
+  own_deletions_[uid] = now;
+  if (own_deletions_.size() > 1024 && own_deletions_.size() % 256 == 0) {
+    std::erase_if(own_deletions_,
+                  [&](const auto& kv) { return now - kv.second > kOwnDeletionMemory; });
+  }
+}
+
+void JobReconciler::RecordEvent(const Work& w, controller::EventType type, std::string_view reason,
+                                std::string_view message) {
+  if (options_.recorder != nullptr) options_.recorder->Event(w.job, type, reason, message);
+}
+
+std::vector<JobPodInfo> JobReconciler::PodsOf(const Work& w) const {
+  std::vector<JobPodInfo> out;
+  absl::StatusOr<std::vector<informer::Object>> objs =
+      listers_.pods->ByIndex(kPodsByJobIndex, w.key);
+  if (!objs.ok()) return out;
+  for (const informer::Object& o : *objs) {
+    const json::Document* doc = o.TryAs<json::Document>();
+    if (doc == nullptr) continue;
+    std::optional<JobPodInfo> info = ReadJobPod(*doc);
+    if (!info || info->job_uid != w.view.uid) continue;
+    out.push_back(std::move(*info));
+  }
+  // Pods we deleted count as terminating until the cache sees them go; pods we created and the
+  // cache has not seen yet count as Pending.
+  JobMemory& m = *w.memory;
+  std::set<std::string> seen;
+  for (JobPodInfo& p : out) {
+    seen.insert(p.name);
+    auto d = m.deleted_pods.find(p.name);
+    if (d != m.deleted_pods.end() && d->second == p.uid) p.terminating = true;
+    m.created_pods.erase(p.name);
+  }
+  std::erase_if(m.deleted_pods, [&](const auto& kv) { return seen.count(kv.first) == 0; });
+  const Clock::TimePoint now = clock_->Now();
+  for (auto it = m.created_pods.begin(); it != m.created_pods.end();) {
+    if (now - it->second > kCreatedExpectation) {
+      it = m.created_pods.erase(it);
+      continue;
+    }
+    JobPodInfo p;
+    p.name = it->first;
+    p.namespace_name = w.view.namespace_name;
+    p.job_name = w.view.name;
+    p.job_uid = w.view.uid;
+    p.phase = "Pending";
+    // The task is the one whose pod names match; names are <job>-<task>-<index>.
+    for (const TaskSpecView& t : w.view.spec.tasks) {
+      const std::string prefix = fmt::format("{}-{}-", w.view.name, t.name);
+      if (it->first.rfind(prefix, 0) == 0) p.task = t.name;
+    }
+    out.push_back(std::move(p));
+    ++it;
+  }
+  return out;
+}
+
+ReconcileResult JobReconciler::Reconcile(const std::string& key) {
+  std::shared_ptr<JobMemory> memory = MemoryFor(key);
+  informer::Object cached = listers_.jobs->Get(key);
+  if (!cached) {
+    std::lock_guard<std::mutex> l(mu_);
+    memory_.erase(key);
+    return std::optional<Clock::Duration>();
+  }
+  const json::Document* doc = &cached.doc();
+  if (memory->last_written) {
+    if (AtLeastAsNew(cached.resource_version(), memory->last_written_rv) ||
+        StringAt(*memory->last_written, {"metadata", "uid"}) !=
+            StringAt(cached.doc(), {"metadata", "uid"})) {
+      memory->last_written.reset();
+    } else {
+      doc = memory->last_written.get();
+    }
+  }
+  BASALT_ASSIGN_OR_RETURN(api::Object obj, api::Object::CopyOf(*doc));
+  BASALT_ASSIGN_OR_RETURN(api::Job job, api::Job::FromObject(std::move(obj)));
+  if (job.deletion_timestamp()) return std::optional<Clock::Duration>();
+  BASALT_ASSIGN_OR_RETURN(JobView view, JobViewFromApi(job));
+  Work w{key, memory, std::move(job), std::move(view)};
+
+  std::deque<QueuedRequest> requests;
+  {
+    std::lock_guard<std::mutex> l(memory->mu);
+    requests.swap(memory->requests);
+  }
+  auto requeue_rest = [&](size_t from) {
+    std::lock_guard<std::mutex> l(memory->mu);
+    for (size_t i = requests.size(); i > from; --i) {
+      memory->requests.push_front(std::move(requests[i - 1]));
+    }
+  };
+
+  for (size_t i = 0; i < requests.size(); ++i) {
+    const QueuedRequest& q = requests[i];
+    if (!q.command_uid.empty()) {
+      std::lock_guard<std::mutex> l(mu_);
+      if (consumed_commands_.count(q.command_uid) > 0) continue;
+    }
+    if (!q.pod_uid.empty()) memory->delayed.OnPodEvent(q.request, q.pod_uid);
+    ResolvedAction resolved = ResolvePolicy(w.view, q.request);
+    if (resolved.delay.count() > 0) {
+      if (memory->delayed.Arm(q.request, q.pod_uid, q.partition, resolved, clock_->Now())) {
+        RecordEvent(w, controller::EventType::kNormal, resolved.event_reason(),
+                    resolved.event_message());
+      }
+      continue;
+    }
+    if (resolved.action == Action::kSyncJob) {
+      ConsumeCommand(q);
+      continue;
+    }
+    BASALT_VLOG(2, "Executing action", "job", key, "action", resolved.action_name, "cause",
+                resolved.cause);
+    if (absl::Status s = Execute(w, resolved, q); !s.ok()) {
+      requeue_rest(i);
+      return s;
+    }
+    ConsumeCommand(q);
+  }
+
+  for (DelayedAction& due : memory->delayed.TakeDue(clock_->Now())) {
+    QueuedRequest q;
+    q.request.job_uid = w.view.uid;
+    q.request.task = due.task;
+    q.request.pod = due.pod;
+    q.request.event = due.event;
+    q.pod_uid = due.pod_uid;
+    q.partition = due.partition;
+    ResolvedAction action = due.action;
+    action.delay = std::chrono::milliseconds(0);
+    BASALT_RETURN_IF_ERROR(Execute(w, action, q));
+  }
+
+  // Every visit ends with a sync: the level-triggered part.
+  ResolvedAction sync;
+  BASALT_RETURN_IF_ERROR(Execute(w, sync, QueuedRequest{}));
+
+  if (std::optional<Clock::TimePoint> next = memory->delayed.NextDue()) {
+    return std::optional<Clock::Duration>(
+        std::max<Clock::Duration>(*next - clock_->Now(), std::chrono::milliseconds(1)));
+  }
+  return std::optional<Clock::Duration>();
+}
+
+void JobReconciler::ConsumeCommand(const QueuedRequest& q) {
+  if (q.command_uid.empty()) return;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    if (!consumed_commands_.insert(q.command_uid).second) return;
+  }
+  client::DeleteOptions o;
+  o.precondition_uid = q.command_uid;
+  absl::Status s = client_->Delete(client::Commands(), q.command_namespace, q.command_name, o);
+  if (!s.ok() && !absl::IsNotFound(s) && !client::IsConflict(s)) {
+    BASALT_LOG_WARNING("Cannot delete consumed Command", "command",
+                       fmt::format("{}/{}", q.command_namespace, q.command_name), "error",
+                       MessageOf(s));
+  }
+}
+
+absl::Status JobReconciler::Execute(Work& w, const ResolvedAction& resolved,
+                                    const QueuedRequest& request) {
+  const JobPhase phase = w.view.phase();
+  const Plan plan = PlanAction(phase, resolved.action, w.view.spec, w.view.status);
+  const bool finished = IsFinishedPhase(phase) && plan.rule == PhaseRule::kKeep;
+  if (resolved.action != Action::kSyncJob && !finished) {
+    RecordEvent(w, controller::EventType::kNormal, resolved.event_reason(),
+                resolved.event_message());
+  }
+  JobCounts counts;
+  bool kill_path = false;
+  if (plan.effect == PodEffect::kSync) {
+    BASALT_ASSIGN_OR_RETURN(counts, SyncJob(w));
+    counts = ApplyBookkeeping(plan, counts);
+  } else {
+    kill_path = true;
+    bool deleted_any = false;
+    BASALT_ASSIGN_OR_RETURN(counts, KillPods(w, plan, resolved.action, request, &deleted_any));
+    if (!deleted_any && (finished || resolved.action == Action::kSyncJob)) {
+      // Deliberate difference: Volcano bumps status.version on every re-kill (each visit of a
+      // finished or draining job), even when nothing is left to kill; Basalt bumps it only
+      // when a kill deletes pods or a user action asks for it, so a finished job's pod events
+      // do not rewrite the Job over and over.
+      Plan quiet = plan;
+      quiet.bump_version = false;
+      counts = ApplyBookkeeping(quiet, counts);
+    } else {
+      counts = ApplyBookkeeping(plan, counts);
+    }
+  }
+  const JobPhase next = NextPhase(plan, phase, counts, w.view.spec);
+  BASALT_RETURN_IF_ERROR(WriteStatus(w, next, counts, kill_path));
+  if (resolved.action != Action::kSyncJob) {
+    w.memory->delayed.OnActionExecuted(resolved.action, request.request, request.partition);
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<JobCounts> JobReconciler::SyncJob(Work& w) {
+  const JobPhase phase = w.view.phase();
+  const bool initiating = w.view.phase_name.empty() || phase == JobPhase::kPending;
+  if (initiating) {
+    BASALT_RETURN_IF_ERROR(RunPluginsOnJobAdd(w));
+  } else {
+    BASALT_RETURN_IF_ERROR(RunPluginsOnJobUpdate(w));
+  }
+  std::string pg_phase;
+  if (!IsFinishedPhase(phase) && phase != JobPhase::kCompleting &&
+      phase != JobPhase::kTerminating && phase != JobPhase::kAborting) {
+    BASALT_ASSIGN_OR_RETURN(pg_phase, EnsurePodGroup(w));
+  }
+
+  std::vector<JobPodInfo> pods = PodsOf(w);
+  std::vector<PodSnapshot> snapshots;
+  snapshots.reserve(pods.size());
+  for (const JobPodInfo& p : pods) snapshots.push_back(ToSnapshot(p));
+  if (!AdmittedPhase(pg_phase)) return CountPods(snapshots, w.view.status);
+
+  // Decision 4: pods only once the PodGroup has been admitted.
+  PodSyncPlan plan = PlanPodSync(w.view, snapshots, [&](const TaskSpecView& task) {
+    return TaskDependenciesMet(w.view, task, snapshots);
+  });
+
+  absl::StatusOr<std::vector<std::unique_ptr<JobPlugin>>> plugins =
+      plugins_.CreatePlugins(w.view.spec);
+  if (!plugins.ok()) {
+    RecordEvent(w, controller::EventType::kWarning, "PluginError", MessageOf(plugins.status()));
+    return plugins.status();
+  }
+
+  std::vector<absl::Status> results(plan.create.size());
+  ParallelFor(plan.create.size(), options_.pod_concurrency, [&](size_t i) {
+    const auto& c = plan.create[i];
+    const TaskSpecView* task = w.view.spec.FindTask(c.task);
+    if (task == nullptr) return;
+    absl::StatusOr<json::Document> pod = BuildPod(w.view, *task, c.index);
+    if (!pod.ok()) {
+      results[i] = pod.status();
+      return;
+    }
+    for (const auto& p : *plugins) {
+      if (absl::Status s = p->OnPodCreate(*pod, w.view, *task, c.index); !s.ok()) {
+        results[i] = s;
+        return;
+      }
+    }
+    absl::StatusOr<json::Document> created =
+        client_->Create(client::Pods(), w.view.namespace_name, json::Serialize(*pod));
+    if (!created.ok() && !absl::IsAlreadyExists(created.status())) results[i] = created.status();
+  });
+  absl::Status first_error;
+  int created = 0;
+  const Clock::TimePoint now = clock_->Now();
+  for (size_t i = 0; i < plan.create.size(); ++i) {
+    const auto& c = plan.create[i];
+    const std::string name = MakePodName(w.view.name, c.task, c.index);
+    if (results[i].ok()) {
+      ++created;
+      w.memory->created_pods[name] = now;
+      PodSnapshot s;
+      s.name = name;
+      s.task = c.task;
+      s.phase = "Pending";
+      snapshots.push_back(std::move(s));
+    } else if (first_error.ok()) {
+      first_error = results[i];
+    }
+  }
+  if (!first_error.ok()) {
+    RecordEvent(
+        w, controller::EventType::kWarning, "FailedCreate",
+        fmt::format("Error creating pods of job {}: {}", w.view.name, MessageOf(first_error)));
+  }
+  if (created > 0) BASALT_VLOG(2, "Created pods", "job", w.key, "count", created);
+
+  for (const std::string& name : plan.remove) {
+    for (const JobPodInfo& p : pods) {
+      if (p.name != name || p.terminating) continue;
+      absl::Status s = DeletePod(w, p);
+      if (!s.ok()) {
+        RecordEvent(w, controller::EventType::kWarning, "FailedDelete",
+                    fmt::format("Error deleting pod {}: {}", name, MessageOf(s)));
+        if (first_error.ok()) first_error = s;
+        continue;
+      }
+      for (PodSnapshot& snap : snapshots) {
+        if (snap.name == name) snap.terminating = true;
+      }
+    }
+  }
+  if (!first_error.ok()) return first_error;
+  return CountPods(snapshots, w.view.status);
+}
+
+absl::Status JobReconciler::DeletePod(Work& w, const JobPodInfo& pod) {
+  RememberOwnDeletion(pod.uid);
+  if (!pod.out_of_sync) {
+    absl::StatusOr<json::Document> patched = client_->Patch(
+        client::Pods(), pod.namespace_name, pod.name, client::PatchType::kMerge, OutOfSyncPatch());
+    if (!patched.ok()) {
+      if (absl::IsNotFound(patched.status())) return absl::OkStatus();
+      return patched.status();
+    }
+  }
+  client::DeleteOptions o;
+  o.precondition_uid = pod.uid;
+  absl::Status s = client_->Delete(client::Pods(), pod.namespace_name, pod.name, o);
+  if (!s.ok() && !absl::IsNotFound(s) && !client::IsConflict(s)) return s;
+  w.memory->deleted_pods[pod.name] = pod.uid;
+  w.memory->created_pods.erase(pod.name);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<JobCounts> JobReconciler::KillPods(Work& w, const Plan& plan, Action action,
+                                                  const QueuedRequest& request, bool* deleted_any) {
+  std::vector<JobPodInfo> pods = PodsOf(w);
+  std::vector<PodSnapshot> snapshots;
+  snapshots.reserve(pods.size());
+  for (const JobPodInfo& p : pods) snapshots.push_back(ToSnapshot(p));
+  const KillTarget target{request.request.task, request.request.pod, request.partition};
+
+  std::vector<size_t> victims;
+  for (size_t i = 0; i < pods.size(); ++i) {
+    if (pods[i].uid.empty()) continue;  // expected, not yet seen: nothing to delete
+    if (ShouldKill(plan, action, snapshots[i], target)) victims.push_back(i);
+  }
+  std::vector<absl::Status> results(victims.size());
+  std::mutex memory_mu;  // DeletePod touches the job memory
+  ParallelFor(victims.size(), options_.pod_concurrency, [&](size_t i) {
+    const JobPodInfo& p = pods[victims[i]];
+    RememberOwnDeletion(p.uid);
+    absl::Status s;
+    if (!p.out_of_sync) {
+      absl::StatusOr<json::Document> patched = client_->Patch(
+          client::Pods(), p.namespace_name, p.name, client::PatchType::kMerge, OutOfSyncPatch());
+      if (!patched.ok()) {
+        results[i] = absl::IsNotFound(patched.status()) ? absl::OkStatus() : patched.status();
+        return;
+      }
+    }
+    client::DeleteOptions o;
+    o.precondition_uid = p.uid;
+    s = client_->Delete(client::Pods(), p.namespace_name, p.name, o);
+    if (!s.ok() && !absl::IsNotFound(s) && !client::IsConflict(s)) {
+      results[i] = s;
+      return;
+    }
+    std::lock_guard<std::mutex> l(memory_mu);
+    w.memory->deleted_pods[p.name] = p.uid;
+  });
+  // A kill makes every expected creation moot.
+  w.memory->created_pods.clear();
+  std::vector<std::string> deleted;
+  absl::Status first_error;
+  for (size_t i = 0; i < victims.size(); ++i) {
+    if (results[i].ok()) {
+      deleted.push_back(pods[victims[i]].name);
+    } else if (first_error.ok()) {
+      first_error = results[i];
+    }
+  }
+  *deleted_any = !deleted.empty();
+  if (!first_error.ok()) {
+    RecordEvent(
+        w, controller::EventType::kWarning, "FailedDelete",
+        fmt::format("Error deleting pods of job {}: {}", w.view.name, MessageOf(first_error)));
+  }
+  JobCounts counts = AccountKill(snapshots, deleted, w.view.status);
+  if (plan.run_plugins_on_job_delete) BASALT_RETURN_IF_ERROR(RunPluginsOnJobDelete(w));
+  if (plan.delete_pod_group) BASALT_RETURN_IF_ERROR(DeletePodGroup(w));
+  // The whole action is retried (its bookkeeping applied once, when every deletion worked).
+  if (!first_error.ok()) return first_error;
+  return counts;
+}
+
+absl::Status JobReconciler::DeletePodGroup(Work& w) {
+  informer::Object cached = listers_.pod_groups->Get(JobKey(w.view.namespace_name, w.view.name));
+  if (!cached) return absl::OkStatus();
+  const std::string uid(StringAt(cached.doc(), {"metadata", "uid"}));
+  if (w.memory->deleted_pod_groups.count(uid) > 0) return absl::OkStatus();
+  if (!PodGroupOwnedBy(cached.doc(), w.view.uid)) return absl::OkStatus();
+  client::DeleteOptions o;
+  o.precondition_uid = uid;
+  absl::Status s = client_->Delete(client::PodGroups(), w.view.namespace_name, w.view.name, o);
+  if (!s.ok() && !absl::IsNotFound(s) && !client::IsConflict(s)) return s;
+  w.memory->deleted_pod_groups.insert(uid);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::string> JobReconciler::EnsurePodGroup(Work& w) {
+  PriorityClassValues priorities;
+  if (listers_.priority_classes != nullptr) {
+    for (const informer::Object& o : listers_.priority_classes->List()) {
+      if (const json::Document* d = o.TryAs<json::Document>()) {
+        priorities[std::string(o.name())] = static_cast<int32_t>(json::GetInt(*d, "value"));
+      }
+    }
+  }
+  absl::StatusOr<json::Document> desired = BuildPodGroup(w.view, priorities);
+  if (!desired.ok()) {
+    RecordEvent(w, controller::EventType::kWarning, "PodGroupError", MessageOf(desired.status()));
+    return desired.status();
+  }
+  const std::string key = JobKey(w.view.namespace_name, w.view.name);
+  informer::Object cached = listers_.pod_groups->Get(key);
+  std::shared_ptr<const json::Document> existing;
+  if (cached) {
+    const std::string uid(StringAt(cached.doc(), {"metadata", "uid"}));
+    if (w.memory->deleted_pod_groups.count(uid) > 0) {
+      cached = informer::Object();
+    } else if (!PodGroupOwnedBy(cached.doc(), w.view.uid)) {
+      // Decision 3: a PodGroup of an earlier Job with this name; replace it.
+      client::DeleteOptions o;
+      o.precondition_uid = uid;
+      absl::Status s = client_->Delete(client::PodGroups(), w.view.namespace_name, w.view.name, o);
+      if (!s.ok() && !absl::IsNotFound(s) && !client::IsConflict(s)) return s;
+      w.memory->deleted_pod_groups.insert(uid);
+      BASALT_LOG_INFO("Deleted a stale PodGroup of an earlier Job", "podgroup", key, "uid", uid);
+      cached = informer::Object();
+    } else {
+      existing = cached.Share<json::Document>();
+    }
+  }
+  if (!existing) {
+    absl::StatusOr<json::Document> created =
+        client_->Create(client::PodGroups(), w.view.namespace_name, json::Serialize(*desired));
+    if (created.ok()) {
+      return std::string(StringAt(*created, {"status", "phase"}));
+    }
+    if (!absl::IsAlreadyExists(created.status())) {
+      RecordEvent(w, controller::EventType::kWarning, "PodGroupError", MessageOf(created.status()));
+      return created.status();
+    }
+    BASALT_ASSIGN_OR_RETURN(json::Document got,
+                            client_->Get(client::PodGroups(), w.view.namespace_name, w.view.name));
+    const std::string uid(StringAt(got, {"metadata", "uid"}));
+    if (!PodGroupOwnedBy(got, w.view.uid) || w.memory->deleted_pod_groups.count(uid) > 0) {
+      return absl::UnavailableError(
+          fmt::format("PodGroup {} of an earlier job is still being deleted", key));
+    }
+    return std::string(StringAt(got, {"status", "phase"}));
+  }
+  if (PodGroupSpecDiffers(*existing, *desired)) {
+    const json::Value* spec = json::Find(*desired, "spec");
+    if (spec != nullptr) {
+      json::Document patch(rapidjson::kObjectType);
+      json::Value copy(*spec, patch.GetAllocator());
+      json::Set(patch, "spec", std::move(copy), patch.GetAllocator());
+      absl::StatusOr<json::Document> r =
+          client_->Patch(client::PodGroups(), w.view.namespace_name, w.view.name,
+                         client::PatchType::kMerge, json::Serialize(patch));
+      if (!r.ok() && !absl::IsNotFound(r.status())) return r.status();
+    }
+  }
+  return std::string(StringAt(*existing, {"status", "phase"}));
+}
+
+absl::Status JobReconciler::RunPluginsOnJobAdd(Work& w) {
+  if (w.view.spec.plugins.empty()) return absl::OkStatus();
+  absl::StatusOr<std::vector<std::unique_ptr<JobPlugin>>> plugins =
+      plugins_.CreatePlugins(w.view.spec);
+  if (!plugins.ok()) {
+    RecordEvent(w, controller::EventType::kWarning, "PluginError", MessageOf(plugins.status()));
+    return plugins.status();
+  }
+  for (const auto& p : *plugins) {
+    if (!NeedsOnJobAdd(w.view, p->Name())) continue;
+    absl::StatusOr<std::vector<json::Document>> objects = p->OnJobAdd(w.view);
+    if (!objects.ok()) {
+      RecordEvent(w, controller::EventType::kWarning, "PluginError", MessageOf(objects.status()));
+      return objects.status();
+    }
+    for (const json::Document& o : *objects) {
+      const client::ResourceRef ref =
+          ResourceOf(StringAt(o, {"apiVersion"}), StringAt(o, {"kind"}));
+      absl::StatusOr<json::Document> r =
+          client_->Create(ref, w.view.namespace_name, json::Serialize(o));
+      if (!r.ok() && !absl::IsAlreadyExists(r.status())) {
+        RecordEvent(w, controller::EventType::kWarning, "PluginError",
+                    fmt::format("plugin {}: {}", p->Name(), MessageOf(r.status())));
+        return r.status();
+      }
+    }
+    w.view.controlled_resources[ControlledResourceKey(p->Name())] = std::string(p->Name());
+  }
+  return absl::OkStatus();
+}
+
+absl::Status JobReconciler::RunPluginsOnJobUpdate(Work& w) {
+  if (w.view.spec.plugins.empty()) return absl::OkStatus();
+  // Only when the spec changed (metadata.generation): the objects depend on the spec alone.
+  const int64_t generation = w.job.generation();
+  if (w.memory->plugins_updated_generation == generation) return absl::OkStatus();
+  absl::StatusOr<std::vector<std::unique_ptr<JobPlugin>>> plugins =
+      plugins_.CreatePlugins(w.view.spec);
+  if (!plugins.ok()) {
+    RecordEvent(w, controller::EventType::kWarning, "PluginError", MessageOf(plugins.status()));
+    return plugins.status();
+  }
+  for (const auto& p : *plugins) {
+    absl::StatusOr<std::vector<json::Document>> objects = p->OnJobUpdate(w.view);
+    if (!objects.ok()) return objects.status();
+    for (json::Document& o : *objects) {
+      const client::ResourceRef ref =
+          ResourceOf(StringAt(o, {"apiVersion"}), StringAt(o, {"kind"}));
+      const std::string name(StringAt(o, {"metadata", "name"}));
+      absl::StatusOr<json::Document> existing = client_->Get(ref, w.view.namespace_name, name);
+      if (absl::IsNotFound(existing.status())) {
+        absl::StatusOr<json::Document> r =
+            client_->Create(ref, w.view.namespace_name, json::Serialize(o));
+        if (!r.ok() && !absl::IsAlreadyExists(r.status())) return r.status();
+        continue;
+      }
+      if (!existing.ok()) return existing.status();
+      bool same = true;
+      for (auto it = o.MemberBegin(); it != o.MemberEnd(); ++it) {
+        const std::string_view member = json::AsView(it->name);
+        if (member == "metadata" || member == "status") continue;
+        const json::Value* have = json::Find(*existing, member);
+        if (have == nullptr || !IsSubset(it->value, *have)) same = false;
+      }
+      if (same) continue;
+      json::Value& meta = json::EnsureObject(o, "metadata", o.GetAllocator());
+      json::Set(
+          meta, "resourceVersion",
+          json::MakeString(StringAt(*existing, {"metadata", "resourceVersion"}), o.GetAllocator()),
+          o.GetAllocator());
+      absl::StatusOr<json::Document> r = client_->Update(ref, json::Serialize(o));
+      if (!r.ok()) return r.status();
+    }
+  }
+  w.memory->plugins_updated_generation = generation;
+  return absl::OkStatus();
+}
+
+absl::Status JobReconciler::RunPluginsOnJobDelete(Work& w) {
+  if (w.view.spec.plugins.empty()) return absl::OkStatus();
+  absl::StatusOr<std::vector<std::unique_ptr<JobPlugin>>> plugins =
+      plugins_.CreatePlugins(w.view.spec);
+  if (!plugins.ok()) return absl::OkStatus();  // nothing of theirs was created
+  for (const auto& p : *plugins) {
+    const std::string key = ControlledResourceKey(p->Name());
+    if (w.view.controlled_resources.count(key) == 0) continue;
+    for (const ObjectRef& ref : p->OnJobDelete(w.view)) {
+      absl::Status s =
+          client_->Delete(ResourceOf(ref.api_version, ref.kind), ref.namespace_name, ref.name);
+      if (!s.ok() && !absl::IsNotFound(s)) return s;
+    }
+    w.view.controlled_resources.erase(key);
+  }
+  w.memory->plugins_updated_generation = -1;
+  return absl::OkStatus();
+}
+
+absl::Status JobReconciler::WriteStatus(Work& w, JobPhase next, const JobCounts& counts,
+                                        bool kill_path) {
+  StatusUpdate update;
+  update.phase = next;
+  update.counts = counts;
+  update.spec_min_available = w.view.spec.min_available;
+  update.controlled_resources = w.view.controlled_resources;
+  if (kill_path) update.creation_timestamp = w.job.creation_timestamp();
+  const api::Time now = clock_->WallNow();
+  std::optional<api::JobStatus> status = NextJobStatus(w.job.status(), update, now);
+  if (!status) return absl::OkStatus();
+
+  api::Job target = w.job;
+  absl::StatusOr<json::Document> written;
+  for (int attempt = 0;; ++attempt) {
+    target.SetStatus(*status);
+    written = client_->UpdateStatus(client::VolcanoJobs(), target.ToJson());
+    if (written.ok() || !client::IsConflict(written.status()) || attempt >= 4) break;
+    // We are the only writer of the status; a conflict means the spec or metadata moved (or
+    // our view lagged): put our status on the current object.
+    BASALT_ASSIGN_OR_RETURN(json::Document fresh, client_->Get(client::VolcanoJobs(),
+                                                               w.view.namespace_name, w.view.name));
+    BASALT_ASSIGN_OR_RETURN(api::Object fresh_obj, api::Object::FromDocument(std::move(fresh)));
+    BASALT_ASSIGN_OR_RETURN(target, api::Job::FromObject(std::move(fresh_obj)));
+    if (target.uid() != w.view.uid) return absl::NotFoundError("the job was replaced");
+  }
+  if (!written.ok()) return written.status();
+  if (std::string_view(w.job.status().state.phase) != JobPhaseName(next)) {
+    BASALT_VLOG(1, "Job phase changed", "job", w.key, "from", w.job.status().state.phase, "to",
+                JobPhaseName(next));
+  }
+  auto shared = std::make_shared<json::Document>(std::move(*written));
+  w.memory->last_written_rv = std::string(StringAt(*shared, {"metadata", "resourceVersion"}));
+  w.memory->last_written = shared;
+  BASALT_ASSIGN_OR_RETURN(api::Object obj, api::Object::CopyOf(*shared));
+  BASALT_ASSIGN_OR_RETURN(w.job, api::Job::FromObject(std::move(obj)));
+  BASALT_ASSIGN_OR_RETURN(w.view, JobViewFromApi(w.job));
+  return absl::OkStatus();
+}
+
+}  // namespace basalt::controllers

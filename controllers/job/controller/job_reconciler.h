@@ -1,0 +1,135 @@
+#pragma once
+// JobReconciler is the job controller's reconcile, level-triggered and keyed by job
+// ("namespace/name"): it executes what the pure job logic (controllers/job/*) decides against
+// the API server. Event handlers only record requests (the cause of a visit: a pod failed, a
+// Command arrived) with AddRequest; Reconcile(key) then drains them in order, resolves each to
+// an action (policy.h), executes the non-sync ones (kills with version/retry bookkeeping,
+// PodGroup deletion, plugin OnJobDelete), runs delayed actions that came due, and always ends
+// with a SyncJob: PodGroup named after the Job (stale same-name PodGroups of another Job UID
+// are deleted with a UID precondition), plugin objects, pods once the PodGroup is Inqueue or
+// later, and the Job status through the status subresource.
+//
+// What the reconciler remembers between visits, all of it rebuilt from the API server after a
+// restart: pods it deleted (by UID, so their deletion never counts as PodEvicted, and they
+// count as terminating until the cache sees them go), pods it created (so a lagging cache does
+// not cause duplicate POSTs; names are deterministic, AlreadyExists is success), PodGroups it
+// deleted, the last Job status it wrote (newer than a lagging cache), delayed actions, and
+// Commands consumed (each acted on at most once, then deleted with a UID precondition).
+//
+// Thread-safety: AddRequest and DeletedByController from any thread; Reconcile for different
+// keys concurrently, for one key from one thread at a time (the WorkQueue guarantees it).
+// Ownership: borrows the client, stores, recorder and clock.
+
+#include <chrono>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "common/api/batch.h"
+#include "common/client/client.h"
+#include "common/controller/event_recorder.h"
+#include "common/informer/store.h"
+#include "common/util/clock.h"
+#include "controllers/app/reconcile_loop.h"
+#include "controllers/job/job.h"
+#include "controllers/job/plugins/registry.h"
+#include "controllers/job/policy/delayed_actions.h"
+#include "controllers/job/policy/policy.h"
+#include "controllers/job/requests/requests.h"
+
+namespace basalt::controllers {
+
+// Index of the pods store: "namespace/<volcano.sh/job-name annotation>".
+inline constexpr char kPodsByJobIndex[] = "job";
+informer::IndexFunc PodsByJobIndexFunc();
+
+// A recorded request plus what it needs beyond the pure JobRequest.
+struct QueuedRequest {
+  JobRequest request;
+  std::string pod_uid;
+  std::optional<int32_t> partition;
+  // Set for Commands: deleted (UID precondition) once the action has been executed.
+  std::string command_namespace;
+  std::string command_name;
+  std::string command_uid;
+};
+
+struct JobListers {
+  const informer::Store* jobs = nullptr;
+  const informer::Store* pods = nullptr;  // with PodsByJobIndexFunc() as kPodsByJobIndex
+  const informer::Store* pod_groups = nullptr;
+  const informer::Store* priority_classes = nullptr;  // optional
+};
+
+struct JobReconcilerOptions {
+  Clock* clock = nullptr;                         // nullptr: Clock::Real()
+  controller::EventRecorder* recorder = nullptr;  // optional
+  // Pod creations and deletions in flight at once for one job.
+  int pod_concurrency = 16;
+};
+
+class JobReconciler {
+ public:
+  JobReconciler(client::Client* client, JobListers listers, JobReconcilerOptions options);
+  JobReconciler(const JobReconciler&) = delete;
+  JobReconciler& operator=(const JobReconciler&) = delete;
+
+  // Records a request for job `key`; the caller then enqueues the key.
+  void AddRequest(const std::string& key, QueuedRequest request);
+
+  // Whether the pod with `uid` was deleted by this controller (its deletion is not an
+  // eviction).
+  bool DeletedByController(const std::string& uid) const;
+
+  // Returns the delay after which the job wants another visit (a delayed action), if any.
+  ReconcileResult Reconcile(const std::string& key);
+
+  // Pending requests of `key` (tests).
+  size_t PendingRequests(const std::string& key) const;
+
+ private:
+  struct JobMemory;
+  struct Work;
+
+  std::shared_ptr<JobMemory> MemoryFor(const std::string& key);
+  absl::Status Execute(Work& w, const ResolvedAction& resolved, const QueuedRequest& request);
+  absl::StatusOr<JobCounts> SyncJob(Work& w);
+  absl::StatusOr<JobCounts> KillPods(Work& w, const Plan& plan, Action action,
+                                     const QueuedRequest& request, bool* deleted_any);
+  // Returns the PodGroup phase ("" when it does not exist yet).
+  absl::StatusOr<std::string> EnsurePodGroup(Work& w);
+  absl::Status DeletePodGroup(Work& w);
+  absl::Status RunPluginsOnJobAdd(Work& w);
+  absl::Status RunPluginsOnJobUpdate(Work& w);
+  absl::Status RunPluginsOnJobDelete(Work& w);
+  absl::Status DeletePod(Work& w, const JobPodInfo& pod);
+  absl::Status WriteStatus(Work& w, JobPhase next, const JobCounts& counts, bool kill_path);
+  std::vector<JobPodInfo> PodsOf(const Work& w) const;
+  void RememberOwnDeletion(const std::string& uid);
+  void ConsumeCommand(const QueuedRequest& request);
+  void RecordEvent(const Work& w, controller::EventType type, std::string_view reason,
+                   std::string_view message);
+
+  client::Client* const client_;
+  const JobListers listers_;
+  const JobReconcilerOptions options_;
+  Clock* const clock_;
+  const JobPluginRegistry plugins_;
+
+  mutable std::mutex mu_;
+  std::unordered_map<std::string, std::shared_ptr<JobMemory>> memory_;  // guarded by mu_
+  // Pod UID -> when this controller deleted it. Guarded by mu_.
+  std::unordered_map<std::string, Clock::TimePoint> own_deletions_;
+  // Command UIDs already acted on. Guarded by mu_.
+  std::set<std::string> consumed_commands_;
+};
+
+}  // namespace basalt::controllers

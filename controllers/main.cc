@@ -1,0 +1,231 @@
+// vc-controller-manager: Basalt's controllers (job, queue, podgroup, gc) in one process, or any
+// subset of them per process (--controllers), each a level-triggered reconcile loop over
+// shared informers. With leader election (the default) the informers start and the
+// controllers run only while this process holds the Lease named after its controller set.
+// /readyz passes once the caches have synced; SIGTERM stops the workers, releases the Lease
+// and exits.
+
+#include <chrono>
+#include <cstdio>
+#include <memory>
+#include <stop_token>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "common/client/client.h"
+#include "common/client/flags.h"
+#include "common/controller/event_recorder.h"
+#include "common/controller/leader_election.h"
+#include "common/controller/work_queue_metrics.h"
+#include "common/informer/informer_factory.h"
+#include "common/runtime/flags.h"
+#include "common/runtime/runner.h"
+#include "common/runtime/version.h"
+#include "common/util/log.h"
+#include "common/util/status.h"
+#include "controllers/app/controller.h"
+#include "controllers/app/default_queue.h"
+#include "controllers/app/reconcile_loop.h"
+#include "fmt/format.h"
+#include "fmt/ranges.h"
+
+namespace basalt::controllers {
+namespace {
+
+constexpr char kComponent[] = "vc-controller-manager";
+
+bool SleepFor(const std::stop_token& stop, std::chrono::milliseconds d) {
+  const auto deadline = std::chrono::steady_clock::now() + d;
+  while (!stop.stop_requested()) {
+    auto now = std::chrono::steady_clock::now();
+    if (now >= deadline) return true;
+    std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(
+        deadline - now, std::chrono::milliseconds(100)));
+  }
+  return false;
+}
+
+int Main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  absl::StatusOr<runtime::RuntimeOptions> runtime_options = runtime::ParseRuntimeFlags(args);
+  if (!runtime_options.ok()) {
+    std::fprintf(stderr, "%s: %s\n", kComponent,
+                 std::string(MessageOf(runtime_options.status())).c_str());
+    return 2;
+  }
+  if (runtime::MaybePrintVersion(*runtime_options, kComponent)) return 0;
+  absl::StatusOr<controller::LeaderElectionFlags> le_flags =
+      controller::ParseLeaderElectionFlags(args);
+  if (!le_flags.ok()) {
+    std::fprintf(stderr, "%s: %s\n", kComponent, std::string(MessageOf(le_flags.status())).c_str());
+    return 2;
+  }
+
+  client::FlagSet flags(kComponent);
+  client::ClientOptions client_options;
+  client_options.AddFlags(flags);
+  std::vector<std::string> requested = {"*"};
+  int workers = 8;
+  std::vector<std::string> scheduler_names = {"volcano"};
+  bool create_default_queue = true;
+  flags.StringList(
+      "controllers", &requested,
+      "controllers to run: comma-separated subset of job,queue,podgroup,gc ('*' = all)");
+  flags.Int("worker-threads", &workers, "workers per controller (job; others use fewer)");
+  flags.StringList("scheduler-name", &scheduler_names,
+                   "pods of these schedulers without a PodGroup get one (podgroup controller)");
+  flags.Bool("create-default-queue", &create_default_queue,
+             "create the 'default' queue at start-up if it is missing");
+  auto usage = [&] {
+    return flags.Usage() + runtime::RuntimeFlagsUsage() + controller::LeaderElectionFlagsUsage();
+  };
+  if (absl::Status s = flags.Parse(args); !s.ok()) {
+    if (s.code() == absl::StatusCode::kCancelled) {
+      std::printf("%s", usage().c_str());
+      return 0;
+    }
+    std::fprintf(stderr, "%s: %s\n%s", kComponent, std::string(MessageOf(s)).c_str(),
+                 usage().c_str());
+    return 2;
+  }
+  if (workers < 1) {
+    std::fprintf(stderr, "%s: --worker-threads must be at least 1\n", kComponent);
+    return 2;
+  }
+  const auto registry = NewControllerRegistry();
+  std::vector<std::string> known;
+  for (const auto& [name, factory] : registry) known.push_back(name);
+  absl::StatusOr<std::vector<std::string>> enabled = ResolveControllers(requested, known);
+  if (!enabled.ok()) {
+    std::fprintf(stderr, "%s: --controllers: %s\n", kComponent,
+                 std::string(MessageOf(enabled.status())).c_str());
+    return 2;
+  }
+
+  absl::StatusOr<std::unique_ptr<client::Client>> client =
+      client::Client::FromOptions(client_options);
+  if (!client.ok()) {
+    BASALT_LOG_ERROR("Cannot configure the API client", "error", MessageOf(client.status()));
+    return 1;
+  }
+  informer::SharedInformerFactory factory(client->get());
+  controller::EventRecorderOptions recorder_options;
+  recorder_options.component = kComponent;
+  controller::EventRecorder recorder(client->get(), std::move(recorder_options));
+  runtime::Runner runner(kComponent, *runtime_options);
+  ReconcileMetrics metrics(*runner.metrics_registry());
+  controller::WorkQueueMetrics queue_metrics(*runner.metrics_registry());
+
+  ControllerContext ctx;
+  ctx.client = client->get();
+  ctx.informers = &factory;
+  ctx.recorder = &recorder;
+  ctx.metrics = &metrics;
+  ctx.queue_metrics = &queue_metrics;
+  ctx.workers = workers;
+  ctx.scheduler_names = scheduler_names;
+  std::vector<std::unique_ptr<Controller>> controllers;
+  for (const std::string& name : *enabled) {
+    absl::StatusOr<std::unique_ptr<Controller>> c = registry.at(name)(ctx);
+    if (!c.ok()) {
+      BASALT_LOG_ERROR("Cannot create controller", "controller", name, "error",
+                       MessageOf(c.status()));
+      return 1;
+    }
+    controllers.push_back(*std::move(c));
+  }
+  BASALT_LOG_INFO("Starting", "version", runtime::VersionLine(kComponent), "controllers",
+                  fmt::format("{}", fmt::join(*enabled, ",")), "workers", workers, "leader_elect",
+                  le_flags->leader_elect);
+
+  std::atomic<bool> running{false};
+  auto run_controllers = [&](std::stop_token stop) {
+    factory.Start();
+    if (!factory.WaitForCacheSync(stop, std::chrono::minutes(5))) {
+      if (!stop.stop_requested()) {
+        BASALT_LOG_ERROR("Caches did not sync within 5 minutes");
+        runner.RequestStop();
+      }
+      return;
+    }
+    BASALT_LOG_INFO("Caches synced");
+    if (create_default_queue) {
+      for (int attempt = 1; attempt <= 30 && !stop.stop_requested(); ++attempt) {
+        absl::Status s = EnsureDefaultQueue(**client);
+        if (s.ok()) break;
+        if (attempt == 1 || attempt % 10 == 0) {
+          BASALT_LOG_WARNING("Cannot create the default queue yet", "error", MessageOf(s));
+        }
+        SleepFor(stop, std::chrono::seconds(1));
+      }
+    }
+    running = true;
+    std::vector<std::jthread> threads;
+    for (auto& c : controllers) {
+      Controller* raw = c.get();
+      threads.emplace_back([raw, stop] { raw->Run(stop); });
+    }
+    for (auto& t : threads) t.join();
+    running = false;
+    BASALT_LOG_INFO("Controllers stopped");
+  };
+
+  std::unique_ptr<controller::LeaderElector> elector;
+  if (le_flags->leader_elect) {
+    controller::LeaderElectionConfig config;
+    controller::LeaderElectionFlags f = *le_flags;
+    if (f.resource_name.empty()) f.resource_name = LeaseNameFor(*enabled);
+    f.ApplyTo(config);
+    config.callbacks.on_started_leading = run_controllers;
+    config.callbacks.on_new_leader = [](const std::string& id) {
+      BASALT_LOG_INFO("Leader observed", "identity", id);
+    };
+    absl::StatusOr<std::unique_ptr<controller::LeaderElector>> e =
+        controller::LeaderElector::New(client->get(), std::move(config));
+    if (!e.ok()) {
+      BASALT_LOG_ERROR("Invalid leader election settings", "error", MessageOf(e.status()));
+      return 2;
+    }
+    elector = *std::move(e);
+    BASALT_LOG_INFO("Campaigning for leadership", "lease",
+                    fmt::format("{}/{}", f.resource_namespace, f.resource_name), "identity",
+                    elector->identity());
+    runner.health().AddHealthzCheck("leader-election", [&] { return elector->Check(); });
+    runner.AddRunnable("leader-election", [&](std::stop_token stop) { return elector->Run(stop); });
+  } else {
+    runner.AddRunnable("controllers", [&](std::stop_token stop) {
+      run_controllers(stop);
+      return absl::OkStatus();
+    });
+  }
+  runner.health().AddReadyzCheck("informers", [&]() -> absl::Status {
+    if (elector && !elector->IsLeader()) return absl::OkStatus();  // standby replica
+    std::vector<std::string> unsynced;
+    for (const auto& c : controllers) {
+      if (!c->HasSynced()) unsynced.emplace_back(c->Name());
+    }
+    if (!unsynced.empty()) {
+      return absl::UnavailableError(
+          fmt::format("caches not synced for: {}", fmt::join(unsynced, ",")));
+    }
+    if (!running.load()) return absl::UnavailableError("controllers not started");
+    return absl::OkStatus();
+  });
+  runner.AddComponent(
+      "informers", [] { return absl::OkStatus(); }, [&factory] { factory.Shutdown(); });
+
+  absl::Status s = runner.Run();
+  recorder.Shutdown();
+  if (!s.ok()) {
+    BASALT_LOG_ERROR("Exiting", "error", MessageOf(s));
+    return 1;
+  }
+  BASALT_LOG_INFO("Stopped");
+  return 0;
+}
+
+}  // namespace
+}  // namespace basalt::controllers
+
+int main(int argc, char** argv) { return basalt::controllers::Main(argc, argv); }
