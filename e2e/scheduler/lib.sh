@@ -57,6 +57,7 @@ sched_metric() { # name: value of an unlabelled metric
 
 sched_cleanup() {
   local rc=$?
+  uncordon_all
   if [[ -n $SCHED_PID ]]; then
     kill -KILL "$SCHED_PID" 2>/dev/null || true
     wait "$SCHED_PID" 2>/dev/null || true
@@ -108,8 +109,9 @@ owner_refs_yaml() { # NAME UID (nothing when UID is empty)
   printf '  ownerReferences:\n  - {apiVersion: v1, kind: ConfigMap, name: %s-owner, uid: "%s", controller: true}\n' "$1" "$2"
 }
 
-# podgroup_yaml NAME MIN_MEMBER QUEUE [OWNER_UID]: a PodGroup as the job controller creates it:
-# the volcano.sh/job-name label and, with an owner, a controller ownerReference.
+# podgroup_yaml NAME MIN_MEMBER QUEUE [OWNER_UID] [MIN_RESOURCES]: a PodGroup as the job
+# controller creates it: the volcano.sh/job-name label, with an owner a controller
+# ownerReference, and minResources (a flow mapping body such as `cpu: "4", nvidia.com/gpu: "4"`).
 podgroup_yaml() {
   cat <<YAML
 ---
@@ -122,6 +124,7 @@ $(owner_refs_yaml "$1" "${4:-}")
 spec:
   minMember: $2
   queue: $3
+$([[ -n ${5:-} ]] && printf '  minResources: {%s}\n' "$5")
 YAML
 }
 
@@ -157,7 +160,8 @@ YAML
 # gang_yaml NS NAME PODS GPUS_PER_POD QUEUE [RUN_FOR] [SELECTOR] [OWNER_UID]
 gang_yaml() {
   local ns=$1 name=$2 n=$3 gpus=$4 queue=$5 run_for=${6:-} selector=${7:-} uid=${8:-} i
-  podgroup_yaml "$name" "$n" "$queue" "$uid"
+  podgroup_yaml "$name" "$n" "$queue" "$uid" \
+    "cpu: \"$n\", memory: ${n}Gi, nvidia.com/gpu: \"$((n * gpus))\""
   for ((i = 0; i < n; i++)); do pod_yaml "$name-$i" "$name" "$gpus" "$run_for" "$selector" "$uid"; done
 }
 
@@ -225,4 +229,27 @@ expect_no_oversubscription() {
   over=$(kubectl get nodes -o jsonpath='{range .items[*]}{.metadata.name} {.status.allocatable.nvidia\.com/gpu}{"\n"}{end}' |
     awk 'NR==FNR {alloc[$1]=$2; next} ($1 in alloc) && $2 > alloc[$1] {print $1 ": " $2 " > " alloc[$1]}' - <(gpus_per_node))
   if [[ -z $over ]]; then pass "no node has more GPUs requested than allocatable"; else fail "oversubscribed: $over"; fi
+}
+
+CORDONED=()
+# cordon_all_but N: cordons every node except the first N (by name); uncordoned at the end.
+cordon_all_but() {
+  local n
+  mapfile -t all < <(kubectl get nodes -o jsonpath='{range .items[*]}{.metadata.name}{"\n"}{end}' | sort)
+  KEPT_NODES=("${all[@]:0:$1}")
+  for n in "${all[@]:$1}"; do
+    kubectl cordon "$n" >/dev/null
+    CORDONED+=("$n")
+  done
+}
+uncordon_all() {
+  local n
+  for n in "${CORDONED[@]}"; do kubectl uncordon "$n" >/dev/null 2>&1 || true; done
+  CORDONED=()
+}
+
+# bound_with_prefix NS PREFIX: bound pods whose name starts with PREFIX.
+bound_with_prefix() {
+  kubectl -n "$1" get pods -o jsonpath='{range .items[*]}{.metadata.name} {.spec.nodeName}{"\n"}{end}' |
+    awk -v p="$2" 'index($1, p) == 1 && NF == 2' | wc -l
 }
