@@ -23,14 +23,14 @@ PIDS=$STATE_DIR/pids
 ORDER=(kube-scheduler kwok kube-controller-manager kube-apiserver etcd)
 
 # signal_one NAME: sends SIGTERM if the PID still runs the binary that was started (PIDs get
-# reused); prints the PID to wait for.
+# reused; a binary rebuilt since it started shows as "<path> (deleted)"); prints the PID.
 signal_one() {
   local name=$1 pidf="$PIDS/$1.pid" pid cmd
   [[ -f $pidf ]] || return 0
   pid=$(cat "$pidf")
   cmd=$(cat "$PIDS/$name.cmd" 2>/dev/null || true)
   if kill -0 "$pid" 2>/dev/null &&
-    [[ -z $cmd || $(readlink -f "/proc/$pid/exe" 2>/dev/null) == "$(readlink -f "$cmd")" ]]; then
+    [[ -z $cmd || $(readlink "/proc/$pid/exe" 2>/dev/null | sed 's/ (deleted)$//') == "$(readlink -f "$cmd")" ]]; then
     ((QUIET)) || log "stopping $name (pid $pid)"
     kill -TERM "$pid" 2>/dev/null || true
     echo "$pid"

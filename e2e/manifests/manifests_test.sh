@@ -33,4 +33,5 @@ expect_can volcano-controllers create secrets
 expect_cannot volcano-controllers create pods/binding
 expect_can volcano-admission list queues.scheduling.volcano.sh
 expect_can volcano-admission patch validatingwebhookconfigurations.admissionregistration.k8s.io
+expect_can volcano-admission list namespaces
 expect_cannot volcano-admission delete queues.scheduling.volcano.sh
