@@ -113,8 +113,15 @@ int Main(int argc, char** argv) {
   const PluginRegistry plugins = NewInTreeRegistry();
   const ActionRegistry actions = NewInTreeActionRegistry();
   ConfigStore config(&plugins, &actions);
+  std::string initial_conf;
   if (!options.scheduler_conf.empty()) {
-    if (absl::Status s = config.LoadFile(options.scheduler_conf); !s.ok()) {
+    absl::StatusOr<std::string> text = ReadFile(options.scheduler_conf);
+    absl::Status s = text.ok() ? config.Reload(*text) : text.status();
+    if (s.ok()) {
+      initial_conf = *std::move(text);
+      BASALT_LOG_INFO("Loaded the scheduler configuration", "path", options.scheduler_conf);
+    } else {
+      // As Volcano: an unreadable or invalid file at start leaves the built-in default in force.
       BASALT_LOG_ERROR("Cannot load the scheduler configuration; using the built-in default",
                        "path", options.scheduler_conf, "error", MessageOf(s));
     }
@@ -172,7 +179,7 @@ int Main(int argc, char** argv) {
   if (!options.scheduler_conf.empty()) {
     runner.AddRunnable("config-watcher", [&](std::stop_token stop) {
       return RunConfigWatcher(stop, options.scheduler_conf, &config, &state, &metrics,
-                              std::chrono::seconds(1));
+                              std::chrono::seconds(1), initial_conf);
     });
   }
 

@@ -137,9 +137,9 @@ absl::StatusOr<std::string> ReadFile(const std::string& path) {
 
 absl::Status RunConfigWatcher(std::stop_token stop, const std::string& path, ConfigStore* config,
                               cache::ClusterState* state, SchedulerMetrics* metrics,
-                              std::chrono::milliseconds interval) {
-  std::string last;
-  bool have_last = false;
+                              std::chrono::milliseconds interval, std::string initial) {
+  std::string last = std::move(initial);
+  bool have_last = !last.empty();
   bool warned_missing = false;
   while (!stop.stop_requested()) {
     absl::StatusOr<std::string> text = ReadFile(path);

@@ -55,10 +55,11 @@ struct LoopDeps {
 // Runs cycles until `stop` fires.
 absl::Status RunSchedulingLoop(std::stop_token stop, const LoopDeps& deps);
 
-// Polls `path` every `interval`; reloads `config` when its content changes. Returns at stop.
+// Polls `path` every `interval`; reloads `config` when its content differs from the last
+// content seen (`initial`: what main() loaded). Returns at stop.
 absl::Status RunConfigWatcher(std::stop_token stop, const std::string& path, ConfigStore* config,
                               cache::ClusterState* state, SchedulerMetrics* metrics,
-                              std::chrono::milliseconds interval);
+                              std::chrono::milliseconds interval, std::string initial);
 
 // Reads a whole file; kNotFound if it cannot be opened.
 absl::StatusOr<std::string> ReadFile(const std::string& path);

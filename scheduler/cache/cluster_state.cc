@@ -89,6 +89,8 @@ void ClusterState::InsertTaskLocked(const std::string& uid) {
                        e.pod->pod.Key(), "node", node_name, "error", MessageOf(s));
     assumed_.erase(uid);
     node_name.clear();
+    // AddTask put the task into its job before the node refused it: take it out again.
+    (void)cluster_.RemoveTask(job_id, uid);
     s = cluster_.AddTask(std::move(fallback));
   }
   if (!s.ok()) {

@@ -1,0 +1,331 @@
+#include "scheduler/cache/cluster_state.h"
+
+#include <catch2/catch.hpp>
+#include <memory>
+#include <string>
+
+#include "common/resource/resource_list.h"
+#include "fmt/format.h"
+#include "scheduler/cache/convert.h"
+
+namespace basalt::sched::cache {
+namespace {
+
+resource::ResourceList Gpus(int cpu, int gpus) {
+  resource::ResourceList l;
+  l.Set("cpu", resource::Quantity::FromInt(cpu));
+  if (gpus > 0) l.Set("nvidia.com/gpu", resource::Quantity::FromInt(gpus));
+  return l;
+}
+
+class PodBuilder {
+ public:
+  explicit PodBuilder(std::string name) {
+    p_.pod.namespace_name = "ns";
+    p_.pod.name = name;
+    p_.pod.uid = "uid-" + name;
+    p_.pod.scheduler_name = "volcano";
+    p_.pod.request = Gpus(1, 1);
+  }
+  PodBuilder& Group(std::string g) {
+    p_.pod.group_name = std::move(g);
+    return *this;
+  }
+  PodBuilder& Owner(std::string uid) {
+    p_.pod.owner_uid = std::move(uid);
+    return *this;
+  }
+  PodBuilder& Node(std::string n) {
+    p_.pod.node_name = std::move(n);
+    return *this;
+  }
+  PodBuilder& Scheduler(std::string s) {
+    p_.pod.scheduler_name = std::move(s);
+    return *this;
+  }
+  PodBuilder& Phase(api::PodPhase phase) {
+    p_.pod.phase = phase;
+    return *this;
+  }
+  PodBuilder& Condition(std::string reason, std::string message) {
+    p_.scheduled_condition = PodScheduledCondition{std::move(reason), std::move(message), ""};
+    return *this;
+  }
+  std::shared_ptr<const CachedPod> Build() const { return std::make_shared<CachedPod>(p_); }
+  const api::CompactPod& pod() const { return p_.pod; }
+
+ private:
+  CachedPod p_;
+};
+
+std::shared_ptr<const api::CompactNode> MakeNode(std::string name, int gpus) {
+  auto n = std::make_shared<api::CompactNode>();
+  n->name = std::move(name);
+  n->allocatable = Gpus(32, gpus);
+  n->allocatable.Set("pods", resource::Quantity::FromInt(110));
+  n->ready = true;
+  return n;
+}
+
+std::shared_ptr<const api::PodGroup> MakePodGroup(std::string name, int min_member,
+                                                  std::string owner_uid = "",
+                                                  std::string phase = "") {
+  std::string owner;
+  if (!owner_uid.empty()) {
+    owner = fmt::format(
+        R"(,"ownerReferences":[{{"apiVersion":"batch.volcano.sh/v1alpha1","kind":"Job",)"
+        R"("name":"{}","uid":"{}","controller":true}}])",
+        name, owner_uid);
+  }
+  std::string status = phase.empty() ? "" : fmt::format(R"(,"status":{{"phase":"{}"}})", phase);
+  std::string json =
+      fmt::format(R"({{"apiVersion":"scheduling.volcano.sh/v1beta1","kind":"PodGroup","metadata":)"
+                  R"({{"name":"{}","namespace":"ns","uid":"pg-{}"{}}},"spec":{{"minMember":{},)"
+                  R"("queue":"q"}}{}}})",
+                  name, name, owner, min_member, status);
+  absl::StatusOr<api::PodGroup> pg = api::PodGroup::Parse(json);
+  REQUIRE(pg.ok());
+  return std::make_shared<api::PodGroup>(*std::move(pg));
+}
+
+api::Queue MakeQueue(std::string name) {
+  absl::StatusOr<api::Queue> q = api::Queue::Parse(fmt::format(
+      R"({{"apiVersion":"scheduling.volcano.sh/v1beta1","kind":"Queue","metadata":{{"name":"{}"}},)"
+      R"("spec":{{"weight":2}}}})",
+      name));
+  REQUIRE(q.ok());
+  return *std::move(q);
+}
+
+int64_t IdleGpus(const ClusterInfo& c, const std::string& node) {
+  auto it = c.nodes().find(node);
+  REQUIRE(it != c.nodes().end());
+  return it->second.idle().Get("nvidia.com/gpu") / 1000;
+}
+
+TEST_CASE(
+    "ClusterState: bound pods of any scheduler use node capacity; others' pending pods are "
+    "ignored",
+    "[sched][cache]") {
+  ClusterState state({});
+  state.UpsertNode(MakeNode("n1", 8));
+  state.UpsertPod(PodBuilder("foreign").Scheduler("default-scheduler").Node("n1").Build());
+  state.UpsertPod(PodBuilder("other-pending").Scheduler("default-scheduler").Build());
+  state.UpsertPod(PodBuilder("mine").Build());
+  ClusterState::Snapshot s = state.TakeSnapshot();
+  CHECK(IdleGpus(s.cluster, "n1") == 7);
+  CHECK(s.cluster.foreign_tasks().count("uid-foreign") == 1);
+  CHECK(s.cluster.foreign_tasks().count("uid-other-pending") == 0);
+  // A pod of ours without a PodGroup is kept but never scheduled: no job.
+  CHECK(s.cluster.foreign_tasks().count("uid-mine") == 1);
+  CHECK(s.cluster.jobs().empty());
+}
+
+TEST_CASE("ClusterState: a pod bound before its node is known is accounted once the node arrives",
+          "[sched][cache]") {
+  ClusterState state({});
+  state.UpsertPod(PodBuilder("early").Scheduler("default-scheduler").Node("n1").Build());
+  state.UpsertNode(MakeNode("n1", 8));
+  CHECK(IdleGpus(state.TakeSnapshot().cluster, "n1") == 7);
+  // A capacity change re-accounts the pods already there.
+  state.UpsertNode(MakeNode("n1", 4));
+  CHECK(IdleGpus(state.TakeSnapshot().cluster, "n1") == 3);
+  state.DeleteNode("n1");
+  CHECK(state.TakeSnapshot().cluster.nodes().empty());
+}
+
+TEST_CASE("ClusterState: pods join the PodGroup named by their annotation, whenever it arrives",
+          "[sched][cache]") {
+  ClusterState state({});
+  state.UpsertPod(PodBuilder("a-0").Group("a").Owner("job-1").Build());
+  state.UpsertPodGroup(MakePodGroup("a", 2, "job-1"));
+  state.UpsertPod(PodBuilder("a-1").Group("a").Owner("job-1").Build());
+  ClusterState::Snapshot s = state.TakeSnapshot();
+  REQUIRE(s.cluster.jobs().count("ns/a") == 1);
+  const JobInfo& job = s.cluster.jobs().at("ns/a");
+  CHECK(job.tasks().size() == 2);
+  CHECK(job.min_available == 2);
+  CHECK(job.queue == "q");
+
+  // Deleting the PodGroup makes its pods foreign again.
+  state.DeletePodGroup("ns", "a");
+  s = state.TakeSnapshot();
+  CHECK(s.cluster.jobs().empty());
+  CHECK(s.cluster.foreign_tasks().size() == 2);
+}
+
+TEST_CASE("ClusterState: pods of an old job never join a new job's gang of the same name",
+          "[sched][cache]") {
+  ClusterState state({});
+  state.UpsertPodGroup(MakePodGroup("train", 2, "job-new"));
+  state.UpsertPod(PodBuilder("old-0").Group("train").Owner("job-old").Build());
+  state.UpsertPod(PodBuilder("new-0").Group("train").Owner("job-new").Build());
+  state.UpsertPod(PodBuilder("unowned").Group("train").Build());
+  ClusterState::Snapshot s = state.TakeSnapshot();
+  const JobInfo& job = s.cluster.jobs().at("ns/train");
+  CHECK(job.tasks().count("uid-new-0") == 1);
+  CHECK(job.tasks().count("uid-unowned") == 1);  // no owner to compare: joins
+  CHECK(job.tasks().count("uid-old-0") == 0);
+  CHECK(s.cluster.foreign_tasks().count("uid-old-0") == 1);
+}
+
+TEST_CASE(
+    "ClusterState: an assumed placement holds the node until the bind is confirmed or "
+    "rolled back",
+    "[sched][cache]") {
+  ClusterState state({});
+  state.UpsertNode(MakeNode("n1", 2));
+  state.UpsertPodGroup(MakePodGroup("a", 1));
+  PodBuilder pod = PodBuilder("a-0").Group("a");
+  state.UpsertPod(pod.Build());
+  const uint64_t before = state.generation();
+
+  REQUIRE(state.Assume(BindRequest{"uid-a-0", "ns", "a-0", "n1"}).ok());
+  ClusterState::Snapshot s = state.TakeSnapshot();
+  CHECK(IdleGpus(s.cluster, "n1") == 1);
+  CHECK(s.cluster.jobs().at("ns/a").tasks().at("uid-a-0").status == TaskStatus::kBinding);
+  CHECK(state.generation() == before);  // the decision itself is no news for the next cycle
+
+  SECTION("a failed bind puts the pod back to Pending and frees the node") {
+    state.Forget("uid-a-0");
+    s = state.TakeSnapshot();
+    CHECK(IdleGpus(s.cluster, "n1") == 2);
+    CHECK(s.cluster.jobs().at("ns/a").tasks().at("uid-a-0").status == TaskStatus::kPending);
+    CHECK(state.generation() > before);
+    CHECK(state.assumed_count() == 0);
+  }
+  SECTION("a pod update still without a node keeps the assumption") {
+    state.UpsertPod(pod.Build());
+    CHECK(IdleGpus(state.TakeSnapshot().cluster, "n1") == 1);
+  }
+  SECTION("the informer reporting the pod bound ends the assumption") {
+    state.UpsertPod(PodBuilder("a-0").Group("a").Node("n1").Build());
+    s = state.TakeSnapshot();
+    CHECK(state.assumed_count() == 0);
+    CHECK(IdleGpus(s.cluster, "n1") == 1);
+    CHECK(s.cluster.jobs().at("ns/a").tasks().at("uid-a-0").status == TaskStatus::kBound);
+  }
+  SECTION("assuming a bound pod or a missing pod is refused") {
+    state.UpsertPod(PodBuilder("a-0").Group("a").Node("n1").Build());
+    CHECK(state.Assume(BindRequest{"uid-a-0", "ns", "a-0", "n1"}).code() ==
+          absl::StatusCode::kAlreadyExists);
+    CHECK(state.Assume(BindRequest{"uid-x", "ns", "x", "n1"}).code() ==
+          absl::StatusCode::kNotFound);
+  }
+}
+
+TEST_CASE("ClusterState: an assumption that no longer fits is refused", "[sched][cache]") {
+  ClusterState state({});
+  state.UpsertNode(MakeNode("n1", 1));
+  state.UpsertPod(PodBuilder("foreign").Scheduler("other").Node("n1").Build());
+  state.UpsertPodGroup(MakePodGroup("a", 1));
+  state.UpsertPod(PodBuilder("a-0").Group("a").Build());
+  CHECK(state.Assume(BindRequest{"uid-a-0", "ns", "a-0", "n1"}).code() ==
+        absl::StatusCode::kFailedPrecondition);
+  ClusterState::Snapshot s = state.TakeSnapshot();
+  CHECK(s.cluster.jobs().at("ns/a").tasks().at("uid-a-0").status == TaskStatus::kPending);
+  CHECK(IdleGpus(s.cluster, "n1") == 0);
+}
+
+TEST_CASE("ClusterState: terminated pods count for their job but not on their node",
+          "[sched][cache]") {
+  ClusterState state({});
+  state.UpsertNode(MakeNode("n1", 2));
+  state.UpsertPodGroup(MakePodGroup("a", 1));
+  state.UpsertPod(PodBuilder("a-0").Group("a").Node("n1").Phase(api::PodPhase::kSucceeded).Build());
+  ClusterState::Snapshot s = state.TakeSnapshot();
+  CHECK(IdleGpus(s.cluster, "n1") == 2);
+  CHECK(s.cluster.jobs().at("ns/a").TaskCount(TaskStatus::kSucceeded) == 1);
+}
+
+TEST_CASE("ClusterState: written status stays in force until the watch reports it",
+          "[sched][cache]") {
+  ClusterState state({});
+  state.UpsertPodGroup(MakePodGroup("a", 1));
+  state.UpsertPod(PodBuilder("a-0").Group("a").Build());
+  state.UpsertQueue(MakeQueue("q"));
+
+  PodGroupStatus inqueue;
+  inqueue.phase = PodGroupPhase::kInqueue;
+  state.SetPodGroupStatus("ns/a", inqueue);
+  state.SetPodCondition("uid-a-0", PodScheduledCondition{"Unschedulable", "no room", ""});
+  Resource allocated;
+  allocated.SetUnits("nvidia.com/gpu", 2);
+  state.SetQueueAllocated("q", allocated);
+
+  // A stale watch event (status not written yet) does not undo what was written.
+  state.UpsertPodGroup(MakePodGroup("a", 1));
+  state.UpsertPod(PodBuilder("a-0").Group("a").Build());
+  state.UpsertQueue(MakeQueue("q"));
+  ClusterState::Snapshot s = state.TakeSnapshot();
+  CHECK(s.cluster.jobs().at("ns/a").podgroup_status.phase == PodGroupPhase::kInqueue);
+  const TaskInfo& t = s.cluster.jobs().at("ns/a").tasks().at("uid-a-0");
+  REQUIRE(t.scheduled_condition.has_value());
+  CHECK(t.scheduled_condition->message == "no room");
+  CHECK(s.cluster.queues().at("q").status_allocated == allocated);
+
+  SECTION("a failed write is forgotten: the API's state is used again") {
+    state.ForgetPodGroupStatus("ns/a");
+    state.ForgetPodCondition("uid-a-0");
+    state.ForgetQueueAllocated("q");
+    s = state.TakeSnapshot();
+    CHECK(s.cluster.jobs().at("ns/a").podgroup_status.phase == PodGroupPhase::kPending);
+    CHECK_FALSE(s.cluster.jobs().at("ns/a").tasks().at("uid-a-0").scheduled_condition);
+    CHECK(s.cluster.queues().at("q").status_allocated == Resource());
+  }
+  SECTION("the watch catching up takes over") {
+    state.UpsertPodGroup(MakePodGroup("a", 1, "", "Inqueue"));
+    state.UpsertPod(PodBuilder("a-0").Group("a").Condition("Unschedulable", "no room").Build());
+    state.ForgetPodGroupStatus("ns/a");  // nothing written any more: API state is the same
+    s = state.TakeSnapshot();
+    CHECK(s.cluster.jobs().at("ns/a").podgroup_status.phase == PodGroupPhase::kInqueue);
+  }
+}
+
+TEST_CASE(
+    "ClusterState: job priority comes from the PodGroup's PriorityClass or the global "
+    "default",
+    "[sched][cache]") {
+  ClusterState state({});
+  state.UpsertPodGroup(MakePodGroup("a", 1));
+  CHECK(state.TakeSnapshot().cluster.jobs().at("ns/a").priority == 0);
+  state.UpsertPriorityClass("low", 10, true);
+  CHECK(state.TakeSnapshot().cluster.jobs().at("ns/a").priority == 10);
+}
+
+TEST_CASE("ClusterState: WaitForChange wakes on a change and times out without one",
+          "[sched][cache]") {
+  ClusterState state({});
+  std::stop_source stop;
+  const uint64_t g = state.generation();
+  CHECK_FALSE(state.WaitForChange(g, std::chrono::milliseconds(1), stop.get_token()));
+  state.UpsertNode(MakeNode("n1", 1));
+  CHECK(state.WaitForChange(g, std::chrono::milliseconds(1), stop.get_token()));
+}
+
+TEST_CASE("convert: node affinity, terminated pods and the queue allocated patch",
+          "[sched][cache]") {
+  absl::StatusOr<NodeAffinity> a = ParseNodeAffinity(
+      R"({"nodeAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":{"nodeSelectorTerms":)"
+      R"([{"matchExpressions":[{"key":"nvidia.com/gpu.product","operator":"In","values":["A100"]}]}]},)"
+      R"("preferredDuringSchedulingIgnoredDuringExecution":[{"weight":5,"preference":)"
+      R"({"matchExpressions":[{"key":"rack","operator":"Exists"}]}}]}})");
+  REQUIRE(a.ok());
+  REQUIRE(a->required.has_value());
+  CHECK(a->required->at(0).Matches("n1", {{"nvidia.com/gpu.product", "A100"}}));
+  CHECK_FALSE(a->required->at(0).Matches("n1", {{"nvidia.com/gpu.product", "T4"}}));
+  CHECK(a->preferred.at(0).weight == 5);
+  CHECK_FALSE(
+      ParseNodeAffinity(
+          R"({"nodeAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":)"
+          R"({"nodeSelectorTerms":[{"matchExpressions":[{"key":"k","operator":"Near"}]}]}}})")
+          .ok());
+
+  Resource before;
+  before.SetUnits("nvidia.com/gpu", 4);
+  CHECK(QueueAllocatedPatch(Resource(), before) ==
+        R"({"status":{"allocated":{"cpu":"0","memory":"0","nvidia.com/gpu":"0"}}})");
+}
+
+}  // namespace
+}  // namespace basalt::sched::cache
