@@ -46,7 +46,7 @@ if [[ -x $BUILD_DIR/webhook/vc-webhook-manager && -x $REPO_ROOT/hack/webhook-reg
   "$REPO_ROOT/hack/webhook-register-local.sh" "$STATE_DIR" "$BUILD_DIR/webhook/vc-webhook-manager"
 fi
 start_component vc-controller-manager "$BUILD_DIR/controllers/vc-controller-manager" \
-  --kubeconfig="$KUBECONFIG" --leader-elect=false --health-addr=127.0.0.1:0 -v=2
+  --kubeconfig="$KUBECONFIG" --leader-elect=false --metrics-addr=127.0.0.1:0 --health-addr=127.0.0.1:0 -v=2
 start_component vc-scheduler "$BUILD_DIR/scheduler/vc-scheduler" \
   --kubeconfig="$KUBECONFIG" --leader-elect=false --metrics-addr=127.0.0.1:0 \
   --health-addr=127.0.0.1:0 --scheduler-name=volcano --schedule-period=1s -v=2

@@ -357,6 +357,7 @@ absl::Status JobReconciler::Execute(Work& w, const ResolvedAction& resolved,
     bool deleted_any = false;
     BASALT_ASSIGN_OR_RETURN(counts, KillPods(w, plan, resolved.action, request, &deleted_any));
     if (!deleted_any && (finished || resolved.action == Action::kSyncJob)) {
+      kill_path = false;
       // Deliberate difference: Volcano bumps status.version on every re-kill (each visit of a
       // finished or draining job), even when nothing is left to kill; Basalt bumps it only
       // when a kill deletes pods or a user action asks for it, so a finished job's pod events
@@ -384,9 +385,11 @@ absl::StatusOr<JobCounts> JobReconciler::SyncJob(Work& w) {
   } else {
     BASALT_RETURN_IF_ERROR(RunPluginsOnJobUpdate(w));
   }
+  // The PodGroup exists from initiation while the job runs. A Restarting job has none: its
+  // whole-job kill deleted it, and it is recreated when the job is re-initiated (Pending), so
+  // the scheduler admits the new gang only once the old pods are gone.
   std::string pg_phase;
-  if (!IsFinishedPhase(phase) && phase != JobPhase::kCompleting &&
-      phase != JobPhase::kTerminating && phase != JobPhase::kAborting) {
+  if (initiating || phase == JobPhase::kRunning) {
     BASALT_ASSIGN_OR_RETURN(pg_phase, EnsurePodGroup(w));
   }
 

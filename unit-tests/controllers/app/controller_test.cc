@@ -1,0 +1,100 @@
+// vc-controller-manager's wiring: --controllers resolution, Lease names, the worker loop.
+
+#include "controllers/app/controller.h"
+
+#include <atomic>
+#include <catch2/catch.hpp>
+#include <map>
+#include <mutex>
+
+#include "controllers/app/reconcile_loop.h"
+#include "prometheus/registry.h"
+
+namespace basalt::controllers {
+namespace {
+
+const std::vector<std::string> kKnown = {"gc", "job", "podgroup", "queue"};
+
+TEST_CASE("ResolveControllers: default and '*' mean all, names are sorted and de-duplicated",
+          "[controllers][app]") {
+  CHECK(*ResolveControllers({"*"}, kKnown) == kKnown);
+  CHECK(*ResolveControllers({}, kKnown) == kKnown);
+  CHECK(*ResolveControllers({"queue", "job", "queue"}, kKnown) ==
+        std::vector<std::string>{"job", "queue"});
+}
+
+TEST_CASE("ResolveControllers: an unknown name is an error naming it", "[controllers][app]") {
+  absl::StatusOr<std::vector<std::string>> r = ResolveControllers({"job", "jobs"}, kKnown);
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.status().code() == absl::StatusCode::kInvalidArgument);
+  CHECK(std::string(r.status().message()).find("\"jobs\"") != std::string::npos);
+}
+
+TEST_CASE("LeaseNameFor: one Lease per controller set, independent of flag order",
+          "[controllers][app]") {
+  CHECK(LeaseNameFor({"queue", "job"}) == "vc-controller-manager-job-queue");
+  CHECK(LeaseNameFor({"job", "queue"}) == "vc-controller-manager-job-queue");
+  CHECK(LeaseNameFor(kKnown) == "vc-controller-manager-gc-job-podgroup-queue");
+}
+
+TEST_CASE("NewControllerRegistry: the four controllers", "[controllers][app]") {
+  std::vector<std::string> names;
+  for (const auto& [name, f] : NewControllerRegistry()) names.push_back(name);
+  CHECK(names == kKnown);
+}
+
+TEST_CASE("ParallelFor: every index exactly once", "[controllers][app]") {
+  std::mutex mu;
+  std::map<size_t, int> seen;
+  ParallelFor(100, 8, [&](size_t i) {
+    std::lock_guard<std::mutex> l(mu);
+    ++seen[i];
+  });
+  REQUIRE(seen.size() == 100);
+  for (const auto& [i, n] : seen) CHECK(n == 1);
+  ParallelFor(0, 8, [&](size_t) { FAIL("called for n = 0"); });
+}
+
+TEST_CASE("ReconcileLoop: failures are retried, successes counted", "[controllers][app]") {
+  FakeClock clock;
+  prometheus::Registry registry;
+  ReconcileMetrics metrics(registry);
+  int calls = 0;
+  ReconcileLoop loop(
+      {.name = "test", .clock = &clock, .metrics = &metrics, .queue_metrics = nullptr},
+      [&](const std::string&) -> ReconcileResult {
+        if (++calls == 1) return absl::UnavailableError("try again");
+        return std::optional<Clock::Duration>();
+      });
+  loop.Add("a");
+  REQUIRE(loop.ProcessNext());
+  CHECK(calls == 1);
+  CHECK(loop.queue().NumRequeues("a") == 1);
+  clock.Advance(std::chrono::seconds(1));  // past the first backoff
+  REQUIRE(loop.ProcessNext());
+  CHECK(calls == 2);
+  CHECK(loop.queue().NumRequeues("a") == 0);
+  const auto series = metrics.For("test");
+  CHECK(series.success->Value() == 1);
+  CHECK(series.error->Value() == 1);
+}
+
+TEST_CASE("ReconcileLoop: a requested delay brings the key back later", "[controllers][app]") {
+  FakeClock clock;
+  int calls = 0;
+  ReconcileLoop loop(
+      {.name = "delay", .clock = &clock, .metrics = nullptr, .queue_metrics = nullptr},
+      [&](const std::string&) -> ReconcileResult {
+        ++calls;
+        return std::optional<Clock::Duration>(std::chrono::seconds(30));
+      });
+  loop.Add("k");
+  REQUIRE(loop.ProcessNext());
+  CHECK(loop.queue().Len() == 0);
+  clock.Advance(std::chrono::seconds(31));
+  REQUIRE(loop.ProcessNext());  // blocks until the delay thread moves the key
+  CHECK(calls == 2);
+}
+
+}  // namespace
+}  // namespace basalt::controllers

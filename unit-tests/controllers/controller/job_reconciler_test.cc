@@ -1,0 +1,289 @@
+// The job controller's reconcile against an in-memory API server: what it creates, deletes,
+// patches and writes for given Job, PodGroup and pod states (informer caches filled by hand).
+
+#include "controllers/job/controller/job_reconciler.h"
+
+#include <catch2/catch.hpp>
+#include <string>
+
+#include "common/informer/store.h"
+#include "fmt/format.h"
+#include "unit-tests/controllers/controller/fake_api.h"
+
+namespace basalt::controllers {
+namespace {
+
+using testing::CacheObject;
+using testing::FakeApiServer;
+
+constexpr char kNs[] = "ns";
+constexpr char kJobPath[] = "/apis/batch.volcano.sh/v1alpha1/namespaces/ns/jobs/train";
+constexpr char kPodGroupPath[] =
+    "/apis/scheduling.volcano.sh/v1beta1/namespaces/ns/podgroups/train";
+constexpr char kPodsPath[] = "/api/v1/namespaces/ns/pods";
+
+struct JobBuilder {
+  std::string uid = "job-uid-1";
+  int replicas = 2;
+  std::string policies = "[]";
+  std::string status = "{}";
+  std::string rv = "10";
+
+  std::string Json() const {
+    return fmt::format(
+        R"({{"apiVersion":"batch.volcano.sh/v1alpha1","kind":"Job","metadata":{{"name":"train","namespace":"ns","uid":"{}","resourceVersion":"{}","generation":1,"creationTimestamp":"2026-01-01T00:00:00Z"}},)"
+        R"("spec":{{"minAvailable":{},"schedulerName":"volcano","queue":"default","maxRetry":3,"policies":{},)"
+        R"("tasks":[{{"name":"worker","replicas":{},"template":{{"spec":{{"containers":[{{"name":"main","image":"busybox"}}]}}}}}}]}},"status":{}}})",
+        uid, rv, replicas, policies, replicas, status);
+  }
+};
+
+std::string PodGroupJson(std::string_view phase, std::string_view owner_uid = "job-uid-1",
+                         std::string_view uid = "pg-uid-1") {
+  return fmt::format(
+      R"({{"apiVersion":"scheduling.volcano.sh/v1beta1","kind":"PodGroup","metadata":{{"name":"train","namespace":"ns","uid":"{}","resourceVersion":"5",)"
+      R"("ownerReferences":[{{"apiVersion":"batch.volcano.sh/v1alpha1","kind":"Job","name":"train","uid":"{}","controller":true}}]}},)"
+      R"("spec":{{"minMember":2,"queue":"default"}},"status":{{"phase":"{}"}}}})",
+      uid, owner_uid, phase);
+}
+
+std::string PodJson(int index, std::string_view phase, int version = 0) {
+  return fmt::format(
+      R"({{"apiVersion":"v1","kind":"Pod","metadata":{{"name":"train-worker-{0}","namespace":"ns","uid":"pod-uid-{0}","resourceVersion":"7",)"
+      R"("annotations":{{"volcano.sh/job-name":"train","volcano.sh/task-spec":"worker","volcano.sh/job-version":"{2}"}},)"
+      R"("ownerReferences":[{{"apiVersion":"batch.volcano.sh/v1alpha1","kind":"Job","name":"train","uid":"job-uid-1","controller":true}}]}},)"
+      R"("spec":{{"schedulerName":"volcano"}},"status":{{"phase":"{1}"}}}})",
+      index, phase, version);
+}
+
+struct Fixture {
+  FakeApiServer api;
+  informer::Store jobs;
+  informer::Store pods{{{kPodsByJobIndex, PodsByJobIndexFunc()}}};
+  informer::Store pod_groups;
+  JobReconciler reconciler{&api.client(), JobListers{&jobs, &pods, &pod_groups, nullptr},
+                           JobReconcilerOptions{}};
+
+  void AddJob(const JobBuilder& b) {
+    api.Put(kJobPath, b.Json());
+    CacheObject(jobs, b.Json());
+  }
+  void AddPod(int index, std::string_view phase, int version = 0) {
+    const std::string json = PodJson(index, phase, version);
+    api.Put(fmt::format("{}/train-worker-{}", kPodsPath, index), json);
+    CacheObject(pods, json);
+  }
+  void AddPodGroup(const std::string& json) {
+    api.Put(kPodGroupPath, json);
+    CacheObject(pod_groups, json);
+  }
+  json::Document Job() const { return *json::Parse(api.Object(kJobPath)); }
+  std::string JobStatus(std::initializer_list<std::string_view> path) const {
+    json::Document d = Job();
+    const json::Value* v = json::FindPath(d, path);
+    if (v == nullptr) return "";
+    return v->IsString() ? std::string(json::AsView(*v)) : json::Serialize(*v);
+  }
+};
+
+TEST_CASE("JobReconciler: a new Job gets a PodGroup named after it, no pods, and phase Pending",
+          "[controllers][job-controller]") {
+  Fixture f;
+  f.AddJob(JobBuilder{});
+  REQUIRE(f.reconciler.Reconcile("ns/train").ok());
+  CHECK(f.api.Has(kPodGroupPath));
+  json::Document pg = *json::Parse(f.api.Object(kPodGroupPath));
+  CHECK(json::GetString(*json::FindPath(pg, {"metadata", "ownerReferences"})->Begin(), "uid") ==
+        "job-uid-1");
+  CHECK(f.api.RequestsMatching("POST", kPodsPath).empty());
+  CHECK(f.JobStatus({"status", "state", "phase"}) == "Pending");
+  CHECK(f.JobStatus({"status", "minAvailable"}) == "2");
+}
+
+TEST_CASE("JobReconciler: pods are created only once the PodGroup is Inqueue",
+          "[controllers][job-controller]") {
+  Fixture f;
+  f.AddJob(JobBuilder{.status = R"({"state":{"phase":"Pending"}})"});
+  f.AddPodGroup(PodGroupJson("Pending"));
+  REQUIRE(f.reconciler.Reconcile("ns/train").ok());
+  CHECK(f.api.RequestsMatching("POST", kPodsPath).empty());
+
+  f.AddPodGroup(PodGroupJson("Inqueue"));
+  REQUIRE(f.reconciler.Reconcile("ns/train").ok());
+  CHECK(f.api.Has("/api/v1/namespaces/ns/pods/train-worker-0"));
+  CHECK(f.api.Has("/api/v1/namespaces/ns/pods/train-worker-1"));
+  json::Document pod = *json::Parse(f.api.Object("/api/v1/namespaces/ns/pods/train-worker-1"));
+  CHECK(json::AsView(*json::FindPath(
+            pod, {"metadata", "annotations", "scheduling.k8s.io/group-name"})) == "train");
+  CHECK(f.JobStatus({"status", "pending"}) == "2");
+}
+
+TEST_CASE("JobReconciler: a lagging pod cache does not cause duplicate creations",
+          "[controllers][job-controller]") {
+  Fixture f;
+  f.AddJob(JobBuilder{.status = R"({"state":{"phase":"Pending"}})"});
+  f.AddPodGroup(PodGroupJson("Inqueue"));
+  REQUIRE(f.reconciler.Reconcile("ns/train").ok());
+  CHECK(f.api.RequestsMatching("POST", kPodsPath).size() == 2);
+  f.api.ClearCalls();
+  // The cache has not seen the pods yet: the reconciler remembers its creations.
+  REQUIRE(f.reconciler.Reconcile("ns/train").ok());
+  CHECK(f.api.RequestsMatching("POST", kPodsPath).empty());
+}
+
+TEST_CASE("JobReconciler: after a restart, existing pods are kept and AlreadyExists is success",
+          "[controllers][job-controller]") {
+  Fixture f;
+  f.AddJob(JobBuilder{.replicas = 3, .status = R"({"state":{"phase":"Pending"}})"});
+  f.AddPodGroup(PodGroupJson("Inqueue"));
+  f.AddPod(0, "Pending");
+  // Pod 1 exists on the server but not yet in the cache (created just before a crash).
+  f.api.Put("/api/v1/namespaces/ns/pods/train-worker-1", PodJson(1, "Pending"));
+  REQUIRE(f.reconciler.Reconcile("ns/train").ok());
+  const auto posts = f.api.RequestsMatching("POST", kPodsPath);
+  CHECK(posts.size() == 2);  // pods 1 (AlreadyExists) and 2
+  CHECK(f.api.Has("/api/v1/namespaces/ns/pods/train-worker-2"));
+  CHECK(f.JobStatus({"status", "pending"}) == "3");
+}
+
+TEST_CASE("JobReconciler: a same-named PodGroup of another Job UID is replaced",
+          "[controllers][job-controller]") {
+  Fixture f;
+  f.AddJob(JobBuilder{});
+  f.AddPodGroup(PodGroupJson("Running", "old-job-uid", "old-pg-uid"));
+  REQUIRE(f.reconciler.Reconcile("ns/train").ok());
+  const auto deletes = f.api.RequestsMatching("DELETE", kPodGroupPath);
+  REQUIRE(deletes.size() == 1);
+  CHECK(deletes[0].body.find("old-pg-uid") != std::string::npos);
+  json::Document pg = *json::Parse(f.api.Object(kPodGroupPath));
+  CHECK(json::AsView(*json::FindPath(pg, {"metadata", "uid"})) != "old-pg-uid");
+  // No pods: the fresh PodGroup is not admitted yet, whatever the stale one said.
+  CHECK(f.api.RequestsMatching("POST", kPodsPath).empty());
+}
+
+TEST_CASE(
+    "JobReconciler: PodFailed with a RestartJob policy kills the job and bumps version and "
+    "retryCount",
+    "[controllers][job-controller]") {
+  Fixture f;
+  f.AddJob(JobBuilder{.policies = R"([{"event":"PodFailed","action":"RestartJob"}])",
+                      .status = R"({"state":{"phase":"Running"},"running":2,"minAvailable":2})"});
+  f.AddPodGroup(PodGroupJson("Running"));
+  f.AddPod(0, "Running");
+  f.AddPod(1, "Failed");
+  QueuedRequest q;
+  q.request.job_uid = "job-uid-1";
+  q.request.task = "worker";
+  q.request.pod = "train-worker-1";
+  q.request.event = Event::kPodFailed;
+  q.request.exit_code = 3;
+  q.request.job_version = 0;
+  q.pod_uid = "pod-uid-1";
+  f.reconciler.AddRequest("ns/train", q);
+  REQUIRE(f.reconciler.Reconcile("ns/train").ok());
+
+  // Each pod is marked out-of-sync, then deleted with its UID as precondition.
+  CHECK(f.api.RequestsMatching("PATCH", "/api/v1/namespaces/ns/pods/train-worker-").size() == 2);
+  const auto deletes = f.api.RequestsMatching("DELETE", "/api/v1/namespaces/ns/pods/");
+  REQUIRE(deletes.size() == 2);
+  CHECK(deletes[0].body.find("pod-uid-") != std::string::npos);
+  CHECK(f.reconciler.DeletedByController("pod-uid-0"));
+  // The PodGroup goes with a whole-job kill; it comes back when the job is re-initiated.
+  CHECK(f.api.RequestsMatching("DELETE", kPodGroupPath).size() == 1);
+  CHECK_FALSE(f.api.Has(kPodGroupPath));
+  CHECK(f.JobStatus({"status", "state", "phase"}) == "Restarting");
+  CHECK(f.JobStatus({"status", "version"}) == "1");
+  CHECK(f.JobStatus({"status", "retryCount"}) == "1");
+  CHECK(f.JobStatus({"status", "terminating"}) == "2");
+}
+
+TEST_CASE("JobReconciler: an event from a pod of an earlier run does not restart again",
+          "[controllers][job-controller]") {
+  Fixture f;
+  f.AddJob(JobBuilder{.policies = R"([{"event":"PodFailed","action":"RestartJob"}])",
+                      .status = R"({"state":{"phase":"Running"},"version":1,"retryCount":1})"});
+  f.AddPodGroup(PodGroupJson("Running"));
+  f.AddPod(0, "Running", 1);
+  QueuedRequest q;
+  q.request.job_uid = "job-uid-1";
+  q.request.task = "worker";
+  q.request.pod = "train-worker-1";
+  q.request.event = Event::kPodFailed;
+  q.request.job_version = 0;
+  f.reconciler.AddRequest("ns/train", q);
+  REQUIRE(f.reconciler.Reconcile("ns/train").ok());
+  CHECK(f.api.RequestsMatching("DELETE", "/api/v1/namespaces/ns/pods/").empty());
+  CHECK(f.JobStatus({"status", "retryCount"}) == "1");
+}
+
+TEST_CASE("JobReconciler: a Command acts once and is deleted with its UID as precondition",
+          "[controllers][job-controller]") {
+  Fixture f;
+  f.AddJob(JobBuilder{.status = R"({"state":{"phase":"Running"},"running":2})"});
+  f.AddPodGroup(PodGroupJson("Running"));
+  f.AddPod(0, "Running");
+  f.AddPod(1, "Running");
+  const std::string cmd_path =
+      "/apis/bus.volcano.sh/v1alpha1/namespaces/ns/commands/train-abortjob-x";
+  f.api.Put(cmd_path,
+            R"({"metadata":{"name":"train-abortjob-x","namespace":"ns","uid":"cmd-uid"}})");
+  QueuedRequest q;
+  q.request.action = "AbortJob";
+  q.request.event = Event::kCommandIssued;
+  q.command_namespace = kNs;
+  q.command_name = "train-abortjob-x";
+  q.command_uid = "cmd-uid";
+  f.reconciler.AddRequest("ns/train", q);
+  REQUIRE(f.reconciler.Reconcile("ns/train").ok());
+  CHECK(f.JobStatus({"status", "state", "phase"}) == "Aborting");
+  const auto deletes = f.api.RequestsMatching("DELETE", cmd_path);
+  REQUIRE(deletes.size() == 1);
+  CHECK(deletes[0].body.find("cmd-uid") != std::string::npos);
+  CHECK_FALSE(f.api.Has(cmd_path));
+
+  // Delivered again (e.g. a relist before the deletion was seen): ignored.
+  f.api.ClearCalls();
+  f.reconciler.AddRequest("ns/train", q);
+  REQUIRE(f.reconciler.Reconcile("ns/train").ok());
+  CHECK(f.api.RequestsMatching("DELETE", cmd_path).empty());
+}
+
+TEST_CASE("JobReconciler: all pods succeeded completes the job and keeps the counts",
+          "[controllers][job-controller]") {
+  Fixture f;
+  f.AddJob(JobBuilder{.status = R"({"state":{"phase":"Running"},"running":2})"});
+  f.AddPodGroup(PodGroupJson("Running"));
+  f.AddPod(0, "Succeeded");
+  f.AddPod(1, "Succeeded");
+  REQUIRE(f.reconciler.Reconcile("ns/train").ok());
+  CHECK(f.JobStatus({"status", "state", "phase"}) == "Completed");
+  CHECK(f.JobStatus({"status", "succeeded"}) == "2");
+  // A later visit kills nothing (Succeeded pods are kept) and does not rewrite the status.
+  f.api.ClearCalls();
+  REQUIRE(f.reconciler.Reconcile("ns/train").ok());
+  CHECK(f.api.RequestsMatching("PUT", kJobPath).empty());
+  CHECK(f.api.RequestsMatching("DELETE", "/api/v1/").empty());
+}
+
+TEST_CASE("JobReconciler: a deleted Job forgets its requests", "[controllers][job-controller]") {
+  Fixture f;
+  QueuedRequest q;
+  q.request.event = Event::kPodFailed;
+  f.reconciler.AddRequest("ns/gone", q);
+  REQUIRE(f.reconciler.Reconcile("ns/gone").ok());
+  CHECK(f.reconciler.PendingRequests("ns/gone") == 0);
+  CHECK(f.api.Calls().empty());
+}
+
+TEST_CASE("JobReconciler: plugin objects are created once with the Job as owner",
+          "[controllers][job-controller]") {
+  Fixture f;
+  f.AddJob(JobBuilder{.policies = R"([],"plugins":{"svc":[]})"});
+  REQUIRE(f.reconciler.Reconcile("ns/train").ok());
+  CHECK(f.api.Has("/api/v1/namespaces/ns/services/train"));
+  CHECK(f.api.Has("/api/v1/namespaces/ns/configmaps/train-svc"));
+  CHECK(f.JobStatus({"status", "controlledResources", "plugin-svc"}) == "svc");
+}
+
+}  // namespace
+}  // namespace basalt::controllers

@@ -1,0 +1,77 @@
+// The PodGroup controller: which pods get a PodGroup, what it looks like, and the calls made.
+
+#include "controllers/podgroup/podgroup_controller.h"
+
+#include <catch2/catch.hpp>
+
+#include "unit-tests/controllers/controller/fake_api.h"
+
+namespace basalt::controllers {
+namespace {
+
+std::string Pod(std::string_view scheduler, std::string_view annotations = "{}",
+                std::string_view owners = "[]") {
+  return fmt::format(
+      R"({{"apiVersion":"v1","kind":"Pod","metadata":{{"name":"p","namespace":"ns","uid":"pod-uid","resourceVersion":"3","annotations":{},"ownerReferences":{}}},)"
+      R"("spec":{{"schedulerName":"{}","containers":[{{"name":"c","resources":{{"requests":{{"cpu":"500m"}}}}}}]}},"status":{{"phase":"Pending"}}}})",
+      annotations, owners, scheduler);
+}
+
+const std::vector<std::string> kVolcano = {"volcano"};
+
+TEST_CASE("PlanBarePodGroup: a bare volcano pod gets podgroup-<pod uid> owned by the pod",
+          "[controllers][podgroup]") {
+  json::Document pod = *json::Parse(Pod("volcano"));
+  auto plan = PlanBarePodGroup(pod, kVolcano, {});
+  REQUIRE(plan.has_value());
+  CHECK(plan->name == "podgroup-pod-uid");
+  json::Document pg = *json::Parse(plan->pod_group_json);
+  CHECK(json::GetInt(*json::FindPath(pg, {"spec"}), "minMember") == 1);
+  CHECK(json::AsView(*json::FindPath(pg, {"spec", "queue"})) == "default");
+  CHECK(json::AsView(*json::FindPath(pg, {"spec", "minResources", "cpu"})) == "500m");
+  const json::Value& owner = *json::FindPath(pg, {"metadata", "ownerReferences"})->Begin();
+  CHECK(json::GetString(owner, "kind") == "Pod");
+  CHECK(json::GetString(owner, "uid") == "pod-uid");
+  CHECK(plan->pod_patch_json.find("podgroup-pod-uid") != std::string::npos);
+}
+
+TEST_CASE("PlanBarePodGroup: owned pods share their owner's PodGroup and its min-member",
+          "[controllers][podgroup]") {
+  json::Document pod = *json::Parse(Pod(
+      "volcano", R"({"scheduling.volcano.sh/queue-name":"gpu"})",
+      R"([{"apiVersion":"apps/v1","kind":"ReplicaSet","name":"rs","uid":"rs-uid","controller":true}])"));
+  auto plan = PlanBarePodGroup(pod, kVolcano, {{"scheduling.volcano.sh/group-min-member", "3"}});
+  REQUIRE(plan.has_value());
+  CHECK(plan->name == "podgroup-rs-uid");
+  json::Document pg = *json::Parse(plan->pod_group_json);
+  CHECK(json::GetInt(*json::FindPath(pg, {"spec"}), "minMember") == 3);
+  CHECK(json::AsView(*json::FindPath(pg, {"spec", "queue"})) == "gpu");
+  CHECK(json::AsView(*json::FindPath(pg, {"spec", "minResources", "cpu"})) == "1500m");
+  CHECK(json::GetString(*json::FindPath(pg, {"metadata", "ownerReferences"})->Begin(), "uid") ==
+        "rs-uid");
+}
+
+TEST_CASE("PlanBarePodGroup: other schedulers' pods and grouped pods are left alone",
+          "[controllers][podgroup]") {
+  CHECK_FALSE(PlanBarePodGroup(*json::Parse(Pod("default-scheduler")), kVolcano, {}));
+  CHECK_FALSE(PlanBarePodGroup(
+      *json::Parse(Pod("volcano", R"({"scheduling.k8s.io/group-name":"job"})")), kVolcano, {}));
+}
+
+TEST_CASE("ReconcileBarePod: creates the PodGroup, then annotates the pod",
+          "[controllers][podgroup]") {
+  testing::FakeApiServer api;
+  informer::Store pods;
+  testing::CacheObject(pods, Pod("volcano"));
+  api.Put("/api/v1/namespaces/ns/pods/p", Pod("volcano"));
+  REQUIRE(ReconcileBarePod(api.client(), pods, kVolcano, "ns/p").ok());
+  CHECK(api.Has("/apis/scheduling.volcano.sh/v1beta1/namespaces/ns/podgroups/podgroup-pod-uid"));
+  const auto patches = api.RequestsMatching("PATCH", "/api/v1/namespaces/ns/pods/p");
+  REQUIRE(patches.size() == 1);
+  CHECK(patches[0].body.find("scheduling.k8s.io/group-name") != std::string::npos);
+  // Again (the cache has not seen the annotation): AlreadyExists is fine.
+  REQUIRE(ReconcileBarePod(api.client(), pods, kVolcano, "ns/p").ok());
+}
+
+}  // namespace
+}  // namespace basalt::controllers

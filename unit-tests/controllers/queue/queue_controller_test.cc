@@ -1,0 +1,57 @@
+// The queue controller's decisions: state transitions for OpenQueue/CloseQueue, PodGroup
+// counts per phase, and status writes only on change.
+
+#include "controllers/queue/queue_controller.h"
+
+#include <catch2/catch.hpp>
+
+namespace basalt::controllers {
+namespace {
+
+TEST_CASE("NextQueueState: Volcano's queue state machine", "[controllers][queue]") {
+  CHECK(NextQueueState("q", "", "", false) == "Open");
+  CHECK(NextQueueState("q", "Open", "CloseQueue", false) == "Closed");
+  CHECK(NextQueueState("q", "Open", "CloseQueue", true) == "Closing");
+  CHECK(NextQueueState("q", "Closing", "", true) == "Closing");
+  CHECK(NextQueueState("q", "Closing", "", false) == "Closed");
+  CHECK(NextQueueState("q", "Closed", "OpenQueue", false) == "Open");
+  CHECK(NextQueueState("q", "Closing", "OpenQueue", true) == "Open");
+  CHECK(NextQueueState("q", "Closed", "CloseQueue", true) == "Closed");
+  CHECK(NextQueueState("root", "Open", "CloseQueue", false) == "Open");
+}
+
+TEST_CASE("CountPodGroups: by phase, absent phase counts as pending", "[controllers][queue]") {
+  std::vector<json::Document> docs;
+  for (const char* text :
+       {R"({"status":{"phase":"Inqueue"}})", R"({"status":{"phase":"Running"}})",
+        R"({"status":{"phase":"Running"}})", R"({})", R"({"status":{"phase":"Completed"}})",
+        R"({"status":{"phase":"Unknown"}})"}) {
+    docs.push_back(*json::Parse(text));
+  }
+  std::vector<const json::Value*> ptrs;
+  for (const auto& d : docs) ptrs.push_back(&d);
+  const QueueCounts c = CountPodGroups(ptrs);
+  CHECK(c.inqueue == 1);
+  CHECK(c.running == 2);
+  CHECK(c.pending == 1);
+  CHECK(c.completed == 1);
+  CHECK(c.unknown == 1);
+  CHECK(c.total == 6);
+}
+
+TEST_CASE("QueueStatusPatch: written only when state or counts change", "[controllers][queue]") {
+  QueueCounts c;
+  c.running = 2;
+  json::Document same =
+      *json::Parse(R"({"state":"Open","running":2,"pending":0,"allocated":{"cpu":"1"}})");
+  CHECK_FALSE(QueueStatusPatch(&same, "Open", c).has_value());
+  auto patch = QueueStatusPatch(&same, "Closing", c);
+  REQUIRE(patch.has_value());
+  CHECK(patch->find(R"("state":"Closing")") != std::string::npos);
+  // A merge patch of the counters only: the scheduler's `allocated` is left alone.
+  CHECK(patch->find("allocated") == std::string::npos);
+  CHECK(QueueStatusPatch(nullptr, "Open", QueueCounts{}).has_value());
+}
+
+}  // namespace
+}  // namespace basalt::controllers
