@@ -41,7 +41,7 @@ endfunction()
 
 # basalt_integration_test(NAME <target> SOURCES <files...> [DEPS <targets...>])
 # Tests against the real API server of the test cluster (CTest fixture "cluster");
-# they read the admin kubeconfig from $BASALT_TEST_KUBECONFIG.
+# they read the admin kubeconfig from $BASALT_TEST_KUBECONFIG (its directory holds cluster.env).
 function(basalt_integration_test)
   cmake_parse_arguments(ARG "" "NAME" "SOURCES;DEPS" ${ARGN})
   add_executable(${ARG_NAME} ${ARG_SOURCES})
@@ -52,5 +52,7 @@ function(basalt_integration_test)
     FIXTURES_REQUIRED cluster
     RESOURCE_LOCK cluster
     TIMEOUT 300
-    ENVIRONMENT "BASALT_TEST_KUBECONFIG=${BASALT_TEST_CLUSTER_DIR}/kubeconfig;BASALT_TEST_CLUSTER_DIR=${BASALT_TEST_CLUSTER_DIR};BASALT_BUILD_DIR=${PROJECT_BINARY_DIR}")
+    # One variable only: catch_discover_tests splits list values, so a second one would be
+    # lost. Tests derive the cluster dir from the kubeconfig's directory.
+    ENVIRONMENT "BASALT_TEST_KUBECONFIG=${BASALT_TEST_CLUSTER_DIR}/kubeconfig")
 endfunction()

@@ -300,7 +300,7 @@ TEST_CASE("nodes: cluster-scoped get, list and label patch", "[integration][clie
 }
 
 TEST_CASE(
-    "watch: resume from a resourceVersion sees later changes only; a too old one is "
+    "watch: resume from a resourceVersion sees later changes only, a too old one is "
     "kOutOfRange",
     "[integration][client][watch]") {
   std::unique_ptr<Client> client = NewClient(TestConfig());

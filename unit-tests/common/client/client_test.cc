@@ -127,7 +127,7 @@ TEST_CASE("Client::ListAll: an expired continue token is kOutOfRange (relist)", 
   REQUIRE(IsGone(s));
 }
 
-TEST_CASE("Client::Create: POSTs to the collection; a duplicate is kAlreadyExists", "[client]") {
+TEST_CASE("Client::Create: POSTs to the collection, a duplicate is kAlreadyExists", "[client]") {
   Fixture f;
   const std::string body = R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c"}})";
   f.transport->AddJson("POST", "/api/v1/namespaces/ns/configmaps", 201, body);
@@ -151,7 +151,7 @@ TEST_CASE("Client::Create: POSTs to the collection; a duplicate is kAlreadyExist
   REQUIRE(f.client->Create(Queues(), "", R"({"metadata":{"name":"q"}})").ok());
 }
 
-TEST_CASE("Client::Update: PUTs to the object named in the body; stale is a conflict", "[client]") {
+TEST_CASE("Client::Update: PUTs to the object named in the body, stale is a conflict", "[client]") {
   Fixture f;
   const std::string body =
       R"({"metadata":{"name":"c","namespace":"ns","resourceVersion":"5"},"data":{"k":"v"}})";
@@ -238,7 +238,7 @@ TEST_CASE("Client::Bind and Evict: subresource bodies", "[client]") {
           R"("deleteOptions":{"apiVersion":"v1","kind":"DeleteOptions","gracePeriodSeconds":30}})");
 }
 
-TEST_CASE("Client: a transport failure passes through; a non-JSON 200 is kInternal", "[client]") {
+TEST_CASE("Client: a transport failure passes through, a non-JSON 200 is kInternal", "[client]") {
   Fixture f;
   f.transport->AddResponse("GET", "", absl::UnavailableError("connection refused"));
   REQUIRE(f.client->Get(Pods(), "ns", "p").status().code() == absl::StatusCode::kUnavailable);

@@ -209,7 +209,12 @@ InformerOptions ConfigMapOptions(const std::string& ns) {
 // --- etcd ----------------------------------------------------------------------------------
 
 std::string EtcdUrl() {
-  std::ifstream in(Env("BASALT_TEST_CLUSTER_DIR") + "/cluster.env");
+  std::string dir = Env("BASALT_TEST_CLUSTER_DIR");
+  if (dir.empty()) {  // the kubeconfig lives in the cluster's state dir
+    std::string kubeconfig = Env("BASALT_TEST_KUBECONFIG");
+    dir = kubeconfig.substr(0, kubeconfig.rfind('/'));
+  }
+  std::ifstream in(dir + "/cluster.env");
   std::string line;
   while (std::getline(in, line)) {
     if (line.rfind("ETCD_URL=", 0) == 0) return line.substr(9);

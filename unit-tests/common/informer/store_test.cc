@@ -39,7 +39,7 @@ TEST_CASE("Transform: rejects objects without a name, naming the transform", "[s
   CHECK(o.status().code() == absl::StatusCode::kInvalidArgument);
 }
 
-TEST_CASE("Transform: the default payload is the whole document; others are typed", "[store]") {
+TEST_CASE("Transform: the default payload is the whole document, others are typed", "[store]") {
   Object doc = MakeConfigMap("ns", "a").Data("k", "v").Obj();
   REQUIRE(doc.Is<json::Document>());
   CHECK(json::GetString(*json::Find(doc.doc(), "data"), "k") == "v");

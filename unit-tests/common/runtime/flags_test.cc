@@ -43,7 +43,7 @@ TEST_CASE("ParseRuntimeFlags: klog -v spellings, --version and defaults", "[flag
   CHECK(options->health_addr == ":8081");
 }
 
-TEST_CASE("ParseRuntimeFlags: bad values are errors; after -- nothing is taken", "[flags]") {
+TEST_CASE("ParseRuntimeFlags: bad values are errors, after -- nothing is taken", "[flags]") {
   std::vector<std::string> missing = {"--metrics-addr"};
   CHECK(ParseRuntimeFlags(missing).status().code() == absl::StatusCode::kInvalidArgument);
   std::vector<std::string> bad_v = {"-v", "lots"};

@@ -186,7 +186,7 @@ TEST_CASE("Runner: a busy metrics address fails Run", "[runner]") {
   CHECK(runner.Run().code() == absl::StatusCode::kUnavailable);
 }
 
-TEST_CASE("SignalWatcher: delivers SIGTERM to the callback; only one may be active", "[signals]") {
+TEST_CASE("SignalWatcher: delivers SIGTERM to the callback, only one may be active", "[signals]") {
   std::mutex mu;
   std::condition_variable cv;
   int got = 0;

@@ -75,7 +75,7 @@ TEST_CASE("enqueue: queues of weight 1 and 3 flooded with 1-GPU jobs settle at 4
   CHECK(cluster.RunningInQueue("q3", "nvidia.com/gpu") == 12000);
 }
 
-TEST_CASE("enqueue: a job without minResources is admitted; a closed queue admits nothing",
+TEST_CASE("enqueue: a job without minResources is admitted, a closed queue admits nothing",
           "[sched][enqueue]") {
   FakeCluster cluster;
   cluster.AddQueue(MakeQueue("open"));

@@ -17,7 +17,7 @@ TEST_CASE("FitErrors: aggregates reasons per node, sorted, in kube-scheduler for
         "node affinity/selector.");
 }
 
-TEST_CASE("FitErrors: a reason counts once per node; the denominator is nodes with errors",
+TEST_CASE("FitErrors: a reason counts once per node, the denominator is nodes with errors",
           "[sched][fiterror]") {
   FitErrors fe;
   fe.SetNodeError("n1", {"Insufficient cpu", "Insufficient cpu"});

@@ -104,7 +104,7 @@ int64_t IdleGpus(const ClusterInfo& c, const std::string& node) {
 }
 
 TEST_CASE(
-    "ClusterState: bound pods of any scheduler use node capacity; others' pending pods are "
+    "ClusterState: bound pods of any scheduler use node capacity, others' pending pods are "
     "ignored",
     "[sched][cache]") {
   ClusterState state({});

@@ -168,7 +168,7 @@ TEST_CASE("Session: preemptable intersects within a tier and falls through on em
   CHECK(victims[1]->name == "v3");
 }
 
-TEST_CASE("Session: starving uses the first tier with a fn; overused ORs; allocatable ANDs",
+TEST_CASE("Session: starving uses the first tier with a fn, overused ORs, allocatable ANDs",
           "[sched][session]") {
   Harness h;
   h.Add("starving", 0, [](Session& s, std::string_view n) {
@@ -187,7 +187,7 @@ TEST_CASE("Session: starving uses the first tier with a fn; overused ORs; alloca
   CHECK_FALSE(ssn->Allocatable(*ssn->FindQueue("default"), MakeTask("t").Build()));
 }
 
-TEST_CASE("Session: predicates stop at the first failure; node scores add up", "[sched][session]") {
+TEST_CASE("Session: predicates stop at the first failure, node scores add up", "[sched][session]") {
   int calls = 0;
   Harness h;
   h.Add("fail", 0, [&calls](Session& s, std::string_view n) {
@@ -329,7 +329,7 @@ TEST_CASE("Session: Close writes only changed PodGroup status and pod conditions
 namespace basalt::sched {
 namespace {
 
-TEST_CASE("Statement: Evict releases a running task; Discard restores it; Commit evicts",
+TEST_CASE("Statement: Evict releases a running task, Discard restores it, Commit evicts",
           "[sched][statement]") {
   ClusterInfo c;
   (void)c.AddQueue(testing::MakeQueue("default"));

@@ -27,7 +27,7 @@ TEST_CASE("gang: ready counts Allocated, Binding, Bound, Running and Succeeded",
   CHECK_FALSE(GangJobReady(Gang({S::kAllocated, S::kPipelined}, 2)));
 }
 
-TEST_CASE("gang: pipelined adds Pipelined tasks; starving below minAvailable", "[sched][gang]") {
+TEST_CASE("gang: pipelined adds Pipelined tasks, starving below minAvailable", "[sched][gang]") {
   using S = TaskStatus;
   JobInfo job = Gang({S::kAllocated, S::kPipelined, S::kPending}, 2);
   CHECK_FALSE(GangJobReady(job));

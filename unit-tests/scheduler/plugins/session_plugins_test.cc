@@ -29,7 +29,7 @@ std::vector<const TaskInfo*> TasksOf(Session& ssn, const std::string& job) {
   return out;
 }
 
-TEST_CASE("priority: higher priority tasks and jobs first; preempts only lower priority",
+TEST_CASE("priority: higher priority tasks and jobs first, preempts only lower priority",
           "[sched][priority]") {
   ClusterInfo c;
   (void)c.AddQueue(MakeQueue("default"));

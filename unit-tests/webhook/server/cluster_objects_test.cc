@@ -127,7 +127,7 @@ TEST_CASE("EnsureDefaultQueue: creates weight 1, reclaimable, then opens it", "[
 }
 
 TEST_CASE(
-    "EnsureDefaultQueue: AlreadyExists (a concurrent creator) is success; a status "
+    "EnsureDefaultQueue: AlreadyExists (a concurrent creator) is success, a status "
     "write it may not do is not an error",
     "[default-queue]") {
   auto fake = std::make_unique<FakeTransport>();

@@ -42,7 +42,7 @@ std::string JobDoc(std::string_view ns, std::string_view name, std::string_view 
       ns, name, queue);
 }
 
-TEST_CASE("InformerLister: queues keep state, parent and capability; children by index",
+TEST_CASE("InformerLister: queues keep state, parent and capability, children by index",
           "[lister]") {
   informer::Store store({{li::kParentIndex, li::ParentIndexFunc()}});
   store.Upsert(Apply(li::QueueInfoTransform(), QueueDoc("root", "", "Open")));
@@ -57,7 +57,7 @@ TEST_CASE("InformerLister: queues keep state, parent and capability; children by
   CHECK(store.IndexKeys(li::kParentIndex, "a")->empty());
 }
 
-TEST_CASE("InformerLister: Jobs and PodGroups counted per queue; no queue counts as default",
+TEST_CASE("InformerLister: Jobs and PodGroups counted per queue, no queue counts as default",
           "[lister]") {
   informer::Store store({{li::kQueueIndex, li::SpecQueueIndexFunc()}});
   store.Upsert(Apply(li::SpecQueueTransform(), JobDoc("ns1", "j1", "gpu")));
