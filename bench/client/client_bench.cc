@@ -32,8 +32,8 @@ double Seconds(Clock::duration d) { return std::chrono::duration<double>(d).coun
 // bulk, a spec with requests, a status with conditions.
 std::string PodJson(int i) {
   return fmt::format(
-      R"({{"metadata":{{"name":"job-{0}-worker-{1}","namespace":"team-{2}","uid":"6f1c2b3a-0000-4000-8000-{0:012}","resourceVersion":"{3}","creationTimestamp":"2026-11-29T10:00:00Z","labels":{{"volcano.sh/job-name":"job-{0}","volcano.sh/task-spec":"worker","volcano.sh/queue-name":"ai-training"}},"annotations":{{"scheduling.k8s.io/group-name":"job-{0}","volcano.sh/job-version":"0","volcano.sh/task-index":"{1}"}},"ownerReferences":[{{"apiVersion":"batch.volcano.sh/v1alpha1","kind":"Job","name":"job-{0}","uid":"aa000000-0000-4000-8000-{0:012}","controller":true,"blockOwnerDeletion":true}}]}},"spec":{{"schedulerName":"volcano","priorityClassName":"offline-batch","nodeName":"gpu-node-{4}","restartPolicy":"OnFailure","terminationGracePeriodSeconds":30,"containers":[{{"name":"trainer","image":"registry.example.com/ml/bert:2026.11","command":["python","-m","train","--epochs","10"],"env":[{{"name":"VC_TASK_INDEX","value":"{1}"}},{{"name":"MASTER_ADDR","value":"job-{0}-master-0.job-{0}"}}],"resources":{{"requests":{{"cpu":"8","memory":"64Gi","nvidia.com/gpu":"1"}},"limits":{{"nvidia.com/gpu":"1"}}}},"volumeMounts":[{{"name":"data","mountPath":"/data"}}]}}],"tolerations":[{{"key":"nvidia.com/gpu","operator":"Exists","effect":"NoSchedule"}}],"volumes":[{{"name":"data","emptyDir":{{}}}}]}},"status":{{"phase":"Running","podIP":"10.128.{5}.{6}","startTime":"2026-11-29T10:00:05Z","conditions":[{{"type":"Initialized","status":"True","lastTransitionTime":"2026-11-29T10:00:05Z"}},{{"type":"Ready","status":"True","lastTransitionTime":"2026-11-29T10:00:06Z"}},{{"type":"ContainersReady","status":"True","lastTransitionTime":"2026-11-29T10:00:06Z"}},{{"type":"PodScheduled","status":"True","lastTransitionTime":"2026-11-29T10:00:04Z"}}],"containerStatuses":[{{"name":"trainer","image":"registry.example.com/ml/bert:2026.11","ready":true,"restartCount":0,"started":true,"state":{{"running":{{"startedAt":"2026-11-29T10:00:06Z"}}}}}}]}}}})",
-      i / 8, i % 8, i % 16, 1000 + i, i % 1000, (i / 250) % 250, i % 250);
+      R"({{"metadata":{{"name":"job-{0}-worker-{1}","namespace":"team-{2}","uid":"6f1c2b3a-0000-4000-8000-{0:012}","resourceVersion":"{3}","creationTimestamp":"2026-11-29T10:00:00Z","labels":{{"volcano.sh/job-name":"job-{0}","volcano.sh/task-spec":"worker","volcano.sh/queue-name":"ai-training"}},"annotations":{{"scheduling.k8s.io/group-name":"job-{0}","volcano.sh/job-version":"0","volcano.sh/task-index":"{1}"}},"ownerReferences":[{{"apiVersion":"batch.volcano.sh/v1alpha1","kind":"Job","name":"job-{0}","uid":"aa000000-0000-4000-8000-{0:012}","controller":true,"blockOwnerDeletion":true}}]}},"spec":{{"schedulerName":"volcano","priorityClassName":"offline-batch","nodeName":"gpu-node-{4}","restartPolicy":"OnFailure","terminationGracePeriodSeconds":30,"containers":[{{"name":"trainer","image":"registry.example.com/ml/bert:2026.11","command":["python","-m","train","--epochs","10"],"env":[{{"name":"VC_TASK_INDEX","value":"{1}"}},{{"name":"MASTER_ADDR","value":"job-{0}-master-0.job-{0}"}}],"resources":{{"requests":{{"cpu":"8","memory":"64Gi","nvidia.com/gpu":"1"}},"limits":{{"nvidia.com/gpu":"1"}}}},"volumeMounts":[{{"name":"data","mountPath":"/data"}}]}}],"tolerations":[{{"key":"nvidia.com/gpu","operator":"Exists","effect":"NoSchedule"}}],"volumes":[{{"name":"data","emptyDir":{{}}}}]}},"status":{{"phase":"Running","podIP":"10.128.{5}.{6}","startTime":"2026-11-29T10:00:05Z","conditions":[{{"type":"Initialized","status":"True","lastTransitionTime":"2026-11-29T10:00:05Z"}},{{"type":"Ready","status":"True","lastTransitionTime":"2026-11-29T10:00:06Z"}},{{"type":"ContainersReady","status":"True","lastTransitionTime":"2026-11-29T10:00:06Z"}},{{"type":"PodScheduled","status":"True","lastTransitionTime":"2026-11-29T10:00:04Z"}}],"containerStatuses":[{{"name":"trainer","image":"registry.example.com/ml/bert:2026.11","ready":true,"restartCount":0,"started":true,"state":{{"running":{{"startedAt":"2026-11-29T10:00:06Z"}}}}}}]}}}})", i / 8,
+      i % 8, i % 16, 1000 + i, i % 1000, (i / 250) % 250, i % 250);
 }
 
 long PeakRssKb() {
@@ -44,7 +44,8 @@ long PeakRssKb() {
 
 int Decode() {
   constexpr int kPods = 10000;
-  std::string body = R"({"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"99"},"items":[)";
+  std::string body =
+      R"({"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"99"},"items":[)";
   for (int i = 0; i < kPods; ++i) {
     if (i) body += ',';
     body += PodJson(i);
@@ -121,7 +122,8 @@ std::unique_ptr<client::Client> Connect(const std::string& kubeconfig, double qp
 int Get(const std::string& kubeconfig, int threads, int requests) {
   // Unthrottled client-side: we measure the library, not the limiter.
   auto c = Connect(kubeconfig, 1e6, 1000000);
-  std::string cm = R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"client-bench","namespace":"default"},"data":{"k":"v"}})";
+  std::string cm =
+      R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"client-bench","namespace":"default"},"data":{"k":"v"}})";
   (void)c->Create(client::ConfigMaps(), "default", cm);  // AlreadyExists is fine
   std::atomic<int> next{0}, errors{0};
   std::vector<double> lat(requests);
@@ -149,21 +151,25 @@ int Get(const std::string& kubeconfig, int threads, int requests) {
 int Watch(const std::string& kubeconfig, int objects) {
   auto c = Connect(kubeconfig, 1e6, 1000000);
   std::string ns = fmt::format("client-bench-{}", ::getpid());
-  (void)c->Create(client::Namespaces(), "",
-                  fmt::format(R"({{"apiVersion":"v1","kind":"Namespace","metadata":{{"name":"{}"}}}})", ns));
+  (void)c->Create(
+      client::Namespaces(), "",
+      fmt::format(R"({{"apiVersion":"v1","kind":"Namespace","metadata":{{"name":"{}"}}}})", ns));
   client::CancelToken cancel;
   std::atomic<int> seen{0};
   Clock::time_point first{}, last{};
   absl::Status watch_status;
   std::thread watcher([&] {
-    watch_status = c->Watch(client::ConfigMaps(), ns, {}, [&](client::WatchEvent&& e) {
-      if (e.type == client::WatchEventType::kAdded) {
-        if (seen++ == 0) first = Clock::now();
-        last = Clock::now();
-        if (seen == objects) cancel.Cancel();
-      }
-      return absl::OkStatus();
-    }, &cancel);
+    watch_status = c->Watch(
+        client::ConfigMaps(), ns, {},
+        [&](client::WatchEvent&& e) {
+          if (e.type == client::WatchEventType::kAdded) {
+            if (seen++ == 0) first = Clock::now();
+            last = Clock::now();
+            if (seen == objects) cancel.Cancel();
+          }
+          return absl::OkStatus();
+        },
+        &cancel);
   });
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   std::atomic<int> next{0};
@@ -172,8 +178,11 @@ int Watch(const std::string& kubeconfig, int objects) {
   for (int t = 0; t < 32; ++t) {
     ts.emplace_back([&] {
       for (int i = next++; i < objects; i = next++) {
-        (void)c->Create(client::ConfigMaps(), ns,
-                        fmt::format(R"({{"apiVersion":"v1","kind":"ConfigMap","metadata":{{"name":"cm-{}"}},"data":{{"i":"{}"}}}})", i, i));
+        (void)c->Create(
+            client::ConfigMaps(), ns,
+            fmt::format(
+                R"({{"apiVersion":"v1","kind":"ConfigMap","metadata":{{"name":"cm-{}"}},"data":{{"i":"{}"}}}})",
+                i, i));
       }
     });
   }
@@ -186,7 +195,8 @@ int Watch(const std::string& kubeconfig, int objects) {
                  std::string(watch_status.message()).c_str());
   }
   std::printf("watch_create_rate %.0f objects/s\n", objects / create_s);
-  std::printf("watch_events_per_second %.0f events/s (%d events)\n", seen / std::max(watch_s, 1e-9), seen.load());
+  std::printf("watch_events_per_second %.0f events/s (%d events)\n", seen / std::max(watch_s, 1e-9),
+              seen.load());
   (void)c->Delete(client::Namespaces(), "", ns);
   return 0;
 }
@@ -199,20 +209,28 @@ int main(int argc, char** argv) {
   int threads = 1, requests = 2000, objects = 5000;
   for (int i = 2; i + 1 < argc; i += 2) {
     std::string f = argv[i], v = argv[i + 1];
-    if (f == "--kubeconfig") kubeconfig = v;
-    else if (f == "--threads") threads = std::stoi(v);
-    else if (f == "--requests") requests = std::stoi(v);
-    else if (f == "--objects") objects = std::stoi(v);
+    if (f == "--kubeconfig")
+      kubeconfig = v;
+    else if (f == "--threads")
+      threads = std::stoi(v);
+    else if (f == "--requests")
+      requests = std::stoi(v);
+    else if (f == "--objects")
+      objects = std::stoi(v);
     else {
       std::fprintf(stderr, "unknown flag %s\n", f.c_str());
       return 2;
     }
   }
   int rc;
-  if (mode == "decode") rc = Decode();
-  else if (mode == "watch-decode") rc = WatchDecode();
-  else if (mode == "get") rc = Get(kubeconfig, threads, requests);
-  else if (mode == "watch") rc = Watch(kubeconfig, objects);
+  if (mode == "decode")
+    rc = Decode();
+  else if (mode == "watch-decode")
+    rc = WatchDecode();
+  else if (mode == "get")
+    rc = Get(kubeconfig, threads, requests);
+  else if (mode == "watch")
+    rc = Watch(kubeconfig, objects);
   else {
     std::fprintf(stderr, "usage: client_bench decode|watch-decode|get|watch [flags]\n");
     return 2;

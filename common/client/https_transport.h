@@ -1,6 +1,7 @@
 #pragma once
 // The real Transport: HTTP/1.1 over TLS to the API server (Boost.Beast/Asio, OpenSSL 3), with
-// a keep-alive connection pool. Boost stays inside https_transport.cc (Asio/Beast themselves are compiled once in basalt_asio).
+// a keep-alive connection pool. Boost stays inside https_transport.cc (Asio/Beast themselves are
+// compiled once in basalt_asio).
 //
 // Concurrency design: every pooled connection owns a private io_context, and the calling
 // thread drives it (connect, handshake, write, read are Asio async operations run to

@@ -11,8 +11,9 @@ absl::StatusOr<Document> Parse(std::string_view text) {
   Document d;
   d.Parse<rapidjson::kParseStopWhenDoneFlag>(text.data(), text.size());
   if (d.HasParseError()) {
-    return absl::InvalidArgumentError(fmt::format("invalid JSON at offset {}: {}", d.GetErrorOffset(),
-                                                         rapidjson::GetParseError_En(d.GetParseError())));
+    return absl::InvalidArgumentError(fmt::format("invalid JSON at offset {}: {}",
+                                                  d.GetErrorOffset(),
+                                                  rapidjson::GetParseError_En(d.GetParseError())));
   }
   return d;
 }

@@ -38,7 +38,9 @@ inline void AppendValue(std::string& out, std::string_view v) {
   }
   out += '"';
 }
-inline void AppendValue(std::string& out, const std::string& v) { AppendValue(out, std::string_view(v)); }
+inline void AppendValue(std::string& out, const std::string& v) {
+  AppendValue(out, std::string_view(v));
+}
 inline void AppendValue(std::string& out, const char* v) { AppendValue(out, std::string_view(v)); }
 inline void AppendValue(std::string& out, bool v) { out += v ? "true" : "false"; }
 template <typename T>
@@ -70,8 +72,8 @@ void Log(Severity severity, std::string_view msg, const KV&... kv) {
 #define BASALT_LOG_INFO(...) ::basalt::log::Log(::basalt::log::Severity::kInfo, __VA_ARGS__)
 #define BASALT_LOG_WARNING(...) ::basalt::log::Log(::basalt::log::Severity::kWarning, __VA_ARGS__)
 #define BASALT_LOG_ERROR(...) ::basalt::log::Log(::basalt::log::Severity::kError, __VA_ARGS__)
-#define BASALT_VLOG(level, ...)                                         \
-  do {                                                                  \
-    if (::basalt::log::VEnabled(level))                                 \
-      ::basalt::log::Log(::basalt::log::Severity::kInfo, __VA_ARGS__);  \
+#define BASALT_VLOG(level, ...)                                        \
+  do {                                                                 \
+    if (::basalt::log::VEnabled(level))                                \
+      ::basalt::log::Log(::basalt::log::Severity::kInfo, __VA_ARGS__); \
   } while (0)

@@ -13,10 +13,10 @@
 #define BASALT_STATUS_CONCAT_(a, b) BASALT_STATUS_CONCAT_INNER_(a, b)
 
 // Evaluates `expr` (an absl::Status) and returns it from the calling function if not OK.
-#define BASALT_RETURN_IF_ERROR(expr)                                      \
-  do {                                                                    \
-    ::absl::Status basalt_status_ = (expr);                               \
-    if (!basalt_status_.ok()) return basalt_status_;                      \
+#define BASALT_RETURN_IF_ERROR(expr)                 \
+  do {                                               \
+    ::absl::Status basalt_status_ = (expr);          \
+    if (!basalt_status_.ok()) return basalt_status_; \
   } while (0)
 
 // BASALT_ASSIGN_OR_RETURN(lhs, rexpr): evaluates `rexpr` (an absl::StatusOr<T>); on error
