@@ -15,6 +15,19 @@ trap teardown EXIT
 
 "$HACK_DIR/install-deps.sh"
 
+# Lint: formatting (STYLE.md), and no ';' in Catch test names (CTest would split them).
+cd "$REPO_ROOT"
+unformatted=$(git ls-files '*.cc' '*.h' | xargs clang-format --dry-run 2>&1 | sed -n 's/^\([^:]*\):[0-9]*:[0-9]*: warning:.*/\1/p' | sort -u)
+if [[ -n $unformatted ]]; then
+  hlog "clang-format would change (run: clang-format -i <file>):"
+  echo "$unformatted" | sed 's/^/    /' >&2
+  exit 1
+fi
+if grep -rnE 'TEST_CASE\(\s*"[^"]*;' unit-tests/ >&2; then
+  hlog "a Catch test name above contains ';' (CTest splits it into two tests)"
+  exit 1
+fi
+
 t=$SECONDS
 hlog "building Basalt (C++) into $BUILD_DIR"
 build_basalt >"$REPO_ROOT/_output/build.log" 2>&1 || {
