@@ -35,6 +35,92 @@ std::string LeaseNameFor(const std::vector<std::string>& controllers) {
   return fmt::format("vc-controller-manager-{}", fmt::join(sorted, "-"));
 }
 
+namespace {
+
+// Copies obj[key] into out[key] when present.
+void CopyMember(const json::Value& obj, std::string_view key, json::Value& out,
+                json::Allocator& a) {
+  if (const json::Value* v = json::Find(obj, key)) json::Set(out, key, json::Value(*v, a), a);
+}
+
+json::Value TrimContainers(const json::Value* list, bool statuses, json::Allocator& a) {
+  json::Value out(rapidjson::kArrayType);
+  if (list == nullptr || !list->IsArray()) return out;
+  for (const auto& c : list->GetArray()) {
+    json::Value t(rapidjson::kObjectType);
+    CopyMember(c, "name", t, a);
+    if (statuses) {
+      CopyMember(c, "ready", t, a);
+      CopyMember(c, "restartCount", t, a);
+      if (const json::Value* term = json::FindPath(c, {"state", "terminated"})) {
+        json::Value state(rapidjson::kObjectType);
+        json::Value terminated(rapidjson::kObjectType);
+        CopyMember(*term, "exitCode", terminated, a);
+        json::Set(state, "terminated", std::move(terminated), a);
+        json::Set(t, "state", std::move(state), a);
+      }
+    } else {
+      CopyMember(c, "resources", t, a);
+      CopyMember(c, "restartPolicy", t, a);
+    }
+    out.PushBack(std::move(t), a);
+  }
+  return out;
+}
+
+}  // namespace
+
+json::Document TrimPodForControllers(const json::Value& pod) {
+  json::Document out(rapidjson::kObjectType);
+  json::Allocator& a = out.GetAllocator();
+  CopyMember(pod, "apiVersion", out, a);
+  CopyMember(pod, "kind", out, a);
+  if (const json::Value* meta = json::Find(pod, "metadata"); meta != nullptr && meta->IsObject()) {
+    json::Value m(rapidjson::kObjectType);
+    for (auto it = meta->MemberBegin(); it != meta->MemberEnd(); ++it) {
+      if (json::AsView(it->name) == "managedFields") continue;
+      m.AddMember(json::Value(it->name, a), json::Value(it->value, a), a);
+    }
+    json::Set(out, "metadata", std::move(m), a);
+  }
+  if (const json::Value* spec = json::Find(pod, "spec")) {
+    json::Value s(rapidjson::kObjectType);
+    for (std::string_view k : {"schedulerName", "priorityClassName", "nodeName", "overhead"}) {
+      CopyMember(*spec, k, s, a);
+    }
+    json::Set(s, "containers", TrimContainers(json::Find(*spec, "containers"), false, a), a);
+    if (json::Find(*spec, "initContainers") != nullptr) {
+      json::Set(s, "initContainers", TrimContainers(json::Find(*spec, "initContainers"), false, a),
+                a);
+    }
+    json::Set(out, "spec", std::move(s), a);
+  }
+  if (const json::Value* status = json::Find(pod, "status")) {
+    json::Value s(rapidjson::kObjectType);
+    CopyMember(*status, "phase", s, a);
+    for (std::string_view k : {"containerStatuses", "initContainerStatuses"}) {
+      if (json::Find(*status, k) != nullptr) {
+        json::Set(s, k, TrimContainers(json::Find(*status, k), true, a), a);
+      }
+    }
+    json::Set(out, "status", std::move(s), a);
+  }
+  return out;
+}
+
+informer::SharedInformer* SharedPodInformer(informer::SharedInformerFactory& factory,
+                                            informer::Indexers job_index) {
+  informer::InformerOptions options;
+  options.source.resource = client::Pods();
+  options.transform = informer::Transform::To<json::Document>(
+      "controller-pod",
+      [](json::Document&& doc) -> absl::StatusOr<std::shared_ptr<const json::Document>> {
+        return informer::ShareDocument(TrimPodForControllers(doc));
+      });
+  options.indexers = std::move(job_index);
+  return factory.InformerFor(std::move(options));
+}
+
 void ParallelFor(size_t n, size_t concurrency, const std::function<void(size_t)>& fn) {
   if (n == 0) return;
   concurrency = std::max<size_t>(1, std::min(concurrency, n));

@@ -62,6 +62,18 @@ absl::StatusOr<std::vector<std::string>> ResolveControllers(
 // processes running different sets do not compete for one Lease.
 std::string LeaseNameFor(const std::vector<std::string>& controllers);
 
+// What the controllers keep of a pod in their cache: metadata without managedFields;
+// spec.schedulerName, priorityClassName, nodeName, overhead and the containers' and init
+// containers' names and resources; status.phase and the container statuses' ready,
+// restartCount and terminated exit code. A whole pod document is several times larger, and
+// 10,000 of them made most of the process's memory.
+json::Document TrimPodForControllers(const json::Value& pod);
+
+// The pods informer every controller of the process shares (TrimPodForControllers
+// documents), indexed by job with `job_index` (see JobReconciler).
+informer::SharedInformer* SharedPodInformer(informer::SharedInformerFactory& factory,
+                                            informer::Indexers job_index);
+
 // Runs fn(i) for i in [0, n) on up to `concurrency` threads (the calling thread included).
 void ParallelFor(size_t n, size_t concurrency, const std::function<void(size_t)>& fn);
 

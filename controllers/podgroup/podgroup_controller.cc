@@ -8,6 +8,7 @@
 #include "common/api/scheduling.h"
 #include "common/util/log.h"
 #include "common/util/status.h"
+#include "controllers/job/controller/job_reconciler.h"
 #include "controllers/job/keys.h"
 #include "controllers/job/pods/pod_group.h"
 #include "fmt/format.h"
@@ -149,7 +150,7 @@ namespace {
 class PodGroupController final : public Controller {
  public:
   explicit PodGroupController(const ControllerContext& ctx) : ctx_(ctx) {
-    pods_ = ctx.informers->InformerFor(client::Pods());
+    pods_ = SharedPodInformer(*ctx.informers, {{kPodsByJobIndex, PodsByJobIndexFunc()}});
     loop_ = std::make_unique<ReconcileLoop>(
         ReconcileLoopOptions{.name = "podgroup",
                              .clock = ctx.clock,

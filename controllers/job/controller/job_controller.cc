@@ -39,10 +39,7 @@ class JobController final : public Controller {
   explicit JobController(const ControllerContext& ctx) : ctx_(ctx) {
     auto* f = ctx.informers;
     jobs_ = f->InformerFor(client::VolcanoJobs());
-    informer::InformerOptions pods;
-    pods.source.resource = client::Pods();
-    pods.indexers = {{kPodsByJobIndex, PodsByJobIndexFunc()}};
-    pods_ = f->InformerFor(std::move(pods));
+    pods_ = SharedPodInformer(*f, {{kPodsByJobIndex, PodsByJobIndexFunc()}});
     pod_groups_ = f->InformerFor(client::PodGroups());
     commands_ = f->InformerFor(client::Commands());
     priority_classes_ = f->InformerFor(client::PriorityClasses());

@@ -177,7 +177,8 @@ void JobReconciler::RememberOwnDeletion(const std::string& uid) {
   const Clock::TimePoint now = clock_->Now();
   std::lock_guard<std::mutex> l(mu_);
   own_deletions_[uid] = now;
-  if (own_deletions_.size() > 1024 && own_deletions_.size() % 256 == 0) {
+  if (++own_deletions_since_prune_ >= 1024) {
+    own_deletions_since_prune_ = 0;
     std::erase_if(own_deletions_,
                   [&](const auto& kv) { return now - kv.second > kOwnDeletionMemory; });
   }

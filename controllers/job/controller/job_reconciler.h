@@ -128,6 +128,7 @@ class JobReconciler {
   std::unordered_map<std::string, std::shared_ptr<JobMemory>> memory_;  // guarded by mu_
   // Pod UID -> when this controller deleted it. Guarded by mu_.
   std::unordered_map<std::string, Clock::TimePoint> own_deletions_;
+  int own_deletions_since_prune_ = 0;  // guarded by mu_
   // Command UIDs already acted on. Guarded by mu_.
   std::set<std::string> consumed_commands_;
 };

@@ -98,3 +98,37 @@ TEST_CASE("ReconcileLoop: a requested delay brings the key back later", "[contro
 
 }  // namespace
 }  // namespace basalt::controllers
+
+namespace basalt::controllers {
+namespace {
+
+TEST_CASE("TrimPodForControllers: keeps what the controllers read, drops the rest",
+          "[controllers][app]") {
+  json::Document pod = *json::Parse(R"({
+    "apiVersion":"v1","kind":"Pod",
+    "metadata":{"name":"p","namespace":"ns","uid":"u","annotations":{"a":"b"},
+                "managedFields":[{"manager":"kubectl"}],"deletionTimestamp":"2026-01-01T00:00:00Z"},
+    "spec":{"schedulerName":"volcano","nodeName":"n1","volumes":[{"name":"v"}],
+            "containers":[{"name":"c","image":"busybox","env":[{"name":"X"}],
+                           "resources":{"requests":{"cpu":"1"}}}]},
+    "status":{"phase":"Failed","conditions":[{"type":"Ready"}],
+              "containerStatuses":[{"name":"c","ready":false,"restartCount":2,"image":"busybox",
+                                    "state":{"terminated":{"exitCode":3,"reason":"Error"}}}]}})");
+  json::Document t = TrimPodForControllers(pod);
+  CHECK(json::FindPath(t, {"metadata", "managedFields"}) == nullptr);
+  CHECK(json::FindPath(t, {"metadata", "deletionTimestamp"}) != nullptr);
+  CHECK(json::AsView(*json::FindPath(t, {"metadata", "annotations", "a"})) == "b");
+  CHECK(json::AsView(*json::FindPath(t, {"spec", "schedulerName"})) == "volcano");
+  CHECK(json::FindPath(t, {"spec", "volumes"}) == nullptr);
+  const json::Value& c = *json::FindPath(t, {"spec", "containers"})->Begin();
+  CHECK(json::Find(c, "image") == nullptr);
+  CHECK(json::AsView(*json::FindPath(c, {"resources", "requests", "cpu"})) == "1");
+  CHECK(json::FindPath(t, {"status", "conditions"}) == nullptr);
+  const json::Value& cs = *json::FindPath(t, {"status", "containerStatuses"})->Begin();
+  CHECK(json::GetInt(cs, "restartCount") == 2);
+  CHECK(json::GetInt(*json::FindPath(cs, {"state", "terminated"}), "exitCode") == 3);
+  CHECK(json::Find(cs, "image") == nullptr);
+}
+
+}  // namespace
+}  // namespace basalt::controllers

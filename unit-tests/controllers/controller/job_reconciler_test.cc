@@ -265,6 +265,49 @@ TEST_CASE("JobReconciler: all pods succeeded completes the job and keeps the cou
   CHECK(f.api.RequestsMatching("DELETE", "/api/v1/").empty());
 }
 
+TEST_CASE("JobReconciler: a policy timeout delays the action until it is due",
+          "[controllers][job-controller]") {
+  FakeClock clock;
+  FakeApiServer api;
+  informer::Store jobs, pods{{{kPodsByJobIndex, PodsByJobIndexFunc()}}}, pod_groups;
+  JobReconciler reconciler(&api.client(), JobListers{&jobs, &pods, &pod_groups, nullptr},
+                           JobReconcilerOptions{.clock = &clock, .recorder = nullptr});
+  const JobBuilder job{
+      .policies = R"([{"event":"PodFailed","action":"RestartJob","timeout":"10s"}])",
+      .status = R"({"state":{"phase":"Running"},"running":2})"};
+  api.Put(kJobPath, job.Json());
+  CacheObject(jobs, job.Json());
+  api.Put(kPodGroupPath, PodGroupJson("Running"));
+  CacheObject(pod_groups, PodGroupJson("Running"));
+  for (int i : {0, 1}) {
+    api.Put(fmt::format("{}/train-worker-{}", kPodsPath, i),
+            PodJson(i, i == 1 ? "Failed" : "Running"));
+    CacheObject(pods, PodJson(i, i == 1 ? "Failed" : "Running"));
+  }
+  QueuedRequest q;
+  q.request.job_uid = "job-uid-1";
+  q.request.task = "worker";
+  q.request.pod = "train-worker-1";
+  q.request.event = Event::kPodFailed;
+  q.request.job_version = 0;
+  q.pod_uid = "pod-uid-1";
+  reconciler.AddRequest("ns/train", q);
+  ReconcileResult first = reconciler.Reconcile("ns/train");
+  REQUIRE(first.ok());
+  REQUIRE(first->has_value());
+  CHECK(**first <= std::chrono::seconds(10));
+  CHECK(**first > std::chrono::seconds(9));
+  CHECK(api.RequestsMatching("DELETE", "/api/v1/namespaces/ns/pods/").empty());
+
+  clock.Advance(std::chrono::seconds(11));
+  ReconcileResult second = reconciler.Reconcile("ns/train");
+  REQUIRE(second.ok());
+  CHECK_FALSE(second->has_value());
+  CHECK(api.RequestsMatching("DELETE", "/api/v1/namespaces/ns/pods/").size() == 2);
+  json::Document written = *json::Parse(api.Object(kJobPath));
+  CHECK(json::AsView(*json::FindPath(written, {"status", "state", "phase"})) == "Restarting");
+}
+
 TEST_CASE("JobReconciler: a deleted Job forgets its requests", "[controllers][job-controller]") {
   Fixture f;
   QueuedRequest q;
