@@ -30,6 +30,7 @@
 #include "scheduler/app/scheduler.h"
 #include "scheduler/cache/binder.h"
 #include "scheduler/cache/cluster_state.h"
+#include "scheduler/cache/evictor.h"
 #include "scheduler/cache/informers.h"
 #include "scheduler/cache/status_writer.h"
 #include "scheduler/framework/config_store.h"
@@ -149,6 +150,7 @@ int Main(int argc, char** argv) {
   cache::ApiBinder binder(client->get(), &state, &recorder, options.bind_workers,
                           [&metrics](const cache::BindResult& r) { metrics.ObserveBind(r); });
   cache::ApiStatusWriter status_writer(client->get(), &state, &recorder, options.status_workers);
+  cache::ApiEvictor evictor(client->get(), &state, &recorder);
   BASALT_LOG_INFO("Starting", "version", runtime::VersionLine(kComponent), "schedulerNames",
                   fmt::format("{}", fmt::join(options.scheduler_names, ",")), "period",
                   options.schedule_period, "leaderElect", le_flags->leader_elect);
@@ -174,6 +176,8 @@ int Main(int argc, char** argv) {
   runner.AddComponent(
       "binder", [] { return absl::OkStatus(); }, [&binder] { binder.Shutdown(); });
   runner.AddComponent(
+      "evictor", [] { return absl::OkStatus(); }, [&evictor] { evictor.Shutdown(); });
+  runner.AddComponent(
       "status-writer", [] { return absl::OkStatus(); },
       [&status_writer] { status_writer.Shutdown(); });
   if (!options.scheduler_conf.empty()) {
@@ -186,7 +190,7 @@ int Main(int argc, char** argv) {
   LoopDeps loop;
   loop.state = &state;
   loop.config = &config;
-  loop.cycle = CycleDeps{&plugins, &actions, &binder, nullptr, &status_writer};
+  loop.cycle = CycleDeps{&plugins, &actions, &binder, &evictor, &status_writer};
   loop.metrics = &metrics;
   loop.period = options.period;
   auto schedule = [&](std::stop_token stop) -> absl::Status {
