@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Reclaim as a user sees it: queue A (weight 1) fills every GPU of the cluster with 1-GPU gangs;
+# queue B (weight 1) then submits 4 one-GPU gangs. With `reclaim` in the actions, the scheduler
+# evicts 4 of A's pods (over A's deserved share), with `Evict` events, and B's gangs run.
+source "$(dirname "$0")/lib.sh"
+
+apply_crds
+ns=$(new_namespace sched-reclaim)
+suffix=$RANDOM
+qa=ra-$suffix qb=rb-$suffix
+make_queue "$qa" 1
+make_queue "$qb" 1
+conf=$(mktemp)
+cat >"$conf" <<'YAML'
+actions: "enqueue, allocate, backfill, reclaim"
+tiers:
+- plugins:
+  - name: priority
+  - name: gang
+  - name: conformance
+- plugins:
+  - name: overcommit
+  - name: drf
+  - name: predicates
+  - name: proportion
+  - name: nodeorder
+YAML
+total=0
+for n in $(kubectl get nodes -o jsonpath='{range .items[*]}{.status.allocatable.nvidia\.com/gpu}{"\n"}{end}'); do
+  total=$((total + n))
+done
+used=$(gpus_per_node | awk '{s += $2} END {print s + 0}')
+free=$((total - used))
+e2e_log "cluster GPUs: $total, free: $free"
+start_scheduler --scheduler-conf="$conf"
+{ for ((i = 0; i < free; i++)); do gang_yaml "$ns" "a-$i" 1 1 "$qa"; done; } | kubectl -n "$ns" apply -f - >/dev/null
+wait_for "queue A uses every free GPU ($free)" 60 bash -c "[[ \$(kubectl -n $ns get pods -o jsonpath='{range .items[*]}{.spec.nodeName}{\"\\n\"}{end}' | grep -c .) -ge $free ]]"
+{ for i in 0 1 2 3; do gang_yaml "$ns" "b-$i" 1 1 "$qb"; done; } | kubectl -n "$ns" apply -f - >/dev/null
+wait_for "queue B's 4 gangs run after reclaim" 60 bash -c "[[ \$(kubectl -n $ns get pods -o jsonpath='{range .items[*]}{.metadata.name} {.spec.nodeName}{\"\\n\"}{end}' | awk 'index(\$1, \"b-\") == 1 && NF == 2' | wc -l) -eq 4 ]]"
+events=$(kubectl -n "$ns" get events --field-selector reason=Evict -o jsonpath='{range .items[*]}{.involvedObject.kind} {.message}{"\n"}{end}')
+expect_contains "Evict events" "$events" "Pod Pod is evicted, because of reclaim"
+expect_contains "Evict events" "$events" "PodGroup reclaim"
+a_left() { kubectl -n "$ns" get pods -o name | grep -c '^pod/a-' || true; }
+wait_for "exactly 4 of queue A's pods evicted" 20 bash -c "[[ \$(kubectl -n $ns get pods -o name | grep -c '^pod/a-') -eq $((free - 4)) ]]"
+sleep 2
+expect_eq "queue A pods left" "$(a_left)" "$((free - 4))"
+expect_no_oversubscription
+rm -f "$conf"
+if stop_scheduler; then pass "SIGTERM: vc-scheduler exited 0"; else fail "SIGTERM: non-zero exit"; fi
