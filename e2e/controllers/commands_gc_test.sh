@@ -37,7 +37,7 @@ command() { # action target-kind target-name target-uid namespace
   kubectl create -f - -o jsonpath='{.metadata.name}' <<CMD
 apiVersion: bus.volcano.sh/v1alpha1
 kind: Command
-metadata: {generateName: $3-$(tr 'A-Z' 'a-z' <<<"$1")-, namespace: $5}
+metadata: {generateName: $3-$(tr '[:upper:]' '[:lower:]' <<<"$1")-, namespace: $5}
 action: $1
 target: {apiVersion: $api, kind: $2, name: $3, uid: "$4"}
 CMD
