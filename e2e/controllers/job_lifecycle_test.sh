@@ -24,6 +24,16 @@ wait_for "Job phase Pending" 10 job_phase_is "$ns" bert-pretrain Pending
 sleep 2
 expect_eq "pods before the PodGroup is admitted" "$(pod_count "$ns" bert-pretrain)" "0"
 
+# What the scheduler says about a waiting gang shows on the Job as a PodGroupPending event.
+kubectl -n "$ns" patch podgroup bert-pretrain --subresource=status --type=merge -p \
+  '{"status":{"conditions":[{"type":"Unschedulable","status":"True","reason":"NotEnoughResources","message":"0/8 nodes are unavailable: 8 Insufficient nvidia.com/gpu.","lastTransitionTime":"2026-01-01T00:00:00Z","transitionID":"e2e"}]}}' >/dev/null
+pending_event() {
+  kubectl -n "$ns" get events --field-selector involvedObject.name=bert-pretrain,reason=PodGroupPending \
+    -o jsonpath='{.items[*].message}' | grep -q 'unschedulable, reason: 0/8 nodes are unavailable: 8 Insufficient nvidia.com/gpu.'
+}
+wait_for "PodGroupPending event on the Job names the scheduler's reason" 20 pending_event
+expect_eq "event involved object kind" "$(kubectl -n "$ns" get events --field-selector reason=PodGroupPending -o jsonpath='{.items[0].involvedObject.kind}')" "Job"
+
 admit_podgroup "$ns" bert-pretrain
 four_pods() { [[ $(pod_count "$ns" bert-pretrain) == 4 ]]; }
 wait_for "4 pods once the PodGroup is Inqueue" 20 four_pods

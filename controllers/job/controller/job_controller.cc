@@ -148,7 +148,13 @@ class JobController final : public Controller {
               std::optional<JobRequest> r =
                   RequestForPodGroupUpdate(StringAt(old_obj.doc(), {"status", "phase"}),
                                            StringAt(new_obj.doc(), {"status", "phase"}));
-              if (!r) return;
+              if (!r) {
+                // A new scheduler condition: the job's PodGroupPending event says why it waits.
+                const json::Value* a = json::FindPath(old_obj.doc(), {"status", "conditions"});
+                const json::Value* b = json::FindPath(new_obj.doc(), {"status", "conditions"});
+                if ((a == nullptr) == (b == nullptr) && (a == nullptr || *a == *b)) return;
+                r = JobRequest{};
+              }
               QueuedRequest q;
               q.request = *r;
               Request(

@@ -239,6 +239,14 @@ ReconcileResult JobReconciler::Reconcile(const std::string& key) {
   std::shared_ptr<JobMemory> memory = MemoryFor(key);
   informer::Object cached = listers_.jobs->Get(key);
   if (!cached) {
+    // Commands for a Job that does not exist are consumed all the same, so they do not linger
+    // and act on a later Job of the same name.
+    std::deque<QueuedRequest> orphans;
+    {
+      std::lock_guard<std::mutex> l(memory->mu);
+      orphans.swap(memory->requests);
+    }
+    for (const QueuedRequest& q : orphans) ConsumeCommand(q);
     std::lock_guard<std::mutex> l(mu_);
     memory_.erase(key);
     return std::optional<Clock::Duration>();
@@ -398,7 +406,10 @@ absl::StatusOr<JobCounts> JobReconciler::SyncJob(Work& w) {
   std::vector<PodSnapshot> snapshots;
   snapshots.reserve(pods.size());
   for (const JobPodInfo& p : pods) snapshots.push_back(ToSnapshot(p));
-  if (!AdmittedPhase(pg_phase)) return CountPods(snapshots, w.view.status);
+  if (!AdmittedPhase(pg_phase)) {
+    RecordPodGroupPending(w);
+    return CountPods(snapshots, w.view.status);
+  }
 
   // Decision 4: pods only once the PodGroup has been admitted.
   PodSyncPlan plan = PlanPodSync(w.view, snapshots, [&](const TaskSpecView& task) {
@@ -474,6 +485,31 @@ absl::StatusOr<JobCounts> JobReconciler::SyncJob(Work& w) {
   }
   if (!first_error.ok()) return first_error;
   return CountPods(snapshots, w.view.status);
+}
+
+void JobReconciler::RecordPodGroupPending(const Work& w) {
+  // Why the gang waits, on the Job (kubectl describe vcjob): the newest True condition of the
+  // PodGroup, unless it is Scheduled. The recorder aggregates repeats into one Event.
+  informer::Object pg = listers_.pod_groups->Get(JobKey(w.view.namespace_name, w.view.name));
+  if (!pg) return;
+  const json::Value* conditions = json::FindPath(pg.doc(), {"status", "conditions"});
+  if (conditions == nullptr || !conditions->IsArray()) return;
+  const json::Value* newest = nullptr;
+  std::string_view newest_time;
+  for (const auto& c : conditions->GetArray()) {
+    if (json::GetString(c, "status") != "True") continue;
+    std::string_view t = json::GetString(c, "lastTransitionTime");
+    if (newest == nullptr || t >= newest_time) {
+      newest = &c;
+      newest_time = t;
+    }
+  }
+  if (newest == nullptr || json::GetString(*newest, "type") == "Scheduled") return;
+  std::string type(json::GetString(*newest, "type"));
+  for (char& ch : type) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  RecordEvent(w, controller::EventType::kWarning, "PodGroupPending",
+              fmt::format("PodGroup {}:{} {}, reason: {}", w.view.namespace_name, w.view.name, type,
+                          json::GetString(*newest, "message")));
 }
 
 absl::Status JobReconciler::DeletePod(Work& w, const JobPodInfo& pod) {

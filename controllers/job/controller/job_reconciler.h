@@ -115,6 +115,7 @@ class JobReconciler {
   std::vector<JobPodInfo> PodsOf(const Work& w) const;
   void RememberOwnDeletion(const std::string& uid);
   void ConsumeCommand(const QueuedRequest& request);
+  void RecordPodGroupPending(const Work& w);
   void RecordEvent(const Work& w, controller::EventType type, std::string_view reason,
                    std::string_view message);
 
