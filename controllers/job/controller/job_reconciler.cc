@@ -111,6 +111,7 @@ struct JobReconciler::JobMemory {
   std::mutex mu;  // guards requests only; the rest is touched by the job's worker alone
   std::deque<QueuedRequest> requests;
 
+  std::string job_uid;  // the Job the rest is about
   DelayedActions delayed;
   std::shared_ptr<const json::Document> last_written;  // the Job as our last status write left it
   std::string last_written_rv;
@@ -265,6 +266,15 @@ ReconcileResult JobReconciler::Reconcile(const std::string& key) {
   BASALT_ASSIGN_OR_RETURN(api::Job job, api::Job::FromObject(std::move(obj)));
   if (job.deletion_timestamp()) return std::optional<Clock::Duration>();
   BASALT_ASSIGN_OR_RETURN(JobView view, JobViewFromApi(job));
+  if (memory->job_uid != view.uid) {
+    // A new Job under a name seen before: what was remembered about the old one is void
+    // (e.g. its pods expected by name would hide the new Job's missing pods).
+    memory->job_uid = view.uid;
+    memory->delayed = DelayedActions();
+    memory->created_pods.clear();
+    memory->deleted_pods.clear();
+    memory->plugins_updated_generation = -1;
+  }
   Work w{key, memory, std::move(job), std::move(view)};
 
   std::deque<QueuedRequest> requests;

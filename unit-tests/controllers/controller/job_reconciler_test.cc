@@ -330,3 +330,27 @@ TEST_CASE("JobReconciler: plugin objects are created once with the Job as owner"
 
 }  // namespace
 }  // namespace basalt::controllers
+
+namespace basalt::controllers {
+namespace {
+
+TEST_CASE("JobReconciler: a re-created Job of the same name gets its own pods at once",
+          "[controllers][job-controller]") {
+  Fixture f;
+  f.AddJob(JobBuilder{.status = R"({"state":{"phase":"Pending"}})"});
+  f.AddPodGroup(PodGroupJson("Inqueue"));
+  REQUIRE(f.reconciler.Reconcile("ns/train").ok());
+  REQUIRE(f.api.RequestsMatching("POST", kPodsPath).size() == 2);
+
+  // The Job is deleted and created again before the cache saw any of the first Job's pods.
+  f.api.ClearCalls();
+  JobBuilder again{.uid = "job-uid-2", .status = R"({"state":{"phase":"Pending"}})", .rv = "20"};
+  f.api.Put(kJobPath, again.Json());
+  CacheObject(f.jobs, again.Json());
+  f.AddPodGroup(PodGroupJson("Inqueue", "job-uid-2", "pg-uid-2"));
+  REQUIRE(f.reconciler.Reconcile("ns/train").ok());
+  CHECK(f.api.RequestsMatching("POST", kPodsPath).size() == 2);
+}
+
+}  // namespace
+}  // namespace basalt::controllers
