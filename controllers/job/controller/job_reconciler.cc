@@ -327,7 +327,12 @@ ReconcileResult JobReconciler::Reconcile(const std::string& key) {
     q.partition = due.partition;
     ResolvedAction action = due.action;
     action.delay = std::chrono::milliseconds(0);
-    BASALT_RETURN_IF_ERROR(Execute(w, action, q));
+    if (absl::Status s = Execute(w, action, q); !s.ok()) {
+      // Due now: re-armed so the retry of this visit runs it again.
+      memory->delayed.Arm(q.request, q.pod_uid, q.partition, due.action,
+                          clock_->Now() - due.action.delay);
+      return s;
+    }
   }
 
   // Every visit ends with a sync: the level-triggered part.
