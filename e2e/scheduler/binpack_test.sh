@@ -7,6 +7,7 @@
 #     scheduler picks it up within seconds and the next two pods fill the two used nodes
 #     completely, leaving the third empty;
 #   - an invalid edit is refused and logged, and the previous config stays in force.
+# shellcheck source=lib.sh
 source "$(dirname "$0")/lib.sh"
 
 apply_crds

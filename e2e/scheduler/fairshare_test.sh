@@ -3,6 +3,7 @@
 # gangs, on 16 schedulable GPUs (all nodes but two cordoned) settle at 4 and 12 running pods.
 # Both queues ask for more than their weighted share of the cluster (64 GPUs in total: 16 and
 # 48), so proportion's deserved shares are 16 and 48 and the allocation follows their ratio.
+# shellcheck source=lib.sh
 source "$(dirname "$0")/lib.sh"
 
 apply_crds

@@ -9,6 +9,7 @@
 #     shows a FailedScheduling event "0/N nodes are unavailable: ...";
 #   - once a node with 8 GPUs joins, the whole gang binds; no node is ever oversubscribed;
 #   - /metrics counts the binds; SIGTERM exits cleanly.
+# shellcheck source=lib.sh
 source "$(dirname "$0")/lib.sh"
 
 apply_crds

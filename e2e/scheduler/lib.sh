@@ -232,6 +232,7 @@ expect_no_oversubscription() {
 }
 
 CORDONED=()
+KEPT_NODES=() # set by cordon_all_but
 # cordon_all_but N: cordons every node except the first N (by name); uncordoned at the end.
 cordon_all_but() {
   local n
@@ -246,6 +247,7 @@ uncordon_all() {
   local n
   for n in "${CORDONED[@]}"; do kubectl uncordon "$n" >/dev/null 2>&1 || true; done
   CORDONED=()
+KEPT_NODES=() # set by cordon_all_but
 }
 
 # bound_with_prefix NS PREFIX: bound pods whose name starts with PREFIX.

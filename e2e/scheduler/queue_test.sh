@@ -4,6 +4,7 @@
 # of the running gangs finishes (basalt.dev/run-for), the held gang runs; `kubectl describe
 # queue` shows allocated next to capability; raising the capability with kubectl takes effect
 # in the next cycle.
+# shellcheck source=lib.sh
 source "$(dirname "$0")/lib.sh"
 
 apply_crds
@@ -25,14 +26,15 @@ wait_for "gang c held with a message naming the queue and its capability" 20 hel
 e2e_log "c: $(pg_condition_message "$ns" c Unschedulable)"
 expect_eq "c pods bound while the queue is full" "$(bound_count "$ns" c)" "0"
 expect_eq "c phase" "$(pg_phase "$ns" c)" "Pending"
-describe=$(kubectl describe queue "$q")
-queue_allocated_gpu() { kubectl get queue "$q" -o jsonpath='{.status.allocated.nvidia\.com/gpu}'; }
 wait_for "queue status.allocated nvidia.com/gpu = 8" 10 bash -c "[[ \$(kubectl get queue $q -o jsonpath='{.status.allocated.nvidia\\.com/gpu}') == 8 ]]"
 describe=$(kubectl describe queue "$q")
 expect_contains "kubectl describe queue" "$describe" "Allocated:"
 expect_contains "kubectl describe queue" "$describe" "Capability:"
-grep -A4 "Allocated:" <<<"$describe" | grep -q "nvidia.com/gpu:  *8" &&
-  pass "describe queue: allocated nvidia.com/gpu 8" || fail "describe queue: $describe"
+if grep -A4 "Allocated:" <<<"$describe" | grep -q "nvidia.com/gpu:  *8"; then
+  pass "describe queue: allocated nvidia.com/gpu 8"
+else
+  fail "describe queue: $describe"
+fi
 
 # a finishes after 20 s: c runs.
 wait_for "gang a Succeeded" 40 bash -c "[[ \$(kubectl -n $ns get pods -l volcano.sh/job-name=a -o jsonpath='{.items[*].status.phase}') == 'Succeeded Succeeded Succeeded Succeeded' ]]"

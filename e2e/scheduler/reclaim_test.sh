@@ -2,6 +2,7 @@
 # Reclaim as a user sees it: queue A (weight 1) fills every GPU of the cluster with 1-GPU gangs;
 # queue B (weight 1) then submits 4 one-GPU gangs. With `reclaim` in the actions, the scheduler
 # evicts 4 of A's pods (over A's deserved share), with `Evict` events, and B's gangs run.
+# shellcheck source=lib.sh
 source "$(dirname "$0")/lib.sh"
 
 apply_crds
