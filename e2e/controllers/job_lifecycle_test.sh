@@ -104,6 +104,40 @@ expect_contains "crasher conditions" "$(job_field "$ns" crasher '.status.conditi
 sleep 3
 expect_eq "crasher stays Failed" "$(job_field "$ns" crasher .status.state.phase)" "Failed"
 
+# --- a policy timeout delays its action ----------------------------------------------------------
+# (A second task keeps running, so the failure alone does not finish the job: a finished job
+# never reacts to policies.)
+kubectl apply -f - >/dev/null <<JOB
+apiVersion: batch.volcano.sh/v1alpha1
+kind: Job
+metadata: {name: delayed, namespace: $ns}
+spec:
+  minAvailable: 2
+  schedulerName: volcano
+  policies: [{event: PodFailed, action: RestartJob, timeout: 4s}]
+  tasks:
+  - name: crash
+    replicas: 1
+    template:
+      metadata: {annotations: {basalt.dev/run-for: 1s, basalt.dev/exit-code: "3"}}
+      spec: {restartPolicy: Never, containers: [{name: main, image: busybox}]}
+  - name: serve
+    replicas: 1
+    template:
+      spec: {restartPolicy: Never, containers: [{name: main, image: busybox}]}
+JOB
+announced() {
+  kubectl -n "$ns" get events --field-selector involvedObject.name=delayed,reason=ExecuteAction \
+    -o jsonpath='{.items[*].message}' | grep -q 'Execute action RestartJob after 4s'
+}
+wait_for "the delayed action is announced (ExecuteAction event)" 30 announced
+announced_at=$SECONDS
+expect_eq "not restarted before the timeout" "$(job_field "$ns" delayed .status.retryCount)" ""
+delayed_restart() { [[ $(job_field "$ns" delayed .status.retryCount) == 1 ]]; }
+wait_for "RestartJob runs once the timeout has passed" 20 delayed_restart
+if ((SECONDS - announced_at >= 2)); then pass "restart waited for the timeout"; else fail "restart came $((SECONDS - announced_at))s after the announcement"; fi
+kubectl -n "$ns" delete vcjob delayed --wait=false >/dev/null
+
 # --- TaskCompleted -> CompleteJob ---------------------------------------------------------------
 kubectl apply -f - >/dev/null <<JOB
 apiVersion: batch.volcano.sh/v1alpha1
