@@ -110,10 +110,27 @@ informer::Transform PriorityClassTransform() {
   return TypedTransform<api::PriorityClass>("priorityclass-view");
 }
 
+bool IsSchedulableResourceName(std::string_view name) {
+  if (name == resource::kCpu || name == resource::kMemory || name == resource::kEphemeralStorage) {
+    return true;
+  }
+  if (name.rfind("hugepages-", 0) == 0) return true;
+  // Quota-style keys (ResourceQuota pod-usage accounting, which the job controller puts in a
+  // PodGroup's minResources as Volcano does) are not node resources: "requests.cpu",
+  // "limits.memory", "count/pods", "requests.nvidia.com/gpu" (the plain "nvidia.com/gpu" is
+  // stored next to it).
+  if (name.rfind("requests.", 0) == 0 || name.rfind("limits.", 0) == 0 ||
+      name.rfind("count/", 0) == 0) {
+    return false;
+  }
+  // Extended resources are domain-qualified ("nvidia.com/gpu").
+  return name.find('/') != std::string_view::npos;
+}
+
 Resource ToResource(const resource::ResourceList& list) {
   Resource r;
   for (const auto& [name, q] : list) {
-    if (name == resource::kPods) continue;
+    if (!IsSchedulableResourceName(name)) continue;
     int64_t v = name == resource::kMemory ? q.Value() : q.MilliValue();
     if (v == 0) continue;
     r.Set(name, v);

@@ -34,7 +34,12 @@ informer::Transform PodGroupTransform();       // payload api::PodGroup
 informer::Transform QueueTransform();          // payload api::Queue
 informer::Transform PriorityClassTransform();  // payload api::PriorityClass
 
-// Exact conversion; pods count is dropped (NodeInfo keeps max_pods apart).
+// True for names a node can provide: cpu, memory, ephemeral-storage, hugepages-*, and
+// domain-qualified extended resources (nvidia.com/gpu). False for "pods" (NodeInfo keeps
+// max_pods apart) and quota-style keys (requests.*, limits.*, count/*).
+bool IsSchedulableResourceName(std::string_view name);
+
+// Exact conversion of the schedulable names (IsSchedulableResourceName); the rest is dropped.
 Resource ToResource(const resource::ResourceList& list);
 // Back to a ResourceList: cpu and memory always present, scalars in whole or milli units.
 resource::ResourceList ToResourceList(const Resource& r);

@@ -329,3 +329,23 @@ TEST_CASE("convert: node affinity, terminated pods and the queue allocated patch
 
 }  // namespace
 }  // namespace basalt::sched::cache
+
+TEST_CASE("ToResource: quota-style minResources keys are not node resources", "[sched][cache]") {
+  auto list = basalt::resource::ResourceList::FromStrings({{"count/pods", "4"},
+                                                           {"pods", "4"},
+                                                           {"cpu", "32"},
+                                                           {"requests.cpu", "32"},
+                                                           {"limits.cpu", "32"},
+                                                           {"memory", "256Gi"},
+                                                           {"limits.memory", "256Gi"},
+                                                           {"nvidia.com/gpu", "4"},
+                                                           {"requests.nvidia.com/gpu", "4"}});
+  REQUIRE(list.ok());
+  basalt::sched::Resource r = basalt::sched::cache::ToResource(*list);
+  CHECK(r.milli_cpu() == 32000);
+  CHECK(r.memory() == 256LL * 1024 * 1024 * 1024);
+  CHECK(r.scalars().size() == 1);
+  CHECK(r.Get("nvidia.com/gpu") == 4000);
+  CHECK_FALSE(basalt::sched::cache::IsSchedulableResourceName("count/pods"));
+  CHECK(basalt::sched::cache::IsSchedulableResourceName("hugepages-2Mi"));
+}
