@@ -6,9 +6,9 @@
 #   cm_start [ARGS...]     starts vc-controller-manager (sets CM_PID, CM_HEALTH_PORT, CM_LOG)
 #   cm_stop [SIGNAL]       stops it (default SIGTERM) and waits for it
 #   scheduler_start NS     admits PodGroups (Inqueue) and binds pods of NS, in the background:
-#                          by default a shell loop doing what vc-scheduler would (so these
-#                          tests do not depend on it); with BASALT_E2E_SCHEDULER=real and a
-#                          built $BASALT_BUILD_DIR/scheduler/vc-scheduler, the real scheduler.
+#                          with the real $BASALT_BUILD_DIR/scheduler/vc-scheduler (the default);
+#                          with BASALT_E2E_SCHEDULER=fake (or no scheduler binary), a shell loop
+#                          doing what vc-scheduler would, to isolate the controllers.
 #   scheduler_stop
 #   admit_podgroup NS NAME   sets status.phase Inqueue (what the scheduler's enqueue does)
 #   bind_pod NS POD NODE
@@ -87,7 +87,7 @@ fake_scheduler_loop() {
 }
 
 scheduler_start() {
-  if [[ ${BASALT_E2E_SCHEDULER:-fake} == real && -x $SCHED_BIN ]]; then
+  if [[ ${BASALT_E2E_SCHEDULER:-real} == real && -x $SCHED_BIN ]]; then
     "$SCHED_BIN" --kubeconfig="$KUBECONFIG" --leader-elect=false --metrics-addr=127.0.0.1:0 \
       --health-addr=127.0.0.1:0 >>"$BASALT_TEST_CLUSTER_DIR/logs/vc-scheduler-e2e-$E2E_NAME.log" 2>&1 &
     SCHED_PID=$!
