@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdio>
 #include <memory>
+#include <mutex>
 #include <set>
 #include <stop_token>
 #include <string>
@@ -114,6 +115,7 @@ int Main(int argc, char** argv) {
   const PluginRegistry plugins = NewInTreeRegistry();
   const ActionRegistry actions = NewInTreeActionRegistry();
   ConfigStore config(&plugins, &actions);
+  std::mutex config_mu;  // see LoopDeps::config_mu
   std::string initial_conf;
   if (!options.scheduler_conf.empty()) {
     absl::StatusOr<std::string> text = ReadFile(options.scheduler_conf);
@@ -182,7 +184,7 @@ int Main(int argc, char** argv) {
       [&status_writer] { status_writer.Shutdown(); });
   if (!options.scheduler_conf.empty()) {
     runner.AddRunnable("config-watcher", [&](std::stop_token stop) {
-      return RunConfigWatcher(stop, options.scheduler_conf, &config, &state, &metrics,
+      return RunConfigWatcher(stop, options.scheduler_conf, &config, &config_mu, &state, &metrics,
                               std::chrono::seconds(1), initial_conf);
     });
   }
@@ -190,6 +192,7 @@ int Main(int argc, char** argv) {
   LoopDeps loop;
   loop.state = &state;
   loop.config = &config;
+  loop.config_mu = &config_mu;
   loop.cycle = CycleDeps{&plugins, &actions, &binder, &evictor, &status_writer};
   loop.metrics = &metrics;
   loop.period = options.period;

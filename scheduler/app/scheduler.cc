@@ -110,7 +110,11 @@ absl::Status RunSchedulingLoop(std::stop_token stop, const LoopDeps& deps) {
       PodGroupPhase p = job.podgroup_status.phase;
       if (p == PodGroupPhase::kPending || p == PodGroupPhase::kInqueue) ++pending_jobs;
     }
-    SchedulerConfig config = deps.config->Current();
+    SchedulerConfig config;
+    {
+      std::lock_guard<std::mutex> l(*deps.config_mu);
+      config = deps.config->Current();
+    }
     std::string uid = fmt::format("cycle-{}-{}", cycle_number++,
                                   std::chrono::duration_cast<std::chrono::milliseconds>(
                                       std::chrono::system_clock::now().time_since_epoch())
@@ -136,8 +140,9 @@ absl::StatusOr<std::string> ReadFile(const std::string& path) {
 }
 
 absl::Status RunConfigWatcher(std::stop_token stop, const std::string& path, ConfigStore* config,
-                              cache::ClusterState* state, SchedulerMetrics* metrics,
-                              std::chrono::milliseconds interval, std::string initial) {
+                              std::mutex* config_mu, cache::ClusterState* state,
+                              SchedulerMetrics* metrics, std::chrono::milliseconds interval,
+                              std::string initial) {
   std::string last = std::move(initial);
   bool have_last = !last.empty();
   bool warned_missing = false;
@@ -151,7 +156,11 @@ absl::Status RunConfigWatcher(std::stop_token stop, const std::string& path, Con
       }
     } else if (!have_last || *text != last) {
       warned_missing = false;
-      absl::Status s = config->Reload(*text);
+      absl::Status s;
+      {
+        std::lock_guard<std::mutex> l(*config_mu);
+        s = config->Reload(*text);
+      }
       if (s.ok()) {
         BASALT_LOG_INFO("Loaded the scheduler configuration", "path", path);
         state->Touch();

@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <memory>
+#include <mutex>
 #include <stop_token>
 #include <string>
 
@@ -47,6 +48,10 @@ class SchedulerMetrics {
 struct LoopDeps {
   cache::ClusterState* state = nullptr;
   ConfigStore* config = nullptr;
+  // Serializes ConfigStore reads and reloads between the loop and the watcher. ConfigStore is
+  // thread-safe through absl::Mutex, which ThreadSanitizer cannot see with Debian's Abseil; this
+  // std::mutex keeps TSan runs of the binary meaningful at no cost (one lock per cycle/reload).
+  std::mutex* config_mu = nullptr;
   CycleDeps cycle;
   SchedulerMetrics* metrics = nullptr;
   std::chrono::milliseconds period{1000};
@@ -57,9 +62,11 @@ absl::Status RunSchedulingLoop(std::stop_token stop, const LoopDeps& deps);
 
 // Polls `path` every `interval`; reloads `config` when its content differs from the last
 // content seen (`initial`: what main() loaded). Returns at stop.
+// `config_mu` as in LoopDeps.
 absl::Status RunConfigWatcher(std::stop_token stop, const std::string& path, ConfigStore* config,
-                              cache::ClusterState* state, SchedulerMetrics* metrics,
-                              std::chrono::milliseconds interval, std::string initial);
+                              std::mutex* config_mu, cache::ClusterState* state,
+                              SchedulerMetrics* metrics, std::chrono::milliseconds interval,
+                              std::string initial);
 
 // Reads a whole file; kNotFound if it cannot be opened.
 absl::StatusOr<std::string> ReadFile(const std::string& path);
