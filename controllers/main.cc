@@ -24,6 +24,7 @@
 #include "common/runtime/version.h"
 #include "common/util/log.h"
 #include "common/util/status.h"
+#include "common/util/stop.h"
 #include "controllers/app/controller.h"
 #include "controllers/app/default_queue.h"
 #include "controllers/app/reconcile_loop.h"
@@ -34,17 +35,6 @@ namespace basalt::controllers {
 namespace {
 
 constexpr char kComponent[] = "vc-controller-manager";
-
-bool SleepFor(const std::stop_token& stop, std::chrono::milliseconds d) {
-  const auto deadline = std::chrono::steady_clock::now() + d;
-  while (!stop.stop_requested()) {
-    auto now = std::chrono::steady_clock::now();
-    if (now >= deadline) return true;
-    std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(
-        deadline - now, std::chrono::milliseconds(100)));
-  }
-  return false;
-}
 
 int Main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);

@@ -27,6 +27,7 @@
 #include "common/runtime/version.h"
 #include "common/util/log.h"
 #include "common/util/status.h"
+#include "common/util/stop.h"
 #include "fmt/format.h"
 #include "fmt/ranges.h"
 #include "webhook/admission_router.h"
@@ -43,18 +44,6 @@ namespace basalt::webhook::server {
 namespace {
 
 constexpr char kComponent[] = "vc-webhook-manager";
-
-// Sleeps until `d` passes or `stop` is requested; false when stopped.
-bool SleepFor(const std::stop_token& stop, std::chrono::milliseconds d) {
-  const auto deadline = std::chrono::steady_clock::now() + d;
-  while (!stop.stop_requested()) {
-    auto now = std::chrono::steady_clock::now();
-    if (now >= deadline) return true;
-    std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(
-        deadline - now, std::chrono::milliseconds(100)));
-  }
-  return false;
-}
 
 absl::StatusOr<CertificateBundle> ObtainCertificate(const WebhookOptions& options,
                                                     client::Client& client) {
