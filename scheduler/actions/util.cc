@@ -43,4 +43,22 @@ NodeInfo* SelectBestNode(const Session& ssn, const TaskInfo& task,
   return best;
 }
 
+StarvingJobs CollectStarvingJobs(Session& ssn) {
+  StarvingJobs out{PriorityQueue<QueueInfo>([&ssn](const QueueInfo& l, const QueueInfo& r) {
+                     return ssn.QueueOrder(l, r);
+                   }),
+                   {}};
+  for (auto& [id, job] : ssn.jobs()) {
+    if (job.IsPending() || ssn.JobValid(job).has_value()) continue;
+    QueueInfo* queue = ssn.FindQueue(job.queue);
+    if (queue == nullptr || !ssn.JobStarving(job)) continue;
+    if (job.TasksWithStatus(TaskStatus::kPending).empty()) continue;
+    auto [it, inserted] = out.jobs_by_queue.try_emplace(
+        queue->name, [&ssn](const JobInfo& l, const JobInfo& r) { return ssn.JobOrder(l, r); });
+    if (inserted) out.queues.Push(queue);
+    it->second.Push(&job);
+  }
+  return out;
+}
+
 }  // namespace basalt::sched

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <functional>
+#include <map>
+#include <string>
 #include <vector>
 
 #include "scheduler/api/fit_error.h"
@@ -52,5 +54,14 @@ std::vector<NodeInfo*> PredicateNodes(const Session& ssn, const TaskInfo& task,
 // name order: deliberately deterministic, where Volcano picks at random.
 NodeInfo* SelectBestNode(const Session& ssn, const TaskInfo& task,
                          const std::vector<NodeInfo*>& nodes);
+
+// Admitted, valid jobs that are starving and still have pending tasks, grouped by queue: what
+// preempt and reclaim work through. `queues` holds each such queue once, in queue order; each
+// queue's jobs are in job order. Pointers refer into the session.
+struct StarvingJobs {
+  PriorityQueue<QueueInfo> queues;
+  std::map<std::string, PriorityQueue<JobInfo>> jobs_by_queue;
+};
+StarvingJobs CollectStarvingJobs(Session& ssn);
 
 }  // namespace basalt::sched

@@ -16,19 +16,7 @@ class PreemptAction final : public Action {
   std::string_view Name() const override { return kPreemptActionName; }
 
   void Execute(Session& ssn) override {
-    PriorityQueue<QueueInfo> queues(
-        [&ssn](const QueueInfo& l, const QueueInfo& r) { return ssn.QueueOrder(l, r); });
-    std::map<std::string, PriorityQueue<JobInfo>> starving;
-    for (auto& [id, job] : ssn.jobs()) {
-      if (job.IsPending() || ssn.JobValid(job).has_value()) continue;
-      QueueInfo* queue = ssn.FindQueue(job.queue);
-      if (queue == nullptr || !ssn.JobStarving(job)) continue;
-      if (job.TasksWithStatus(TaskStatus::kPending).empty()) continue;
-      auto [it, inserted] = starving.try_emplace(
-          queue->name, [&ssn](const JobInfo& l, const JobInfo& r) { return ssn.JobOrder(l, r); });
-      if (inserted) queues.Push(queue);
-      it->second.Push(&job);
-    }
+    auto [queues, starving] = CollectStarvingJobs(ssn);
     while (!queues.Empty()) {
       QueueInfo* queue = queues.Pop();
       auto& jobs = starving.at(queue->name);
