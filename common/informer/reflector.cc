@@ -137,13 +137,15 @@ absl::Status Reflector::List() {
   }
   const size_t count = objects.size();
   resource_version_ = resource_version;
-  sink_->OnReplace(std::move(objects), std::move(resource_version));
+  // Stats first: the sink may hand the replaced objects to handlers at once, and whoever
+  // reacts to those events must already see the list counted.
   {
     std::lock_guard<std::mutex> l(mu_);
     ++stats_.lists;
     stats_.rejected += rejected;
     stats_.resource_version = resource_version_;
   }
+  sink_->OnReplace(std::move(objects), std::move(resource_version));
   BASALT_VLOG(1, "Reflector listed", "resource", ResourceName(source_), "items", count,
               "resourceVersion", resource_version_);
   return absl::OkStatus();
