@@ -107,8 +107,8 @@ int Main(int argc, char** argv) {
     le_flags->resource_name =
         options.scheduler_names.size() == 1 ? options.scheduler_names[0] : "volcano";
   }
-  if (options.percentage_nodes_to_find != 0 || !options.node_selector.empty()) {
-    BASALT_LOG_INFO("Ignoring node sampling / node selector flags (see docs/scheduler.md)");
+  if (!options.node_selector.empty()) {
+    BASALT_LOG_INFO("Ignoring the node selector flag (see docs/scheduler.md)");
   }
 
   // Everything the process owns; the Runner (declared last) is destroyed first.
@@ -189,11 +189,15 @@ int Main(int argc, char** argv) {
     });
   }
 
+  // Lives across cycles: the rotating start index of the allocate action's node sampling.
+  NodeSampler node_sampler(NodeSamplingOptions{options.percentage_nodes_to_find,
+                                               options.minimum_feasible_nodes,
+                                               options.minimum_percentage_nodes_to_find});
   LoopDeps loop;
   loop.state = &state;
   loop.config = &config;
   loop.config_mu = &config_mu;
-  loop.cycle = CycleDeps{&plugins, &actions, &binder, &evictor, &status_writer};
+  loop.cycle = CycleDeps{&plugins, &actions, &binder, &evictor, &status_writer, &node_sampler};
   loop.metrics = &metrics;
   loop.period = options.period;
   auto schedule = [&](std::stop_token stop) -> absl::Status {

@@ -49,6 +49,16 @@ CompactPod ToCompactPod(const Pod& pod) {
   c.priority_class_name = pod.spec().priority_class_name;
   c.preemption_policy = pod.spec().preemption_policy;
   c.request = pod.EffectiveRequest();
+  StringMap labels = pod.labels();
+  c.labels.assign(labels.begin(), labels.end());
+  for (const Container& init : pod.spec().init_containers) {
+    if (!init.restartable) continue;
+    c.host_ports.insert(c.host_ports.end(), init.host_ports.begin(), init.host_ports.end());
+  }
+  for (const Container& container : pod.spec().containers) {
+    c.host_ports.insert(c.host_ports.end(), container.host_ports.begin(),
+                        container.host_ports.end());
+  }
   c.node_selector.assign(pod.spec().node_selector.begin(), pod.spec().node_selector.end());
   c.tolerations = pod.spec().tolerations;
   c.affinity_json = pod.spec().affinity_json;

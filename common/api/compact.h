@@ -41,9 +41,14 @@ struct CompactPod {
   std::string priority_class_name;
   std::string preemption_policy;
   resource::ResourceList request;  // effective pod request (see Pod::EffectiveRequest)
+  std::vector<std::pair<std::string, std::string>> labels;         // sorted by key
   std::vector<std::pair<std::string, std::string>> node_selector;  // sorted by key
   std::vector<Toleration> tolerations;
   std::string affinity_json;  // "" when the pod has no affinity
+  // Host ports the pod holds on its node while it runs: those of the regular containers and of
+  // restartable init containers (sidecars), as kube-scheduler's NodePorts counts them; plain
+  // init containers have exited before the app containers bind their ports.
+  std::vector<HostPort> host_ports;
   std::optional<Time> creation_timestamp;
 
   std::string Key() const { return namespace_name + "/" + name; }

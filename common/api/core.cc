@@ -14,6 +14,11 @@ Container DecodeContainer(FieldReader& c, bool init) {
   out.requests = res.Resources("requests");
   out.limits = res.Resources("limits");
   out.restartable = init && c.String("restartPolicy") == "Always";
+  for (FieldReader& port : c.Elements("ports")) {
+    const int32_t host_port = port.Int32("hostPort");
+    if (host_port <= 0) continue;
+    out.host_ports.push_back(HostPort{host_port, port.String("protocol"), port.String("hostIP")});
+  }
   return out;
 }
 

@@ -39,11 +39,22 @@ struct Toleration {
   friend bool operator==(const Toleration&, const Toleration&) = default;
 };
 
+// A container port that binds a port on the node (spec.containers[].ports[] with hostPort > 0);
+// ports without a hostPort are not decoded, nothing in Basalt needs them.
+struct HostPort {
+  int32_t host_port = 0;
+  std::string protocol;  // as written ("" when absent; the API server defaults it to TCP)
+  std::string host_ip;   // as written ("" when absent: every address)
+
+  friend bool operator==(const HostPort&, const HostPort&) = default;
+};
+
 struct Container {
   std::string name;
   resource::ResourceList requests;
   resource::ResourceList limits;
   bool restartable = false;  // init containers with restartPolicy: Always (sidecars)
+  std::vector<HostPort> host_ports;
 };
 
 struct PodSpec {

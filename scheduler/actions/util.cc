@@ -25,6 +25,33 @@ std::vector<NodeInfo*> PredicateNodes(const Session& ssn, const TaskInfo& task,
   return feasible;
 }
 
+std::vector<NodeInfo*> PredicateSampledNodes(const Session& ssn, const TaskInfo& task,
+                                             FitErrors* errors) {
+  const std::vector<NodeInfo*>& nodes = ssn.node_list();
+  const size_t n = nodes.size();
+  NodeSampler& sampler = ssn.node_sampler();
+  const auto wanted =
+      static_cast<size_t>(NumFeasibleNodesToFind(sampler.options(), static_cast<int64_t>(n)));
+  const size_t start = sampler.Start(n);
+  std::vector<size_t> feasible;
+  size_t processed = 0;
+  for (; processed < n && feasible.size() < wanted; ++processed) {
+    const size_t i = (start + processed) % n;
+    Outcome o = PredicateForAllocate(ssn, task, *nodes[i]);
+    if (o.ok()) {
+      feasible.push_back(i);
+    } else if (errors != nullptr) {
+      errors->SetNodeError(nodes[i]->name(), o.reasons());
+    }
+  }
+  sampler.Advance(processed, n);
+  std::sort(feasible.begin(), feasible.end());
+  std::vector<NodeInfo*> out;
+  out.reserve(feasible.size());
+  for (size_t i : feasible) out.push_back(nodes[i]);
+  return out;
+}
+
 NodeInfo* SelectBestNode(const Session& ssn, const TaskInfo& task,
                          const std::vector<NodeInfo*>& nodes) {
   if (nodes.empty()) return nullptr;

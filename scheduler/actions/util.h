@@ -50,6 +50,13 @@ Outcome PredicateForAllocate(const Session& ssn, const TaskInfo& task, const Nod
 std::vector<NodeInfo*> PredicateNodes(const Session& ssn, const TaskInfo& task,
                                       bool check_resources, FitErrors* errors);
 
+// The allocate action's pass (reference §3.2): as PredicateNodes with check_resources, but it
+// starts at the session's rotating node index and stops once NumFeasibleNodesToFind nodes
+// passed, then advances the index past the nodes it checked. The result is in node-name order;
+// `errors` holds the failures of the checked nodes only.
+std::vector<NodeInfo*> PredicateSampledNodes(const Session& ssn, const TaskInfo& task,
+                                             FitErrors* errors);
+
 // The highest-scoring node (sum of NodeOrder and BatchNodeOrder). Ties go to the first node in
 // name order: deliberately deterministic, where Volcano picks at random.
 NodeInfo* SelectBestNode(const Session& ssn, const TaskInfo& task,

@@ -19,6 +19,11 @@ inline constexpr std::string_view kReasonUnschedulableNode = "node(s) were unsch
 inline constexpr std::string_view kReasonPodCountExceeded = "node(s) pod number exceeded";
 inline constexpr std::string_view kReasonHostPorts =
     "node(s) didn't have free ports for the requested pod ports";
+inline constexpr std::string_view kReasonPodAffinity = "node(s) didn't match pod affinity rules";
+inline constexpr std::string_view kReasonPodAntiAffinity =
+    "node(s) didn't match pod anti-affinity rules";
+inline constexpr std::string_view kReasonExistingPodsAntiAffinity =
+    "node(s) didn't satisfy existing pods anti-affinity rules";
 inline constexpr std::string_view kReasonUntoleratedTaint = "node(s) had untolerated taint";
 inline constexpr std::string_view kAllNodesUnavailable = "all nodes are unavailable";
 

@@ -1,5 +1,7 @@
 #include "scheduler/api/node_info.h"
 
+#include <algorithm>
+
 #include "fmt/format.h"
 
 namespace basalt::sched {
@@ -46,6 +48,15 @@ void NodeInfo::Account(const TaskInfo& task, TaskStatus status, int sign) {
   future_idle_ = idle_ + releasing_ - pipelined_;
 }
 
+bool NodeInfo::HostPortsConflict(const std::vector<HostPort>& ports) const {
+  for (const HostPort& want : ports) {
+    for (const HostPort& used : used_ports_) {
+      if (want.ConflictsWith(used)) return true;
+    }
+  }
+  return false;
+}
+
 absl::Status NodeInfo::AddTask(TaskInfo* task) {
   if (tasks_.count(task->uid) != 0) {
     return absl::AlreadyExistsError(
@@ -58,6 +69,7 @@ absl::Status NodeInfo::AddTask(TaskInfo* task) {
                     task->resreq.ToString(), name_, idle_.ToString()));
   }
   Account(*task, task->status, +1);
+  used_ports_.insert(used_ports_.end(), task->host_ports.begin(), task->host_ports.end());
   tasks_.emplace(task->uid, task);
   return absl::OkStatus();
 }
@@ -68,6 +80,10 @@ absl::Status NodeInfo::RemoveTask(const TaskInfo& task) {
     return absl::NotFoundError(fmt::format("task {} is not on node {}", task.Key(), name_));
   }
   Account(task, task.status, -1);
+  for (const HostPort& p : task.host_ports) {
+    auto used = std::find(used_ports_.begin(), used_ports_.end(), p);
+    if (used != used_ports_.end()) used_ports_.erase(used);
+  }
   tasks_.erase(it);
   return absl::OkStatus();
 }

@@ -41,27 +41,37 @@ class NodeInfo {
   bool unschedulable() const { return unschedulable_; }
   void set_unschedulable(bool v) { unschedulable_ = v; }
 
+  // Host ports held by the tasks on this node, one entry per task and port (every status,
+  // Pipelined and Releasing included, as kube-scheduler counts every pod on the node).
+  const std::vector<HostPort>& used_ports() const { return used_ports_; }
+  // True if any of `ports` conflicts with a used port (HostPort::ConflictsWith).
+  bool HostPortsConflict(const std::vector<HostPort>& ports) const;
+
   // Tasks on this node by uid (including Pipelined ones).
   const std::map<std::string, TaskInfo*>& tasks() const { return tasks_; }
 
-  // Adds `task` (whose node_name must be this node) with its current status:
+  // Adds `task` (whose node_name must be this node) and its host ports with its current status:
   // Releasing -> idle -= req, releasing += req, used += req; Pipelined -> pipelined += req;
   // any other -> idle -= req, used += req. Allocated and Binding tasks must fit in Idle:
   // returns kFailedPrecondition otherwise, leaving the node unchanged. Tasks already running
   // on the node (reported by the kubelet) are accepted even if Idle goes negative.
   // Returns kAlreadyExists if the task is already on the node.
   absl::Status AddTask(TaskInfo* task);
-  // Removes the task, reversing what AddTask did for its *current* status.
+  // Removes the task and its host ports, reversing what AddTask did for its *current* status.
   absl::Status RemoveTask(const TaskInfo& task);
   // After a copy of this node, points its tasks at `lookup(old task)` (the copies owned by the
   // new ClusterInfo); tasks for which lookup returns nullptr are dropped from the map only.
   template <typename Lookup>
   void RebindTasks(Lookup lookup) {
-    std::map<std::string, TaskInfo*> rebound;
-    for (const auto& [uid, t] : tasks_) {
-      if (TaskInfo* n = lookup(*t); n != nullptr) rebound.emplace(uid, n);
+    // In place: a copy of a node with a hundred pods must not rebuild its map.
+    for (auto it = tasks_.begin(); it != tasks_.end();) {
+      if (TaskInfo* n = lookup(*it->second); n != nullptr) {
+        it->second = n;
+        ++it;
+      } else {
+        it = tasks_.erase(it);
+      }
     }
-    tasks_ = std::move(rebound);
   }
   // Re-accounts a task whose status changed from `old_status` to task->status.
   absl::Status UpdateTask(TaskInfo* task, TaskStatus old_status);
@@ -81,6 +91,7 @@ class NodeInfo {
   std::map<std::string, std::string> labels_;
   std::vector<Taint> taints_;
   bool unschedulable_ = false;
+  std::vector<HostPort> used_ports_;
   std::map<std::string, TaskInfo*> tasks_;
 };
 

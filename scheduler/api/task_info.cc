@@ -101,6 +101,38 @@ bool NodeSelectorTerm::Matches(std::string_view node_name,
   return true;
 }
 
+bool HostPort::ConflictsWith(const HostPort& other) const {
+  if (port != other.port || protocol != other.protocol) return false;
+  auto every_address = [](const std::string& ip) { return ip.empty() || ip == "0.0.0.0"; };
+  return every_address(host_ip) || every_address(other.host_ip) || host_ip == other.host_ip;
+}
+
+bool LabelSelector::Matches(const std::map<std::string, std::string>& labels) const {
+  for (const auto& [key, value] : match_labels) {
+    auto it = labels.find(key);
+    if (it == labels.end() || it->second != value) return false;
+  }
+  for (const auto& req : match_expressions) {
+    if (!req.Matches(labels)) return false;
+  }
+  return true;
+}
+
+bool PodAffinityTerm::MatchesPod(const std::string& pod_namespace,
+                                 const std::map<std::string, std::string>& pod_labels) const {
+  if (!selector.has_value()) return false;
+  bool in_namespace =
+      std::find(namespaces.begin(), namespaces.end(), pod_namespace) != namespaces.end();
+  if (!in_namespace && namespace_selector.has_value()) {
+    if (namespace_selector->match_labels.empty() && namespace_selector->match_expressions.empty()) {
+      in_namespace = true;
+    } else {
+      in_namespace = namespace_selector->Matches({{"kubernetes.io/metadata.name", pod_namespace}});
+    }
+  }
+  return in_namespace && selector->Matches(pod_labels);
+}
+
 int64_t PodNameIndex(std::string_view name) {
   if (std::count(name.begin(), name.end(), '-') < 2) return -1;
   auto pos = name.rfind('-');

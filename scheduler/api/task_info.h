@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -83,10 +84,59 @@ struct NodeAffinity {
   std::vector<PreferredSchedulingTerm> preferred;
 };
 
+// A port a pod binds on its node. The cache fills the Kubernetes defaults in (protocol TCP,
+// host IP 0.0.0.0), so equal ports compare equal.
 struct HostPort {
   std::string protocol = "TCP";
-  std::string host_ip;  // empty = 0.0.0.0
+  std::string host_ip = "0.0.0.0";  // "" is read as 0.0.0.0 too
   int32_t port = 0;
+
+  // kube-scheduler's rule: same port and protocol, and the same host IP or either one being
+  // 0.0.0.0 (every address).
+  bool ConflictsWith(const HostPort& other) const;
+  friend bool operator==(const HostPort&, const HostPort&) = default;
+};
+
+// A label selector (metav1.LabelSelector): matchLabels and matchExpressions ANDed; an empty
+// selector matches every label set. Only In, NotIn, Exists and DoesNotExist are valid operators.
+struct LabelSelector {
+  std::vector<std::pair<std::string, std::string>> match_labels;
+  std::vector<NodeSelectorRequirement> match_expressions;
+  bool Matches(const std::map<std::string, std::string>& labels) const;
+};
+
+// One pod (anti-)affinity term (v1.PodAffinityTerm), with its namespaces resolved at parse time.
+struct PodAffinityTerm {
+  // nullopt: no labelSelector, which matches no pod (Kubernetes semantics).
+  std::optional<LabelSelector> selector;
+  // The namespaces listed, plus the owning pod's own namespace when neither `namespaces` nor a
+  // namespaceSelector is given.
+  std::vector<std::string> namespaces;
+  // namespaceSelector: {} selects every namespace. A non-empty one is evaluated against the
+  // namespace's name label (kubernetes.io/metadata.name) only, as the scheduler does not watch
+  // Namespaces; selectors on other namespace labels select nothing.
+  std::optional<LabelSelector> namespace_selector;
+  std::string topology_key;
+
+  // True if a pod in `pod_namespace` with `pod_labels` is one this term talks about.
+  bool MatchesPod(const std::string& pod_namespace,
+                  const std::map<std::string, std::string>& pod_labels) const;
+};
+struct WeightedPodAffinityTerm {
+  int32_t weight = 0;
+  PodAffinityTerm term;
+};
+// spec.affinity.podAffinity and podAntiAffinity, parsed once when the pod enters the cache and
+// shared (immutably) by every snapshot's copy of the task.
+struct PodAffinity {
+  std::vector<PodAffinityTerm> required_affinity;
+  std::vector<PodAffinityTerm> required_anti_affinity;
+  std::vector<WeightedPodAffinityTerm> preferred_affinity;
+  std::vector<WeightedPodAffinityTerm> preferred_anti_affinity;
+  bool Empty() const {
+    return required_affinity.empty() && required_anti_affinity.empty() &&
+           preferred_affinity.empty() && preferred_anti_affinity.empty();
+  }
 };
 
 // What the last discarded transaction of a task was; drives the "Schedulable" pod message.
@@ -119,8 +169,11 @@ struct TaskInfo {
   Resource resreq;       // sum of regular containers + overhead
   Resource init_resreq;  // max(resreq, each init container): what must fit to start
 
+  std::map<std::string, std::string> labels;
   std::map<std::string, std::string> node_selector;
   NodeAffinity affinity;
+  // Null when the pod has no pod (anti-)affinity terms.
+  std::shared_ptr<const PodAffinity> pod_affinity;
   std::vector<Toleration> tolerations;
   std::vector<HostPort> host_ports;
 

@@ -13,11 +13,13 @@ void SchedulerOptions::AddFlags(client::FlagSet& flags) {
                "at most one scheduling cycle per period (Go duration)");
   flags.String("default-queue", &default_queue, "queue of PodGroups that name none");
   flags.Int("percentage-nodes-to-find", &percentage_nodes_to_find,
-            "accepted for Volcano compatibility; every feasible node is scored");
+            "percentage of the nodes allocate's predicates look for as feasible before scoring; "
+            "0 = adaptive (50 - nodes/125, at least --minimum-percentage-nodes-to-find)");
   flags.Int("minimum-feasible-nodes", &minimum_feasible_nodes,
-            "accepted for Volcano compatibility; every feasible node is scored");
+            "clusters of at most this many nodes are not sampled; a pass never looks for fewer "
+            "feasible nodes");
   flags.Int("minimum-percentage-nodes-to-find", &minimum_percentage_nodes_to_find,
-            "accepted for Volcano compatibility; every feasible node is scored");
+            "lower bound of the adaptive percentage of nodes to find");
   flags.Int("bind-workers", &bind_workers, "concurrent pods/binding requests");
   flags.Int("status-workers", &status_workers, "concurrent status patches");
   flags.StringList("node-selector", &node_selector,
@@ -37,6 +39,12 @@ absl::Status SchedulerOptions::Finish() {
   }
   if (percentage_nodes_to_find < 0 || percentage_nodes_to_find > 100) {
     return absl::InvalidArgumentError("--percentage-nodes-to-find must be in [0, 100]");
+  }
+  if (minimum_percentage_nodes_to_find < 0 || minimum_percentage_nodes_to_find > 100) {
+    return absl::InvalidArgumentError("--minimum-percentage-nodes-to-find must be in [0, 100]");
+  }
+  if (minimum_feasible_nodes < 0) {
+    return absl::InvalidArgumentError("--minimum-feasible-nodes must be >= 0");
   }
   return absl::OkStatus();
 }

@@ -5,9 +5,13 @@
 //   --scheduler-conf PATH           config file, re-read when it changes        default built-in
 //   --schedule-period DURATION      at most one cycle per period (Go syntax)    default 1s
 //   --default-queue NAME            queue of PodGroups without spec.queue       default default
-//   --percentage-nodes-to-find N    accepted for compatibility; Basalt scores every feasible
-//   --minimum-feasible-nodes N      node (its cycle is fast enough), see docs/scheduler.md
-//   --minimum-percentage-nodes-to-find N
+//   --percentage-nodes-to-find N    node sampling of allocate's predicate pass: % of the nodes
+//                                   to find feasible; 0 = adaptive max(min%, 50 - nodes/125)
+//                                                                               default 0
+//   --minimum-feasible-nodes N      clusters up to N nodes are not sampled, and a pass never
+//                                   looks for fewer than N feasible nodes       default 100
+//   --minimum-percentage-nodes-to-find N   floor of the adaptive percentage     default 5
+//                                   (see framework/node_sampling.h, docs/scheduler.md)
 //   --bind-workers N                concurrent pods/binding requests            default 16
 //   --status-workers N              concurrent status patches                   default 4
 //   --node-selector key:value       accepted, not implemented yet (documented)

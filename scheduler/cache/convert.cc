@@ -65,6 +65,87 @@ absl::StatusOr<NodeSelectorTerm> ParseTerm(const json::Value& v) {
   return term;
 }
 
+absl::StatusOr<LabelSelector> ParseLabelSelector(const json::Value& v) {
+  LabelSelector sel;
+  if (const json::Value* labels = json::Find(v, "matchLabels");
+      labels != nullptr && labels->IsObject()) {
+    for (const auto& m : labels->GetObject()) {
+      sel.match_labels.emplace_back(json::AsView(m.name), json::AsView(m.value));
+    }
+  }
+  if (const json::Value* exprs = json::Find(v, "matchExpressions");
+      exprs != nullptr && exprs->IsArray()) {
+    for (const json::Value& e : exprs->GetArray()) {
+      NodeSelectorRequirement r;
+      r.key = std::string(json::GetString(e, "key"));
+      std::string_view op = json::GetString(e, "operator");
+      if (op == "In") {
+        r.op = NodeSelectorRequirement::Operator::kIn;
+      } else if (op == "NotIn") {
+        r.op = NodeSelectorRequirement::Operator::kNotIn;
+      } else if (op == "Exists") {
+        r.op = NodeSelectorRequirement::Operator::kExists;
+      } else if (op == "DoesNotExist") {
+        r.op = NodeSelectorRequirement::Operator::kDoesNotExist;
+      } else {
+        return absl::InvalidArgumentError(
+            fmt::format("unknown label selector operator \"{}\"", op));
+      }
+      if (const json::Value* values = json::Find(e, "values");
+          values != nullptr && values->IsArray()) {
+        for (const json::Value& s : values->GetArray()) r.values.emplace_back(json::AsView(s));
+      }
+      sel.match_expressions.push_back(std::move(r));
+    }
+  }
+  return sel;
+}
+
+absl::StatusOr<PodAffinityTerm> ParsePodAffinityTerm(const json::Value& v,
+                                                     std::string_view pod_namespace) {
+  PodAffinityTerm term;
+  term.topology_key = std::string(json::GetString(v, "topologyKey"));
+  if (const json::Value* sel = json::Find(v, "labelSelector"); sel != nullptr && sel->IsObject()) {
+    BASALT_ASSIGN_OR_RETURN(term.selector, ParseLabelSelector(*sel));
+  }
+  if (const json::Value* ns = json::Find(v, "namespaces"); ns != nullptr && ns->IsArray()) {
+    for (const json::Value& s : ns->GetArray()) term.namespaces.emplace_back(json::AsView(s));
+  }
+  if (const json::Value* sel = json::Find(v, "namespaceSelector");
+      sel != nullptr && sel->IsObject()) {
+    BASALT_ASSIGN_OR_RETURN(term.namespace_selector, ParseLabelSelector(*sel));
+  }
+  if (term.namespaces.empty() && !term.namespace_selector.has_value()) {
+    term.namespaces.emplace_back(pod_namespace);
+  }
+  return term;
+}
+
+absl::Status ParsePodAffinityKind(const json::Value& kind, std::string_view pod_namespace,
+                                  std::vector<PodAffinityTerm>& required,
+                                  std::vector<WeightedPodAffinityTerm>& preferred) {
+  if (const json::Value* terms = json::Find(kind, "requiredDuringSchedulingIgnoredDuringExecution");
+      terms != nullptr && terms->IsArray()) {
+    for (const json::Value& t : terms->GetArray()) {
+      BASALT_ASSIGN_OR_RETURN(PodAffinityTerm term, ParsePodAffinityTerm(t, pod_namespace));
+      required.push_back(std::move(term));
+    }
+  }
+  if (const json::Value* terms =
+          json::Find(kind, "preferredDuringSchedulingIgnoredDuringExecution");
+      terms != nullptr && terms->IsArray()) {
+    for (const json::Value& t : terms->GetArray()) {
+      WeightedPodAffinityTerm w;
+      w.weight = static_cast<int32_t>(json::GetInt(t, "weight"));
+      const json::Value* inner = json::Find(t, "podAffinityTerm");
+      if (inner == nullptr || w.weight == 0) continue;
+      BASALT_ASSIGN_OR_RETURN(w.term, ParsePodAffinityTerm(*inner, pod_namespace));
+      preferred.push_back(std::move(w));
+    }
+  }
+  return absl::OkStatus();
+}
+
 void AddString(json::Value& obj, std::string_view key, std::string_view value, json::Allocator& a) {
   json::Set(obj, key, json::MakeString(value, a), a);
 }
@@ -180,6 +261,25 @@ absl::StatusOr<NodeAffinity> ParseNodeAffinity(std::string_view affinity_json) {
   return out;
 }
 
+absl::StatusOr<std::shared_ptr<const PodAffinity>> ParsePodAffinity(
+    std::string_view affinity_json, std::string_view pod_namespace) {
+  // Most pods have no pod affinity: skip the parse for them.
+  if (affinity_json.find("\"pod") == std::string_view::npos) return nullptr;
+  BASALT_ASSIGN_OR_RETURN(json::Document doc, json::Parse(affinity_json));
+  auto out = std::make_shared<PodAffinity>();
+  if (const json::Value* pa = json::Find(doc, "podAffinity"); pa != nullptr && pa->IsObject()) {
+    BASALT_RETURN_IF_ERROR(
+        ParsePodAffinityKind(*pa, pod_namespace, out->required_affinity, out->preferred_affinity));
+  }
+  if (const json::Value* anti = json::Find(doc, "podAntiAffinity");
+      anti != nullptr && anti->IsObject()) {
+    BASALT_RETURN_IF_ERROR(ParsePodAffinityKind(*anti, pod_namespace, out->required_anti_affinity,
+                                                out->preferred_anti_affinity));
+  }
+  if (out->Empty()) return nullptr;
+  return std::shared_ptr<const PodAffinity>(std::move(out));
+}
+
 TaskInfo ToTaskInfo(const CachedPod& cached, std::string job_id) {
   const api::CompactPod& p = cached.pod;
   TaskInfo t;
@@ -217,9 +317,17 @@ TaskInfo ToTaskInfo(const CachedPod& cached, std::string job_id) {
   t.resreq = ToResource(p.request);
   // The compact pod carries the effective request (init containers and overhead included).
   t.init_resreq = t.resreq;
+  for (const auto& [k, v] : p.labels) t.labels.emplace(k, v);
   for (const auto& [k, v] : p.node_selector) t.node_selector.emplace(k, v);
   if (absl::StatusOr<NodeAffinity> a = ParseNodeAffinity(p.affinity_json); a.ok()) {
     t.affinity = *std::move(a);
+  }
+  if (auto pa = ParsePodAffinity(p.affinity_json, p.namespace_name); pa.ok()) {
+    t.pod_affinity = *std::move(pa);
+  }
+  for (const api::HostPort& hp : p.host_ports) {
+    t.host_ports.push_back(HostPort{hp.protocol.empty() ? "TCP" : hp.protocol,
+                                    hp.host_ip.empty() ? "0.0.0.0" : hp.host_ip, hp.host_port});
   }
   for (const api::Toleration& tol : p.tolerations) {
     Toleration out;

@@ -47,6 +47,12 @@ resource::ResourceList ToResourceList(const Resource& r);
 // Parses spec.affinity.nodeAffinity (compact JSON); other affinity kinds are ignored.
 absl::StatusOr<NodeAffinity> ParseNodeAffinity(std::string_view affinity_json);
 
+// Parses spec.affinity.podAffinity and podAntiAffinity (compact JSON) of a pod in
+// `pod_namespace` (the default namespace of its terms). Returns null when there are no terms.
+// kInvalidArgument for an unknown label selector operator.
+absl::StatusOr<std::shared_ptr<const PodAffinity>> ParsePodAffinity(std::string_view affinity_json,
+                                                                    std::string_view pod_namespace);
+
 // The task for a pod. `job_id` is "<ns>/<podgroup>" or "". Terminated pods keep no node (as in
 // Volcano, a Succeeded or Failed pod does not use node resources).
 TaskInfo ToTaskInfo(const CachedPod& cached, std::string job_id);

@@ -8,6 +8,11 @@ namespace basalt::sched {
 
 absl::Status RunCycle(ClusterInfo snapshot, const SchedulerConfig& config, const CycleDeps& deps,
                       std::string session_uid, Timestamp now) {
+  return RunCycleOn(snapshot, config, deps, std::move(session_uid), now);
+}
+
+absl::Status RunCycleOn(ClusterInfo& snapshot, const SchedulerConfig& config, const CycleDeps& deps,
+                        std::string session_uid, Timestamp now) {
   std::vector<std::unique_ptr<Action>> actions;
   for (const auto& name : config.actions) {
     const ActionFactory* factory = deps.actions->Find(name);
@@ -15,12 +20,13 @@ absl::Status RunCycle(ClusterInfo snapshot, const SchedulerConfig& config, const
       return absl::InvalidArgumentError(fmt::format("unknown action \"{}\"", name));
     actions.push_back((*factory)());
   }
-  SessionOptions options{std::move(session_uid), now, deps.binder, deps.evictor};
+  SessionOptions options{std::move(session_uid), now, deps.binder, deps.evictor, deps.node_sampler};
   BASALT_ASSIGN_OR_RETURN(
       std::unique_ptr<Session> ssn,
       Session::Open(std::move(snapshot), config, *deps.plugins, std::move(options)));
   for (auto& action : actions) action->Execute(*ssn);
   ssn->Close(deps.sink);
+  snapshot = std::move(ssn->cluster());
   return absl::OkStatus();
 }
 

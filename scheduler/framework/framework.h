@@ -20,12 +20,17 @@ struct CycleDeps {
   Binder* binder = nullptr;
   Evictor* evictor = nullptr;
   StatusSink* sink = nullptr;
+  NodeSampler* node_sampler = nullptr;  // may be null: default sampling options
 };
 
 // Returns kInvalidArgument if the config names an unknown action or plugin, or a plugin's
 // arguments do not parse; nothing is scheduled then.
 absl::Status RunCycle(ClusterInfo snapshot, const SchedulerConfig& config, const CycleDeps& deps,
                       std::string session_uid, Timestamp now);
+// The same on a snapshot the caller keeps: on return `snapshot` holds the session's final state
+// (what the cache's incremental snapshots update for the next cycle).
+absl::Status RunCycleOn(ClusterInfo& snapshot, const SchedulerConfig& config, const CycleDeps& deps,
+                        std::string session_uid, Timestamp now);
 
 // Parses and validates a config against the registries, and builds each plugin once so that bad
 // arguments are reported at load time rather than at the first cycle.

@@ -36,6 +36,7 @@
 #include "scheduler/api/cluster_info.h"
 #include "scheduler/conf/config.h"
 #include "scheduler/framework/interfaces.h"
+#include "scheduler/framework/node_sampling.h"
 #include "scheduler/framework/outcome.h"
 #include "scheduler/framework/plugin.h"
 
@@ -82,6 +83,9 @@ struct SessionOptions {
   Timestamp now{};
   Binder* binder = nullptr;    // not owned; may be null (nothing is bound)
   Evictor* evictor = nullptr;  // not owned; may be null
+  // Node sampling of the allocate action, with its start index kept across cycles. Not owned;
+  // null: the session uses its own sampler with the default options.
+  NodeSampler* node_sampler = nullptr;
 };
 
 class Session {
@@ -119,6 +123,10 @@ class Session {
   const SchedulerConfig& config() const { return config_; }
   // Node names in a stable order (the iteration order of actions).
   const std::vector<NodeInfo*>& node_list() const { return node_list_; }
+  // The allocate action's node sampling (options and rotating start).
+  NodeSampler& node_sampler() const {
+    return options_.node_sampler != nullptr ? *options_.node_sampler : own_node_sampler_;
+  }
 
   // ---- Registration (from Plugin::OnSessionOpen) ----
   void AddJobOrderFn(std::string_view plugin, JobOrderFn fn);
@@ -225,6 +233,7 @@ class Session {
   SessionOptions options_;
   Resource total_resource_;
   std::vector<NodeInfo*> node_list_;
+  mutable NodeSampler own_node_sampler_;  // when options_.node_sampler is null
   std::vector<std::unique_ptr<Plugin>> plugins_;
   std::vector<EventRecord> events_;
   // PodGroup status at open, to write only what changed at close.

@@ -124,8 +124,7 @@ class AllocateAction final : public Action {
         continue;
       }
       FitErrors errors;
-      std::vector<NodeInfo*> feasible =
-          PredicateNodes(ssn, *task, /*check_resources=*/true, &errors);
+      std::vector<NodeInfo*> feasible = PredicateSampledNodes(ssn, *task, &errors);
       if (feasible.empty()) {
         job.nodes_fit_errors[task->uid] = std::move(errors);
         failed_tasks.insert(task->uid);

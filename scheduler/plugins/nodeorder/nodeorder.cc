@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "scheduler/framework/session.h"
+#include "scheduler/plugins/interpodaffinity/inter_pod_affinity.h"
 
 namespace basalt::sched {
 
@@ -130,6 +131,10 @@ class NodeOrderPlugin final : public Plugin {
   std::string_view Name() const override { return kNodeOrderPluginName; }
 
   void OnSessionOpen(Session& ssn) override {
+    if (w_.pod_affinity != 0) {
+      pod_affinity_ = std::make_unique<InterPodAffinity>(ssn.cluster());
+      if (!pod_affinity_->Any()) pod_affinity_.reset();  // nothing to score
+    }
     ssn.AddNodeOrderFn(Name(), [this](const TaskInfo& task, const NodeInfo& node) {
       int64_t score = 0;
       if (w_.least_requested != 0) score += w_.least_requested * LeastRequestedScore(task, node);
@@ -165,12 +170,19 @@ class NodeOrderPlugin final : public Plugin {
               scores[i] += static_cast<double>(s * w_.taint_toleration);
             }
           }
+          if (pod_affinity_ != nullptr) {
+            std::vector<int64_t> s = pod_affinity_->Score(task, nodes);
+            for (size_t i = 0; i < s.size() && i < nodes.size(); ++i) {
+              scores[i] += static_cast<double>(s[i] * w_.pod_affinity);
+            }
+          }
           return scores;
         });
   }
 
  private:
   NodeOrderWeights w_;
+  std::unique_ptr<InterPodAffinity> pod_affinity_;
 };
 
 }  // namespace

@@ -2,8 +2,10 @@
 // nodeorder: kube-scheduler's scoring plugins, each 0..100 times its weight, summed:
 // leastrequested.weight (1), mostrequested.weight (0 = off), balancedresource.weight (1, over
 // cpu, memory and nvidia.com/gpu), nodeaffinity.weight (2, preferred terms),
-// tainttoleration.weight (3, PreferNoSchedule taints). podaffinity and imagelocality are not
-// implemented yet (their weights are accepted and ignored).
+// tainttoleration.weight (3, PreferNoSchedule taints), podaffinity.weight (2, InterPodAffinity:
+// preferred pod (anti-)affinity of the pod and of placed pods, normalised over the candidate
+// nodes). imagelocality is not implemented (its weight is accepted and ignored: the scheduler
+// does not watch node images).
 
 #include <cstdint>
 #include <memory>

@@ -14,6 +14,9 @@ absl::StatusOr<PredicateOptions> ParsePredicateOptions(const Arguments& args) {
   if (!ports.ok()) return ports.status();
   auto taints = args.GetBool("predicate.TaintTolerationEnable", true);
   if (!taints.ok()) return taints.status();
+  auto pod_affinity = args.GetBool("predicate.PodAffinityEnable", true);
+  if (!pod_affinity.ok()) return pod_affinity.status();
+  o.pod_affinity = *pod_affinity;
   o.node_affinity = *affinity;
   o.node_ports = *ports;
   o.taint_toleration = *taints;
@@ -49,16 +52,10 @@ bool Tolerated(const TaskInfo& task, const Taint& taint) {
   return false;
 }
 
-bool PortsConflict(const HostPort& a, const HostPort& b) {
-  if (a.port != b.port || a.protocol != b.protocol) return false;
-  auto wildcard = [](const std::string& ip) { return ip.empty() || ip == "0.0.0.0"; };
-  return wildcard(a.host_ip) || wildcard(b.host_ip) || a.host_ip == b.host_ip;
-}
-
 }  // namespace
 
-Outcome CheckPredicates(const TaskInfo& task, const NodeInfo& node,
-                        const PredicateOptions& options) {
+Outcome CheckPredicates(const TaskInfo& task, const NodeInfo& node, const PredicateOptions& options,
+                        InterPodAffinity* pod_affinity) {
   const std::string plugin(kPredicatesPluginName);
   if (node.unschedulable() &&
       !Tolerated(task, Taint{std::string(kUnschedulableTaintKey), "", TaintEffect::kNoSchedule})) {
@@ -67,17 +64,8 @@ Outcome CheckPredicates(const TaskInfo& task, const NodeInfo& node,
   if (options.node_affinity && !MatchesNodeSelectorAndAffinity(task, node)) {
     return Outcome::Unresolvable(plugin, std::string(kReasonNodeAffinity));
   }
-  if (options.node_ports && !task.host_ports.empty()) {
-    for (const auto& [uid, other] : node.tasks()) {
-      if (other->uid == task.uid) continue;
-      for (const auto& want : task.host_ports) {
-        for (const auto& have : other->host_ports) {
-          if (PortsConflict(want, have)) {
-            return Outcome::Unschedulable(plugin, std::string(kReasonHostPorts));
-          }
-        }
-      }
-    }
+  if (options.node_ports && !task.host_ports.empty() && node.HostPortsConflict(task.host_ports)) {
+    return Outcome::Unschedulable(plugin, std::string(kReasonHostPorts));
   }
   if (options.taint_toleration) {
     for (const auto& taint : node.taints()) {
@@ -87,6 +75,9 @@ Outcome CheckPredicates(const TaskInfo& task, const NodeInfo& node,
             plugin, fmt::format("{} {{{}: {}}}", kReasonUntoleratedTaint, taint.key, taint.value));
       }
     }
+  }
+  if (options.pod_affinity && pod_affinity != nullptr) {
+    if (Outcome o = pod_affinity->Filter(task, node, plugin); !o.ok()) return o;
   }
   if (node.pod_count() >= node.max_pods()) {
     return Outcome::Unschedulable(plugin, std::string(kReasonPodCountExceeded));
@@ -101,13 +92,24 @@ class PredicatesPlugin final : public Plugin {
   explicit PredicatesPlugin(PredicateOptions o) : options_(o) {}
   std::string_view Name() const override { return kPredicatesPluginName; }
   void OnSessionOpen(Session& ssn) override {
+    if (options_.pod_affinity) {
+      pod_affinity_ = std::make_unique<InterPodAffinity>(ssn.cluster());
+      if (pod_affinity_->Any()) {
+        InterPodAffinity* index = pod_affinity_.get();
+        ssn.AddEventHandler(EventHandler{[index](const TaskInfo&) { index->PlacementChanged(); },
+                                         [index](const TaskInfo&) { index->PlacementChanged(); }});
+      } else {
+        pod_affinity_.reset();  // fast path: no pod in the snapshot has affinity terms
+      }
+    }
     ssn.AddPredicateFn(Name(), [this](const TaskInfo& task, const NodeInfo& node) {
-      return CheckPredicates(task, node, options_);
+      return CheckPredicates(task, node, options_, pod_affinity_.get());
     });
   }
 
  private:
   PredicateOptions options_;
+  std::unique_ptr<InterPodAffinity> pod_affinity_;
 };
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include "scheduler/actions/allocate/allocate.h"
 
 #include <catch2/catch.hpp>
+#include <set>
 
 #include "unit-tests/scheduler/testing/fakes.h"
 
@@ -8,10 +9,13 @@ namespace basalt::sched {
 namespace {
 
 using testing::FakeCluster;
+using testing::kHostname;
+using testing::kZone;
 using testing::MakeJob;
 using testing::MakeNode;
 using testing::MakeQueue;
 using testing::MakeTask;
+using testing::MakeTerm;
 using testing::RecordingBinder;
 using testing::RecordingStatusSink;
 
@@ -201,6 +205,119 @@ TEST_CASE("backfill: best-effort pods are placed by backfill", "[sched][backfill
   auto bound = cycle.binder.Bound();
   REQUIRE(bound.size() == 1);
   CHECK(bound["uid-be-0"] == "n2");
+}
+
+// `n` 8-GPU nodes n1..n<n> with hostname labels; n1, n2 in zone a, the others in zone b.
+ClusterInfo HostnameNodes(int n) {
+  ClusterInfo c;
+  (void)c.AddQueue(MakeQueue("default"));
+  for (int i = 1; i <= n; ++i) {
+    const std::string name = "n" + std::to_string(i);
+    (void)c.AddNode(GpuNode(name, 8).Label(kHostname, name).Label(kZone, i <= 2 ? "a" : "b"));
+  }
+  return c;
+}
+
+void AddSpreadGang(ClusterInfo& c, const std::string& name, int size) {
+  (void)c.AddJob(MakeJob("ns", name).MinAvailable(size));
+  for (int i = 0; i < size; ++i) {
+    (void)c.AddTask(MakeTask(name + "-" + std::to_string(i))
+                        .Job("ns/" + name)
+                        .Request("nvidia.com/gpu", 1)
+                        .Label("app", name)
+                        .PodAntiAffinity(MakeTerm(kHostname).MatchLabel("app", name)));
+  }
+}
+
+TEST_CASE("allocate: a gang with hostname anti-affinity spreads over distinct nodes in one cycle",
+          "[sched][allocate][podaffinity]") {
+  ClusterInfo c = HostnameNodes(5);
+  AddSpreadGang(c, "spread", 4);
+  Cycle cycle;
+  REQUIRE(cycle.Run(std::move(c)).ok());
+  auto bound = cycle.binder.Bound();
+  REQUIRE(bound.size() == 4);
+  std::set<std::string> nodes;
+  for (const auto& [uid, node] : bound) nodes.insert(node);
+  CHECK(nodes.size() == 4);
+  CHECK(cycle.binder.calls.size() == 1);  // one gang commit
+}
+
+TEST_CASE("allocate: a hostname anti-affinity gang larger than the cluster binds nothing",
+          "[sched][allocate][podaffinity]") {
+  ClusterInfo c = HostnameNodes(3);
+  AddSpreadGang(c, "spread", 4);
+  Cycle cycle;
+  REQUIRE(cycle.Run(std::move(c)).ok());
+  CHECK(cycle.binder.calls.empty());
+  const PodGroupStatusUpdate* pg = cycle.sink.LastPodGroup("ns/spread");
+  REQUIRE(pg != nullptr);
+  const PodGroupCondition* cond = pg->status.FindCondition("Unschedulable");
+  REQUIRE(cond != nullptr);
+  CHECK_THAT(cond->message,
+             Catch::Contains("0/3 nodes are unavailable: 3 node(s) didn't match pod anti-affinity "
+                             "rules."));
+}
+
+TEST_CASE("allocate: required affinity follows a pod placed earlier in the same cycle",
+          "[sched][allocate][podaffinity]") {
+  ClusterInfo c = HostnameNodes(4);
+  // The database is created first, so it is placed first; binpack-free default config spreads
+  // by least-requested, so without affinity the web pod would not follow it.
+  (void)c.AddJob(MakeJob("ns", "db").MinAvailable(1).Created(1));
+  (void)c.AddTask(MakeTask("db-0").Job("ns/db").Request("nvidia.com/gpu", 4).Label("app", "db"));
+  (void)c.AddJob(MakeJob("ns", "web").MinAvailable(2).Created(2));
+  for (int i = 0; i < 2; ++i) {
+    (void)c.AddTask(MakeTask("web-" + std::to_string(i))
+                        .Job("ns/web")
+                        .Request("nvidia.com/gpu", 1)
+                        .PodAffinity(MakeTerm(kHostname).MatchLabel("app", "db")));
+  }
+  // A cache pod must share the database's zone but not its host.
+  (void)c.AddJob(MakeJob("ns", "cache").MinAvailable(1).Created(3));
+  (void)c.AddTask(MakeTask("cache-0")
+                      .Job("ns/cache")
+                      .Request("nvidia.com/gpu", 1)
+                      .PodAffinity(MakeTerm(kZone).MatchLabel("app", "db"))
+                      .PodAntiAffinity(MakeTerm(kHostname).MatchLabel("app", "db")));
+  Cycle cycle;
+  REQUIRE(cycle.Run(std::move(c)).ok());
+  auto bound = cycle.binder.Bound();
+  REQUIRE(bound.size() == 4);
+  const std::string db = bound["uid-db-0"];
+  CHECK(bound["uid-web-0"] == db);
+  CHECK(bound["uid-web-1"] == db);
+  const std::string cache = bound["uid-cache-0"];
+  CHECK(cache != db);
+  const bool same_zone = (db == "n1" || db == "n2") == (cache == "n1" || cache == "n2");
+  CHECK(same_zone);
+}
+
+TEST_CASE("allocate: a pod whose host port is taken everywhere stays pending with the reason",
+          "[sched][allocate]") {
+  ClusterInfo c = HostnameNodes(2);
+  for (int i = 1; i <= 2; ++i) {
+    (void)c.AddTask(MakeTask("daemon-" + std::to_string(i))
+                        .Request("cpu", "1")
+                        .Node("n" + std::to_string(i))
+                        .Status(TaskStatus::kRunning)
+                        .HostPort(9100));
+  }
+  (void)c.AddJob(MakeJob("ns", "exporter").MinAvailable(1));
+  (void)c.AddTask(MakeTask("exporter-0").Job("ns/exporter").Request("cpu", "1").HostPort(9100));
+  (void)c.AddJob(MakeJob("ns", "other").MinAvailable(1));
+  (void)c.AddTask(MakeTask("other-0").Job("ns/other").Request("cpu", "1").HostPort(9101));
+  Cycle cycle;
+  REQUIRE(cycle.Run(std::move(c)).ok());
+  auto bound = cycle.binder.Bound();
+  CHECK(bound.count("uid-exporter-0") == 0);
+  CHECK(bound.count("uid-other-0") == 1);
+  const PodGroupStatusUpdate* pg = cycle.sink.LastPodGroup("ns/exporter");
+  REQUIRE(pg != nullptr);
+  const PodGroupCondition* cond = pg->status.FindCondition("Unschedulable");
+  REQUIRE(cond != nullptr);
+  CHECK_THAT(cond->message, Catch::Contains("0/2 nodes are unavailable: 2 node(s) didn't have "
+                                            "free ports for the requested pod ports."));
 }
 
 }  // namespace

@@ -258,6 +258,35 @@ TEST_CASE("Statement: Discard rolls back node, job and plugin accounting", "[sch
   CHECK(t0->last_transaction->node_name == "n1");
 }
 
+TEST_CASE("Statement: host ports are held by allocated and pipelined tasks until Discard",
+          "[sched][statement]") {
+  Harness h;
+  ClusterInfo c;
+  (void)c.AddQueue(MakeQueue("default"));
+  (void)c.AddNode(MakeNode("n1").Allocatable("cpu", "8").Allocatable("nvidia.com/gpu", 4));
+  (void)c.AddJob(MakeJob("ns", "pg").MinAvailable(2));
+  (void)c.AddTask(
+      MakeTask("pg-t-0").Job("ns/pg").Request("nvidia.com/gpu", 2).HostPort(8080, "0.0.0.0"));
+  (void)c.AddTask(MakeTask("pg-t-1")
+                      .Job("ns/pg")
+                      .Request("nvidia.com/gpu", 2)
+                      .HostPort(9090, "10.0.0.1", "UDP"));
+  auto ssn = h.Open(std::move(c));
+  NodeInfo* n1 = ssn->FindNode("n1");
+  JobInfo* job = ssn->FindJob("ns/pg");
+  Statement stmt(ssn.get());
+  REQUIRE(stmt.Allocate(job->FindTask("uid-pg-t-0"), n1).ok());
+  REQUIRE(stmt.Pipeline(job->FindTask("uid-pg-t-1"), n1).ok());
+  CHECK(n1->used_ports() ==
+        std::vector<HostPort>{{"TCP", "0.0.0.0", 8080}, {"UDP", "10.0.0.1", 9090}});
+  CHECK(n1->HostPortsConflict({HostPort{"TCP", "10.0.0.7", 8080}}));
+  CHECK(n1->HostPortsConflict({HostPort{"UDP", "0.0.0.0", 9090}}));
+
+  stmt.Discard();
+  CHECK(n1->used_ports().empty());
+  CHECK_FALSE(n1->HostPortsConflict({HostPort{"TCP", "0.0.0.0", 8080}}));
+}
+
 TEST_CASE("Statement: Commit binds the gang once, tasks become Binding", "[sched][statement]") {
   Harness h;
   testing::RecordingBinder binder;

@@ -89,6 +89,59 @@ TEST_CASE("predicates: filter table", "[sched][predicates]") {
   }
 }
 
+struct PortCase {
+  std::string name;
+  TaskInfo occupant;
+  TaskInfo task;
+  bool conflict;
+};
+
+TEST_CASE("predicates: host ports conflict by port, protocol and host IP", "[sched][predicates]") {
+  auto on_node = [](MakeTask t) { return t.Node("n").Status(TaskStatus::kRunning).Build(); };
+  std::vector<PortCase> cases = {
+      {"same port, both every address", on_node(MakeTask("o").HostPort(80)),
+       MakeTask("t").HostPort(80), true},
+      {"different port", on_node(MakeTask("o").HostPort(80)), MakeTask("t").HostPort(81), false},
+      {"same port, UDP vs TCP", on_node(MakeTask("o").HostPort(53, "0.0.0.0", "UDP")),
+       MakeTask("t").HostPort(53, "0.0.0.0", "TCP"), false},
+      {"same port, both UDP", on_node(MakeTask("o").HostPort(53, "0.0.0.0", "UDP")),
+       MakeTask("t").HostPort(53, "0.0.0.0", "UDP"), true},
+      {"0.0.0.0 taken, specific IP wanted", on_node(MakeTask("o").HostPort(80, "0.0.0.0")),
+       MakeTask("t").HostPort(80, "10.0.0.1"), true},
+      {"specific IP taken, 0.0.0.0 wanted", on_node(MakeTask("o").HostPort(80, "10.0.0.1")),
+       MakeTask("t").HostPort(80, "0.0.0.0"), true},
+      {"specific IP taken, empty IP (every address) wanted",
+       on_node(MakeTask("o").HostPort(80, "10.0.0.1")), MakeTask("t").HostPort(80), true},
+      {"two different specific IPs", on_node(MakeTask("o").HostPort(80, "10.0.0.1")),
+       MakeTask("t").HostPort(80, "10.0.0.2"), false},
+      {"same specific IP", on_node(MakeTask("o").HostPort(80, "10.0.0.1")),
+       MakeTask("t").HostPort(80, "10.0.0.1"), true},
+      {"one of several ports taken", on_node(MakeTask("o").HostPort(80).HostPort(443)),
+       MakeTask("t").HostPort(8080).HostPort(443), true},
+      {"task without host ports", on_node(MakeTask("o").HostPort(80)), MakeTask("t"), false},
+      {"pipelined occupant holds its ports",
+       MakeTask("o").HostPort(80).Node("n").Status(TaskStatus::kPipelined),
+       MakeTask("t").HostPort(80), true},
+  };
+  for (auto& c : cases) {
+    SECTION(c.name) {
+      NodeInfo node = MakeNode("n").Allocatable("cpu", "4");
+      REQUIRE(node.AddTask(&c.occupant).ok());
+      Outcome o = CheckPredicates(c.task, node, PredicateOptions{});
+      if (c.conflict) {
+        CHECK(o.code() == Code::kUnschedulable);
+        CHECK(o.Message() == "node(s) didn't have free ports for the requested pod ports");
+      } else {
+        CHECK(o.ok());
+      }
+      // Once the occupant leaves, the port is free again.
+      REQUIRE(node.RemoveTask(c.occupant).ok());
+      CHECK(node.used_ports().empty());
+      CHECK(CheckPredicates(c.task, node, PredicateOptions{}).ok());
+    }
+  }
+}
+
 TEST_CASE("predicates: arguments turn filters off", "[sched][predicates]") {
   auto o = ParsePredicateOptions(testing::Args({{"predicate.NodeAffinityEnable", "false"}}));
   REQUIRE(o.ok());
@@ -96,6 +149,17 @@ TEST_CASE("predicates: arguments turn filters off", "[sched][predicates]") {
   CHECK(CheckPredicates(MakeTask("t").NodeSelector("zone", "b"), node, *o).ok());
   CHECK_FALSE(
       ParsePredicateOptions(testing::Args({{"predicate.NodePortsEnable", "perhaps"}})).ok());
+  auto no_ports = ParsePredicateOptions(testing::Args({{"predicate.NodePortsEnable", "false"}}));
+  REQUIRE(no_ports.ok());
+  TaskInfo occupant = MakeTask("o").Node("n").Status(TaskStatus::kRunning).HostPort(80);
+  REQUIRE(node.AddTask(&occupant).ok());
+  CHECK_FALSE(CheckPredicates(MakeTask("t").HostPort(80), node, PredicateOptions{}).ok());
+  CHECK(CheckPredicates(MakeTask("t").HostPort(80), node, *no_ports).ok());
+  auto no_affinity =
+      ParsePredicateOptions(testing::Args({{"predicate.PodAffinityEnable", "false"}}));
+  REQUIRE(no_affinity.ok());
+  CHECK_FALSE(no_affinity->pod_affinity);
+  CHECK(PredicateOptions{}.pod_affinity);
 }
 
 }  // namespace

@@ -4,13 +4,16 @@
 //   MakeNode("n1").Allocatable("cpu", "8").Allocatable("nvidia.com/gpu", 4).Label("zone", "a")
 //   MakeJob("ns", "pg").Queue("q1").MinAvailable(4).MinResources("nvidia.com/gpu", 4)
 //   MakeQueue("q1").Weight(3).Capability("nvidia.com/gpu", 8)
+//   MakeTask("w").Label("app", "web").PodAntiAffinity(MakeTerm(kHostname).MatchLabel("app", "web"))
 // Quantities: cpu "500m"/"2", memory "2Gi"/"512Mi"/bytes, scalars in whole units or "500m".
 
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "scheduler/api/cluster_info.h"
 #include "scheduler/conf/arguments.h"
@@ -41,6 +44,46 @@ inline int64_t ParseTestQuantity(std::string_view name, std::string_view q) {
 }
 
 inline Timestamp T(int seconds) { return Timestamp{} + std::chrono::seconds(seconds); }
+
+inline constexpr const char* kHostname = "kubernetes.io/hostname";
+inline constexpr const char* kZone = "topology.kubernetes.io/zone";
+
+// A pod (anti-)affinity term; by default an empty label selector (every pod) in namespace "ns",
+// the builders' default namespace (as the parser fills in the pod's own namespace).
+class MakeTerm {
+ public:
+  explicit MakeTerm(std::string topology_key) {
+    t_.topology_key = std::move(topology_key);
+    t_.selector = LabelSelector{};
+    t_.namespaces = {"ns"};
+  }
+  MakeTerm& MatchLabel(std::string k, std::string v) {
+    t_.selector->match_labels.emplace_back(std::move(k), std::move(v));
+    return *this;
+  }
+  MakeTerm& MatchExpression(std::string k, NodeSelectorRequirement::Operator op,
+                            std::vector<std::string> values = {}) {
+    t_.selector->match_expressions.push_back({std::move(k), op, std::move(values)});
+    return *this;
+  }
+  MakeTerm& NoSelector() {
+    t_.selector.reset();
+    return *this;
+  }
+  MakeTerm& Namespaces(std::vector<std::string> ns) {
+    t_.namespaces = std::move(ns);
+    return *this;
+  }
+  MakeTerm& NamespaceSelector(LabelSelector sel) {
+    t_.namespaces.clear();
+    t_.namespace_selector = std::move(sel);
+    return *this;
+  }
+  operator PodAffinityTerm() const { return t_; }  // NOLINT: builder
+
+ private:
+  PodAffinityTerm t_;
+};
 
 class MakeTask {
  public:
@@ -109,15 +152,42 @@ class MakeTask {
     t_.tolerations.push_back(std::move(tol));
     return *this;
   }
-  MakeTask& HostPort(int32_t port, std::string ip = "") {
-    t_.host_ports.push_back(basalt::sched::HostPort{"TCP", std::move(ip), port});
+  MakeTask& HostPort(int32_t port, std::string ip = "", std::string protocol = "TCP") {
+    t_.host_ports.push_back(basalt::sched::HostPort{std::move(protocol), std::move(ip), port});
     return *this;
   }
-  operator TaskInfo() const { return t_; }  // NOLINT: builder
-  TaskInfo Build() const { return t_; }
+  MakeTask& Label(std::string k, std::string v) {
+    t_.labels[std::move(k)] = std::move(v);
+    return *this;
+  }
+  MakeTask& PodAffinity(PodAffinityTerm term) {
+    pod_affinity_.required_affinity.push_back(std::move(term));
+    return *this;
+  }
+  MakeTask& PodAntiAffinity(PodAffinityTerm term) {
+    pod_affinity_.required_anti_affinity.push_back(std::move(term));
+    return *this;
+  }
+  MakeTask& PreferredPodAffinity(int32_t weight, PodAffinityTerm term) {
+    pod_affinity_.preferred_affinity.push_back({weight, std::move(term)});
+    return *this;
+  }
+  MakeTask& PreferredPodAntiAffinity(int32_t weight, PodAffinityTerm term) {
+    pod_affinity_.preferred_anti_affinity.push_back({weight, std::move(term)});
+    return *this;
+  }
+  operator TaskInfo() const { return Build(); }  // NOLINT: builder
+  TaskInfo Build() const {
+    TaskInfo t = t_;
+    if (!pod_affinity_.Empty()) {
+      t.pod_affinity = std::make_shared<const basalt::sched::PodAffinity>(pod_affinity_);
+    }
+    return t;
+  }
 
  private:
   TaskInfo t_;
+  basalt::sched::PodAffinity pod_affinity_;
 };
 
 class MakeNode {

@@ -1,0 +1,93 @@
+#include "scheduler/cache/convert.h"
+
+#include <catch2/catch.hpp>
+#include <string>
+
+namespace basalt::sched::cache {
+namespace {
+
+using Op = NodeSelectorRequirement::Operator;
+
+TEST_CASE("convert: pod affinity terms parse once, with the pod's namespace as default",
+          "[sched][convert]") {
+  auto none = ParsePodAffinity("", "ns");
+  REQUIRE(none.ok());
+  CHECK(*none == nullptr);
+  auto node_only = ParsePodAffinity(
+      R"({"nodeAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":{"nodeSelectorTerms":[]}}})",
+      "ns");
+  REQUIRE(node_only.ok());
+  CHECK(*node_only == nullptr);
+
+  auto pa = ParsePodAffinity(R"({
+    "podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+      {"labelSelector": {"matchLabels": {"app": "db"},
+                         "matchExpressions": [{"key": "tier", "operator": "NotIn",
+                                               "values": ["x", "y"]}]},
+       "topologyKey": "topology.kubernetes.io/zone"}]},
+    "podAntiAffinity": {
+      "requiredDuringSchedulingIgnoredDuringExecution": [
+        {"labelSelector": {"matchExpressions": [{"key": "app", "operator": "Exists"}]},
+         "namespaces": ["a", "b"], "topologyKey": "kubernetes.io/hostname"},
+        {"namespaceSelector": {}, "topologyKey": "kubernetes.io/hostname"}],
+      "preferredDuringSchedulingIgnoredDuringExecution": [
+        {"weight": 30, "podAffinityTerm": {"labelSelector": {},
+                                           "topologyKey": "kubernetes.io/hostname"}}]}})",
+                             "team");
+  REQUIRE(pa.ok());
+  REQUIRE(*pa != nullptr);
+  const PodAffinity& a = **pa;
+  REQUIRE(a.required_affinity.size() == 1);
+  const PodAffinityTerm& db = a.required_affinity[0];
+  CHECK(db.topology_key == "topology.kubernetes.io/zone");
+  CHECK(db.namespaces == std::vector<std::string>{"team"});
+  REQUIRE(db.selector.has_value());
+  CHECK(db.selector->match_labels ==
+        std::vector<std::pair<std::string, std::string>>{{"app", "db"}});
+  REQUIRE(db.selector->match_expressions.size() == 1);
+  CHECK(db.selector->match_expressions[0].op == Op::kNotIn);
+  CHECK(db.MatchesPod("team", {{"app", "db"}}));
+  CHECK_FALSE(db.MatchesPod("team", {{"app", "db"}, {"tier", "x"}}));
+  CHECK_FALSE(db.MatchesPod("other", {{"app", "db"}}));
+
+  REQUIRE(a.required_anti_affinity.size() == 2);
+  CHECK(a.required_anti_affinity[0].namespaces == std::vector<std::string>{"a", "b"});
+  CHECK(a.required_anti_affinity[0].MatchesPod("b", {{"app", "x"}}));
+  CHECK_FALSE(a.required_anti_affinity[0].MatchesPod("team", {{"app", "x"}}));
+  // No labelSelector: matches no pod, in any namespace.
+  CHECK_FALSE(a.required_anti_affinity[1].selector.has_value());
+  CHECK_FALSE(a.required_anti_affinity[1].MatchesPod("team", {}));
+  REQUIRE(a.preferred_anti_affinity.size() == 1);
+  CHECK(a.preferred_anti_affinity[0].weight == 30);
+  CHECK(a.preferred_anti_affinity[0].term.MatchesPod("team", {{"any", "thing"}}));
+
+  CHECK_FALSE(
+      ParsePodAffinity(R"({"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+      {"labelSelector": {"matchExpressions": [{"key": "a", "operator": "Gt", "values": ["1"]}]},
+       "topologyKey": "k"}]}})",
+                       "ns")
+          .ok());
+}
+
+TEST_CASE("convert: ToTaskInfo carries labels, host ports with defaults and shared affinity",
+          "[sched][convert]") {
+  CachedPod cached;
+  // std::string temporaries: assigning literals trips GCC 12's -Wrestrict false positive at -O3.
+  cached.pod.namespace_name = std::string("ns");
+  cached.pod.name = std::string("p");
+  cached.pod.uid = std::string("u");
+  cached.pod.labels = {{"app", "web"}, {"tier", "front"}};
+  cached.pod.host_ports = {api::HostPort{80, "", ""}, api::HostPort{53, "UDP", "10.0.0.1"}};
+  cached.pod.affinity_json =
+      R"({"podAntiAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":[{"labelSelector":{"matchLabels":{"app":"web"}},"topologyKey":"kubernetes.io/hostname"}]}})";
+  TaskInfo t = ToTaskInfo(cached, "");
+  CHECK(t.labels == std::map<std::string, std::string>{{"app", "web"}, {"tier", "front"}});
+  CHECK(t.host_ports == std::vector<HostPort>{{"TCP", "0.0.0.0", 80}, {"UDP", "10.0.0.1", 53}});
+  REQUIRE(t.pod_affinity != nullptr);
+  CHECK(t.pod_affinity->required_anti_affinity.size() == 1);
+  TaskInfo copy = t;  // snapshot copies share the parsed terms
+  CHECK(copy.pod_affinity.get() == t.pod_affinity.get());
+}
+
+}  // namespace
+}  // namespace basalt::sched::cache
