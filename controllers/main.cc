@@ -57,12 +57,16 @@ int Main(int argc, char** argv) {
   client_options.AddFlags(flags);
   std::vector<std::string> requested = {"*"};
   int workers = 8;
+  int max_requeue_num = 15;
   std::vector<std::string> scheduler_names = {"volcano"};
   bool create_default_queue = true;
   flags.StringList(
       "controllers", &requested,
       "controllers to run: comma-separated subset of job,queue,podgroup,gc ('*' = all)");
   flags.Int("worker-threads", &workers, "workers per controller (job; others use fewer)");
+  flags.Int("max-requeue-num", &max_requeue_num,
+            "rate-limited retries of a failing job before it is dropped until its next event "
+            "(-1 = unlimited)");
   flags.StringList("scheduler-name", &scheduler_names,
                    "pods of these schedulers without a PodGroup get one (podgroup controller)");
   flags.Bool("create-default-queue", &create_default_queue,
@@ -81,6 +85,11 @@ int Main(int argc, char** argv) {
   }
   if (workers < 1) {
     std::fprintf(stderr, "%s: --worker-threads must be at least 1\n", kComponent);
+    return 2;
+  }
+  if (max_requeue_num < -1) {
+    std::fprintf(stderr, "%s: --max-requeue-num must be -1 (unlimited) or at least 0\n",
+                 kComponent);
     return 2;
   }
   const auto registry = NewControllerRegistry();
@@ -114,6 +123,7 @@ int Main(int argc, char** argv) {
   ctx.metrics = &metrics;
   ctx.queue_metrics = &queue_metrics;
   ctx.workers = workers;
+  ctx.max_requeue_num = max_requeue_num;
   ctx.scheduler_names = scheduler_names;
   std::vector<std::unique_ptr<Controller>> controllers;
   for (const std::string& name : *enabled) {

@@ -33,6 +33,9 @@ struct ControllerContext {
   controller::WorkQueueMetrics* queue_metrics = nullptr;
   Clock* clock = nullptr;  // nullptr: Clock::Real()
   int workers = 8;
+  // --max-requeue-num: rate-limited retries of a failing job key before it is dropped until
+  // the next event (-1 = unlimited). Volcano's default.
+  int max_requeue_num = 15;
   // Pods of these schedulers get a PodGroup from the podgroup controller.
   std::vector<std::string> scheduler_names = {"volcano"};
 };

@@ -39,7 +39,11 @@ controller::WorkQueueOptions QueueOptions(const ReconcileLoopOptions& o) {
 }  // namespace
 
 ReconcileLoop::ReconcileLoop(ReconcileLoopOptions options, ReconcileFn fn)
-    : name_(options.name), fn_(std::move(fn)), queue_(QueueOptions(options)) {
+    : name_(options.name),
+      max_requeues_(options.max_requeues),
+      on_drop_(std::move(options.on_drop)),
+      fn_(std::move(fn)),
+      queue_(QueueOptions(options)) {
   if (options.metrics != nullptr) series_ = options.metrics->For(options.name);
 }
 
@@ -56,6 +60,15 @@ void ReconcileLoop::Process(const std::string& key) {
   } else {
     if (series_) series_->error->Increment();
     const int retries = queue_.NumRequeues(key);
+    if (max_requeues_ >= 0 && retries >= max_requeues_) {
+      BASALT_LOG_WARNING("Reconcile failed, retry limit reached: dropped until the next event",
+                         "controller", name_, "key", key, "retries", retries, "error",
+                         MessageOf(r.status()));
+      queue_.Forget(key);
+      if (on_drop_) on_drop_(key, r.status());
+      queue_.Done(key);
+      return;
+    }
     if (retries < 3 || retries % 10 == 0) {
       BASALT_LOG_WARNING("Reconcile failed, will retry", "controller", name_, "key", key, "retries",
                          retries, "error", MessageOf(r.status()));

@@ -10,6 +10,10 @@
 // A reconcile function may ask for a later visit of the same key by returning a delay (e.g. a
 // job whose ttlSecondsAfterFinished has not passed yet).
 //
+// With max_requeues >= 0, a key that failed that many retries in a row is dropped instead of
+// retried again (its backoff is reset and `on_drop` is told): the next event about the key
+// brings it back. This bounds the work a permanently failing key costs; -1 retries forever.
+//
 // Thread-safety: Add/AddAfter from any thread (informer handlers); Run() once. Ownership: the
 // Clock and the registry must outlive the loop.
 
@@ -53,11 +57,17 @@ class ReconcileMetrics {
   prometheus::Family<prometheus::Histogram>& duration_;
 };
 
+// Called with the key and its last error when the key is dropped after max_requeues retries.
+using DropFn = std::function<void(const std::string& key, const absl::Status& error)>;
+
 struct ReconcileLoopOptions {
   std::string name;  // "job", "queue", ... (metrics label, queue name)
   Clock* clock = nullptr;
   ReconcileMetrics* metrics = nullptr;                    // optional
   controller::WorkQueueMetrics* queue_metrics = nullptr;  // optional
+  // Rate-limited retries of a failing key before it is dropped; -1 = unlimited.
+  int max_requeues = -1;
+  DropFn on_drop = nullptr;  // optional
 };
 
 class ReconcileLoop {
@@ -81,6 +91,8 @@ class ReconcileLoop {
   void Process(const std::string& key);
 
   const std::string name_;
+  const int max_requeues_;
+  DropFn on_drop_;
   ReconcileFn fn_;
   std::optional<ReconcileMetrics::Series> series_;
   controller::WorkQueue queue_;

@@ -241,8 +241,13 @@ absl::StatusOr<JobView> ParseJob(const json::Value& job) {
   s.network_topology = ParseNetworkTopology(json::Find(*spec, "networkTopology"));
   if (const json::Value* vols = json::Find(*spec, "volumes"); vols && vols->IsArray()) {
     for (const auto& v : vols->GetArray()) {
-      s.volumes.push_back({std::string(json::GetString(v, "mountPath")),
-                           std::string(json::GetString(v, "volumeClaimName"))});
+      JobVolumeView vol;
+      vol.mount_path = std::string(json::GetString(v, "mountPath"));
+      vol.volume_claim_name = std::string(json::GetString(v, "volumeClaimName"));
+      if (const json::Value* claim = json::Find(v, "volumeClaim"); claim && claim->IsObject()) {
+        vol.volume_claim = CopyTemplate(claim);
+      }
+      s.volumes.push_back(std::move(vol));
     }
   }
   BASALT_ASSIGN_OR_RETURN(s.policies, ParsePolicies(json::Find(*spec, "policies")));

@@ -109,7 +109,11 @@ struct LifecyclePolicy {
 // One job volume (spec.volumes[]).
 struct JobVolumeView {
   std::string mount_path;
-  std::string volume_claim_name;  // empty until the controller has created the PVC
+  // Given by the user, or generated and written back by the controller (volumeClaim set).
+  std::string volume_claim_name;
+  // spec.volumes[].volumeClaim (a PersistentVolumeClaimSpec), null when absent: the controller
+  // creates a PVC from it. Shared and immutable, like pod templates.
+  std::shared_ptr<const json::Document> volume_claim{};
 };
 
 // spec.networkTopology.

@@ -43,16 +43,24 @@ class JobController final : public Controller {
     pod_groups_ = f->InformerFor(client::PodGroups());
     commands_ = f->InformerFor(client::Commands());
     priority_classes_ = f->InformerFor(client::PriorityClasses());
+    queues_ = f->InformerFor(client::Queues());
     reconciler_ = std::make_unique<JobReconciler>(
         ctx.client,
         JobListers{&jobs_->store(), &pods_->store(), &pod_groups_->store(),
-                   &priority_classes_->store()},
+                   &priority_classes_->store(), &queues_->store()},
         JobReconcilerOptions{.clock = ctx.clock, .recorder = ctx.recorder});
+    const int max_requeues = ctx.max_requeue_num;
     loop_ = std::make_unique<ReconcileLoop>(
-        ReconcileLoopOptions{.name = "job",
-                             .clock = ctx.clock,
-                             .metrics = ctx.metrics,
-                             .queue_metrics = ctx.queue_metrics},
+        ReconcileLoopOptions{
+            .name = "job",
+            .clock = ctx.clock,
+            .metrics = ctx.metrics,
+            .queue_metrics = ctx.queue_metrics,
+            .max_requeues = max_requeues,
+            .on_drop =
+                [this, max_requeues](const std::string& key, const absl::Status& s) {
+                  reconciler_->RetriesExhausted(key, max_requeues, s);
+                }},
         [this](const std::string& key) { return reconciler_->Reconcile(key); });
     AddHandlers();
   }
@@ -61,7 +69,7 @@ class JobController final : public Controller {
   void Run(std::stop_token stop) override { loop_->Run(stop, ctx_.workers); }
   bool HasSynced() const override {
     return jobs_->HasSynced() && pods_->HasSynced() && pod_groups_->HasSynced() &&
-           commands_->HasSynced() && priority_classes_->HasSynced();
+           commands_->HasSynced() && priority_classes_->HasSynced() && queues_->HasSynced();
   }
 
  private:
@@ -163,6 +171,25 @@ class JobController final : public Controller {
             },
         .on_delete = [pg_request](const informer::Object& o, bool) { pg_request(o); }});
 
+    // A Queue created after jobs that name it: those jobs were waiting (QueueNotFound), and
+    // may have been dropped from the work queue after their retries.
+    queues_->AddEventHandler(informer::EventHandler{
+        .on_add =
+            [this](const informer::Object& q) {
+              for (const informer::Object& j : jobs_->store().List()) {
+                const json::Value* spec = json::Find(j.doc(), "spec");
+                std::string_view queue =
+                    spec != nullptr ? json::GetString(*spec, "queue", "default") : "default";
+                if (queue.empty()) queue = "default";
+                const std::string_view phase = StringAt(j.doc(), {"status", "state", "phase"});
+                if (queue == q.name() && (phase.empty() || phase == "Pending")) {
+                  Request(j.key(), Sync());
+                }
+              }
+            },
+        .on_update = nullptr,
+        .on_delete = nullptr});
+
     commands_->AddEventHandler(informer::EventHandler{
         .on_add = [this](const informer::Object& o) { OnCommand(o); },
         .on_update = [this](const informer::Object&, const informer::Object& o) { OnCommand(o); },
@@ -195,6 +222,7 @@ class JobController final : public Controller {
   informer::SharedInformer* pod_groups_;
   informer::SharedInformer* commands_;
   informer::SharedInformer* priority_classes_;
+  informer::SharedInformer* queues_;
   std::unique_ptr<JobReconciler> reconciler_;
   std::unique_ptr<ReconcileLoop> loop_;
 };

@@ -17,6 +17,7 @@
 #include "controllers/job/pods/pods.h"
 #include "controllers/job/state/state.h"
 #include "controllers/job/status/status.h"
+#include "controllers/job/validate/validate.h"
 #include "fmt/format.h"
 
 namespace basalt::controllers {
@@ -94,6 +95,19 @@ bool IsSubset(const json::Value& want, const json::Value& have) {
   return want == have;
 }
 
+// The JobView of `job`. Only the spec can fail to parse (e.g. a policy timeout that is not a
+// duration; the CRD schema has checked the types): then `spec_problem` says why and the view
+// has an empty spec, the rest of the Job being still usable.
+absl::StatusOr<JobView> ParseJobLeniently(const api::Job& job, std::string* spec_problem) {
+  absl::StatusOr<JobView> parsed = JobViewFromApi(job);
+  if (parsed.ok()) return parsed;
+  *spec_problem = fmt::format("spec: {}", MessageOf(parsed.status()));
+  json::Document without_spec;
+  without_spec.CopyFrom(job.doc(), without_spec.GetAllocator());
+  json::Remove(without_spec, "spec");
+  return ParseJob(without_spec);
+}
+
 }  // namespace
 
 informer::IndexFunc PodsByJobIndexFunc() {
@@ -119,6 +133,10 @@ struct JobReconciler::JobMemory {
   std::map<std::string, Clock::TimePoint> created_pods;  // name -> created at
   std::map<std::string, std::string> deleted_pods;       // name -> UID
   int64_t plugins_updated_generation = -1;
+  // UID of the job's PodGroup as last seen or created ("" after we deleted it): a PodGroup
+  // that disappears otherwise was deleted by someone else.
+  std::string pod_group_uid;
+  std::string last_action;  // the action of the last Execute, for the retry-limit event
 };
 
 // One visit: the Job as currently known, re-parsed after each status write.
@@ -127,6 +145,11 @@ struct JobReconciler::Work {
   std::shared_ptr<JobMemory> memory;
   api::Job job;
   JobView view;
+  // Why the job cannot progress (status.state.reason and message); empty when nothing is wrong.
+  std::string problem_reason{};
+  std::string problem_message{};
+  // The spec has problems (ValidateJobSpec, or it does not parse): the sync creates nothing.
+  bool spec_invalid = false;
 };
 
 JobReconciler::JobReconciler(client::Client* client, JobListers listers,
@@ -265,7 +288,9 @@ ReconcileResult JobReconciler::Reconcile(const std::string& key) {
   BASALT_ASSIGN_OR_RETURN(api::Object obj, api::Object::CopyOf(*doc));
   BASALT_ASSIGN_OR_RETURN(api::Job job, api::Job::FromObject(std::move(obj)));
   if (job.deletion_timestamp()) return std::optional<Clock::Duration>();
-  BASALT_ASSIGN_OR_RETURN(JobView view, JobViewFromApi(job));
+  std::string spec_problem;
+  BASALT_ASSIGN_OR_RETURN(JobView view, ParseJobLeniently(job, &spec_problem));
+  if (spec_problem.empty()) spec_problem = JoinProblems(ValidateJobSpec(view.spec));
   if (memory->job_uid != view.uid) {
     // A new Job under a name seen before: what was remembered about the old one is void
     // (e.g. its pods expected by name would hide the new Job's missing pods).
@@ -274,9 +299,62 @@ ReconcileResult JobReconciler::Reconcile(const std::string& key) {
     memory->created_pods.clear();
     memory->deleted_pods.clear();
     memory->plugins_updated_generation = -1;
+    memory->pod_group_uid.clear();
   }
   Work w{key, memory, std::move(job), std::move(view)};
+  if (!spec_problem.empty()) {
+    w.spec_invalid = true;
+    // Recorded when first seen (the status does not say it yet); the spec changes before the
+    // job can move, and each change brings a visit.
+    const api::JobState& state = w.job.status().state;
+    if (state.reason != "InvalidJobSpec" || state.message != spec_problem) {
+      BASALT_LOG_WARNING("Job spec is invalid", "job", key, "problems", spec_problem);
+      SetProblem(w, "InvalidJobSpec", spec_problem);
+    } else {
+      w.problem_reason = "InvalidJobSpec";
+      w.problem_message = spec_problem;
+    }
+  }
+  ReconcileResult result = Visit(w);
+  if (!result.ok() && !w.problem_reason.empty()) {
+    // The visit failed for a reason the user should see: say it in the status (the phase set
+    // to Pending if the job had none yet), then retry with backoff.
+    absl::Status s = WriteStatus(w, w.view.phase(), w.view.status, /*kill_path=*/false);
+    if (!s.ok())
+      BASALT_VLOG(2, "Cannot write the job's problem", "job", key, "error", MessageOf(s));
+  }
+  return result;
+}
 
+void JobReconciler::SetProblem(Work& w, std::string_view reason, std::string message) {
+  RecordEvent(w, controller::EventType::kWarning, reason, message);
+  w.problem_reason = std::string(reason);
+  w.problem_message = std::move(message);
+}
+
+void JobReconciler::RetriesExhausted(const std::string& key, int retries,
+                                     const absl::Status& error) {
+  informer::Object cached = listers_.jobs->Get(key);
+  if (!cached || options_.recorder == nullptr) return;
+  absl::StatusOr<api::Object> obj = api::Object::CopyOf(cached.doc());
+  if (!obj.ok()) return;
+  std::string action = "SyncJob";
+  {
+    std::shared_ptr<JobMemory> m = MemoryFor(key);
+    if (!m->last_action.empty()) action = m->last_action;
+  }
+  std::string_view phase = StringAt(cached.doc(), {"status", "state", "phase"});
+  options_.recorder->Event(
+      *obj, controller::EventType::kWarning, "ExecuteAction",
+      fmt::format("Job failed on action {} for retry limit reached ({} retries): {}; the job "
+                  "stays {} and is handled again at the next change of the job, its pods, "
+                  "PodGroup or queue",
+                  action, retries, MessageOf(error), phase.empty() ? "Pending" : phase));
+}
+
+ReconcileResult JobReconciler::Visit(Work& w) {
+  const std::string& key = w.key;
+  const std::shared_ptr<JobMemory>& memory = w.memory;
   std::deque<QueuedRequest> requests;
   {
     std::lock_guard<std::mutex> l(memory->mu);
@@ -373,6 +451,7 @@ absl::Status JobReconciler::Execute(Work& w, const ResolvedAction& resolved,
   }
   JobCounts counts;
   bool kill_path = false;
+  w.memory->last_action = resolved.action_name;
   if (plan.effect == PodEffect::kSync) {
     BASALT_ASSIGN_OR_RETURN(counts, SyncJob(w));
     counts = ApplyBookkeeping(plan, counts);
@@ -393,7 +472,10 @@ absl::Status JobReconciler::Execute(Work& w, const ResolvedAction& resolved,
       counts = ApplyBookkeeping(plan, counts);
     }
   }
-  const JobPhase next = NextPhase(plan, phase, counts, w.view.spec);
+  // An invalid spec moves nothing by itself: its sync created nothing to count.
+  const JobPhase next = w.spec_invalid && plan.effect == PodEffect::kSync
+                            ? phase
+                            : NextPhase(plan, phase, counts, w.view.spec);
   BASALT_RETURN_IF_ERROR(WriteStatus(w, next, counts, kill_path));
   if (resolved.action != Action::kSyncJob) {
     w.memory->delayed.OnActionExecuted(resolved.action, request.request, request.partition);
@@ -404,8 +486,25 @@ absl::Status JobReconciler::Execute(Work& w, const ResolvedAction& resolved,
 absl::StatusOr<JobCounts> JobReconciler::SyncJob(Work& w) {
   const JobPhase phase = w.view.phase();
   const bool initiating = w.view.phase_name.empty() || phase == JobPhase::kPending;
+  if (w.spec_invalid) {
+    // Nothing is created from a spec the webhook would have rejected; existing pods are
+    // counted (a running job whose spec was edited into an invalid one keeps its pods).
+    std::vector<PodSnapshot> snapshots;
+    for (const JobPodInfo& p : PodsOf(w)) snapshots.push_back(ToSnapshot(p));
+    return CountPods(snapshots, w.view.status);
+  }
+  if (initiating && listers_.queues != nullptr && !listers_.queues->Get(w.view.spec.queue)) {
+    // As in Volcano, a job is not initiated into a queue that does not exist; the queue's
+    // creation brings the job back (job controller's Queue handler).
+    std::string message =
+        fmt::format("queue \"{}\" does not exist: the job stays Pending until the queue is created",
+                    w.view.spec.queue);
+    SetProblem(w, "QueueNotFound", message);
+    return absl::FailedPreconditionError(message);
+  }
   if (initiating) {
     BASALT_RETURN_IF_ERROR(RunPluginsOnJobAdd(w));
+    BASALT_RETURN_IF_ERROR(EnsureVolumes(w));
   } else {
     BASALT_RETURN_IF_ERROR(RunPluginsOnJobUpdate(w));
   }
@@ -434,15 +533,28 @@ absl::StatusOr<JobCounts> JobReconciler::SyncJob(Work& w) {
   absl::StatusOr<std::vector<std::unique_ptr<JobPlugin>>> plugins =
       plugins_.CreatePlugins(w.view.spec);
   if (!plugins.ok()) {
-    RecordEvent(w, controller::EventType::kWarning, "PluginError", MessageOf(plugins.status()));
+    SetProblem(w, "PluginError", std::string(MessageOf(plugins.status())));
     return plugins.status();
   }
 
   std::vector<absl::Status> results(plan.create.size());
+  // Tasks whose template the API server rejected in this visit: their other pods would be
+  // rejected the same way, so they are not POSTed (a 1,000-replica task costs a few requests
+  // per retry, not 1,000).
+  std::mutex rejected_mu;
+  std::set<std::string> rejected_tasks;
+  const absl::Status kSkipped = absl::CancelledError("skipped");
   ParallelFor(plan.create.size(), options_.pod_concurrency, [&](size_t i) {
     const auto& c = plan.create[i];
     const TaskSpecView* task = w.view.spec.FindTask(c.task);
     if (task == nullptr) return;
+    {
+      std::lock_guard<std::mutex> l(rejected_mu);
+      if (rejected_tasks.count(c.task) > 0) {
+        results[i] = kSkipped;
+        return;
+      }
+    }
     absl::StatusOr<json::Document> pod = BuildPod(w.view, *task, c.index);
     if (!pod.ok()) {
       results[i] = pod.status();
@@ -456,9 +568,16 @@ absl::StatusOr<JobCounts> JobReconciler::SyncJob(Work& w) {
     }
     absl::StatusOr<json::Document> created =
         client_->Create(client::Pods(), w.view.namespace_name, json::Serialize(*pod));
-    if (!created.ok() && !absl::IsAlreadyExists(created.status())) results[i] = created.status();
+    if (!created.ok() && !absl::IsAlreadyExists(created.status())) {
+      results[i] = created.status();
+      if (client::IsInvalid(created.status())) {
+        std::lock_guard<std::mutex> l(rejected_mu);
+        rejected_tasks.insert(c.task);
+      }
+    }
   });
   absl::Status first_error;
+  std::string first_error_pod;
   int created = 0;
   const Clock::TimePoint now = clock_->Now();
   for (size_t i = 0; i < plan.create.size(); ++i) {
@@ -472,14 +591,14 @@ absl::StatusOr<JobCounts> JobReconciler::SyncJob(Work& w) {
       s.task = c.task;
       s.phase = "Pending";
       snapshots.push_back(std::move(s));
-    } else if (first_error.ok()) {
+    } else if (first_error.ok() && !absl::IsCancelled(results[i])) {
       first_error = results[i];
+      first_error_pod = fmt::format("pod {} of task {}", name, c.task);
     }
   }
   if (!first_error.ok()) {
-    RecordEvent(
-        w, controller::EventType::kWarning, "FailedCreate",
-        fmt::format("Error creating pods of job {}: {}", w.view.name, MessageOf(first_error)));
+    SetProblem(w, "FailedCreate",
+               fmt::format("Error creating {}: {}", first_error_pod, MessageOf(first_error)));
   }
   if (created > 0) BASALT_VLOG(2, "Created pods", "job", w.key, "count", created);
 
@@ -619,6 +738,7 @@ absl::Status JobReconciler::DeletePodGroup(Work& w) {
   absl::Status s = client_->Delete(client::PodGroups(), w.view.namespace_name, w.view.name, o);
   if (!s.ok() && !absl::IsNotFound(s) && !client::IsConflict(s)) return s;
   w.memory->deleted_pod_groups.insert(uid);
+  w.memory->pod_group_uid.clear();
   return absl::OkStatus();
 }
 
@@ -633,7 +753,7 @@ absl::StatusOr<std::string> JobReconciler::EnsurePodGroup(Work& w) {
   }
   absl::StatusOr<json::Document> desired = BuildPodGroup(w.view, priorities);
   if (!desired.ok()) {
-    RecordEvent(w, controller::EventType::kWarning, "PodGroupError", MessageOf(desired.status()));
+    SetProblem(w, "PodGroupError", std::string(MessageOf(desired.status())));
     return desired.status();
   }
   const std::string key = JobKey(w.view.namespace_name, w.view.name);
@@ -654,16 +774,31 @@ absl::StatusOr<std::string> JobReconciler::EnsurePodGroup(Work& w) {
       cached = informer::Object();
     } else {
       existing = cached.Share<json::Document>();
+      w.memory->pod_group_uid = uid;
     }
   }
   if (!existing) {
+    // Basalt deletes a job's PodGroup only on whole-job kills, after which the job is not
+    // Running; a PodGroup missing otherwise was deleted by someone else (by hand, a script).
+    const bool lost = (!w.memory->pod_group_uid.empty() &&
+                       w.memory->deleted_pod_groups.count(w.memory->pod_group_uid) == 0) ||
+                      (!w.view.phase_name.empty() && w.view.phase() == JobPhase::kRunning);
     absl::StatusOr<json::Document> created =
         client_->Create(client::PodGroups(), w.view.namespace_name, json::Serialize(*desired));
     if (created.ok()) {
+      w.memory->pod_group_uid = std::string(StringAt(*created, {"metadata", "uid"}));
+      if (lost) {
+        RecordEvent(w, controller::EventType::kWarning, "PodGroupRecreated",
+                    fmt::format("PodGroup {} of the job was deleted while the job was {}; "
+                                "created it again",
+                                key, JobPhaseName(w.view.phase())));
+        BASALT_LOG_INFO("Re-created a PodGroup deleted by someone else", "podgroup", key);
+      }
       return std::string(StringAt(*created, {"status", "phase"}));
     }
     if (!absl::IsAlreadyExists(created.status())) {
-      RecordEvent(w, controller::EventType::kWarning, "PodGroupError", MessageOf(created.status()));
+      SetProblem(w, "PodGroupError",
+                 fmt::format("Error creating PodGroup {}: {}", key, MessageOf(created.status())));
       return created.status();
     }
     BASALT_ASSIGN_OR_RETURN(json::Document got,
@@ -690,19 +825,94 @@ absl::StatusOr<std::string> JobReconciler::EnsurePodGroup(Work& w) {
   return std::string(StringAt(*existing, {"status", "phase"}));
 }
 
+absl::Status JobReconciler::EnsureVolumes(Work& w) {
+  if (w.view.spec.volumes.empty()) return absl::OkStatus();
+  // 1. Volumes with a volumeClaim and no volumeClaimName get a generated name, written back
+  //    into the Job's spec (as Volcano does), so users and pods see the claim's name.
+  std::string patch;
+  for (size_t i = 0; i < w.view.spec.volumes.size(); ++i) {
+    const JobVolumeView& v = w.view.spec.volumes[i];
+    if (!v.volume_claim_name.empty() || !v.volume_claim) continue;
+    patch +=
+        fmt::format(R"(,{{"op":"add","path":"/spec/volumes/{}/volumeClaimName","value":"{}"}})", i,
+                    GeneratedPvcName(w.view.name, w.view.uid, i));
+  }
+  if (!patch.empty()) {
+    patch = fmt::format(R"([{{"op":"test","path":"/metadata/uid","value":"{}"}}{}])", w.view.uid,
+                        patch);
+    absl::StatusOr<json::Document> patched =
+        client_->Patch(client::VolcanoJobs(), w.view.namespace_name, w.view.name,
+                       client::PatchType::kJsonPatch, patch);
+    if (!patched.ok()) {
+      SetProblem(w, "PVCError",
+                 fmt::format("Cannot record the generated PVC names in the job: {}",
+                             MessageOf(patched.status())));
+      return patched.status();
+    }
+    for (size_t i = 0; i < w.view.spec.volumes.size(); ++i) {
+      JobVolumeView& v = w.view.spec.volumes[i];
+      if (v.volume_claim_name.empty() && v.volume_claim) {
+        v.volume_claim_name = GeneratedPvcName(w.view.name, w.view.uid, i);
+      }
+    }
+    // Later writes (the status) go on top of the patched Job.
+    auto shared = std::make_shared<json::Document>(std::move(*patched));
+    BASALT_ASSIGN_OR_RETURN(api::Object obj, api::Object::CopyOf(*shared));
+    BASALT_ASSIGN_OR_RETURN(w.job, api::Job::FromObject(std::move(obj)));
+    w.memory->last_written_rv = std::string(StringAt(*shared, {"metadata", "resourceVersion"}));
+    w.memory->last_written = std::move(shared);
+  }
+  // 2. Each claim exists: created from volumeClaim (owned by the Job), or, for a volume that
+  //    names a claim without volumeClaim, created by the user. Checked once per claim: the
+  //    claim is then recorded in status.controlledResources["volume-pvc-<name>"].
+  for (const JobVolumeView& v : w.view.spec.volumes) {
+    const std::string& name = v.volume_claim_name;
+    if (name.empty()) continue;
+    const std::string key = fmt::format("volume-pvc-{}", name);
+    if (w.view.controlled_resources.count(key) > 0) continue;
+    absl::StatusOr<json::Document> existing =
+        client_->Get(client::PersistentVolumeClaims(), w.view.namespace_name, name);
+    if (absl::IsNotFound(existing.status())) {
+      if (!v.volume_claim) {
+        std::string message = fmt::format(
+            "pvc {} is not found, the job will be in the Pending state until the PVC is created",
+            name);
+        SetProblem(w, "PVCError", message);
+        return absl::FailedPreconditionError(message);
+      }
+      absl::StatusOr<json::Document> created =
+          client_->Create(client::PersistentVolumeClaims(), w.view.namespace_name,
+                          json::Serialize(BuildPvc(w.view, v, name)));
+      if (!created.ok() && !absl::IsAlreadyExists(created.status())) {
+        SetProblem(w, "PVCError",
+                   fmt::format("Error creating PersistentVolumeClaim {}: {}", name,
+                               MessageOf(created.status())));
+        return created.status();
+      }
+    } else if (!existing.ok()) {
+      SetProblem(w, "PVCError",
+                 fmt::format("Cannot read PersistentVolumeClaim {}: {}", name,
+                             MessageOf(existing.status())));
+      return existing.status();
+    }
+    w.view.controlled_resources[key] = name;
+  }
+  return absl::OkStatus();
+}
+
 absl::Status JobReconciler::RunPluginsOnJobAdd(Work& w) {
   if (w.view.spec.plugins.empty()) return absl::OkStatus();
   absl::StatusOr<std::vector<std::unique_ptr<JobPlugin>>> plugins =
       plugins_.CreatePlugins(w.view.spec);
   if (!plugins.ok()) {
-    RecordEvent(w, controller::EventType::kWarning, "PluginError", MessageOf(plugins.status()));
+    SetProblem(w, "PluginError", std::string(MessageOf(plugins.status())));
     return plugins.status();
   }
   for (const auto& p : *plugins) {
     if (!NeedsOnJobAdd(w.view, p->Name())) continue;
     absl::StatusOr<std::vector<json::Document>> objects = p->OnJobAdd(w.view);
     if (!objects.ok()) {
-      RecordEvent(w, controller::EventType::kWarning, "PluginError", MessageOf(objects.status()));
+      SetProblem(w, "PluginError", std::string(MessageOf(objects.status())));
       return objects.status();
     }
     for (const json::Document& o : *objects) {
@@ -711,8 +921,8 @@ absl::Status JobReconciler::RunPluginsOnJobAdd(Work& w) {
       absl::StatusOr<json::Document> r =
           client_->Create(ref, w.view.namespace_name, json::Serialize(o));
       if (!r.ok() && !absl::IsAlreadyExists(r.status())) {
-        RecordEvent(w, controller::EventType::kWarning, "PluginError",
-                    fmt::format("plugin {}: {}", p->Name(), MessageOf(r.status())));
+        SetProblem(w, "PluginError",
+                   fmt::format("plugin {}: {}", p->Name(), MessageOf(r.status())));
         return r.status();
       }
     }
@@ -729,7 +939,7 @@ absl::Status JobReconciler::RunPluginsOnJobUpdate(Work& w) {
   absl::StatusOr<std::vector<std::unique_ptr<JobPlugin>>> plugins =
       plugins_.CreatePlugins(w.view.spec);
   if (!plugins.ok()) {
-    RecordEvent(w, controller::EventType::kWarning, "PluginError", MessageOf(plugins.status()));
+    SetProblem(w, "PluginError", std::string(MessageOf(plugins.status())));
     return plugins.status();
   }
   for (const auto& p : *plugins) {
@@ -794,6 +1004,8 @@ absl::Status JobReconciler::WriteStatus(Work& w, JobPhase next, const JobCounts&
   update.counts = counts;
   update.spec_min_available = w.view.spec.min_available;
   update.controlled_resources = w.view.controlled_resources;
+  update.reason = w.problem_reason;
+  update.message = w.problem_message;
   if (kill_path) update.creation_timestamp = w.job.creation_timestamp();
   const api::Time now = clock_->WallNow();
   std::optional<api::JobStatus> status = NextJobStatus(w.job.status(), update, now);
@@ -823,7 +1035,8 @@ absl::Status JobReconciler::WriteStatus(Work& w, JobPhase next, const JobCounts&
   w.memory->last_written = shared;
   BASALT_ASSIGN_OR_RETURN(api::Object obj, api::Object::CopyOf(*shared));
   BASALT_ASSIGN_OR_RETURN(w.job, api::Job::FromObject(std::move(obj)));
-  BASALT_ASSIGN_OR_RETURN(w.view, JobViewFromApi(w.job));
+  std::string spec_problem;
+  BASALT_ASSIGN_OR_RETURN(w.view, ParseJobLeniently(w.job, &spec_problem));
   return absl::OkStatus();
 }
 

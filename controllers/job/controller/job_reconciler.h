@@ -16,6 +16,16 @@
 // deleted, the last Job status it wrote (newer than a lagging cache), delayed actions, and
 // Commands consumed (each acted on at most once, then deleted with a UID precondition).
 //
+// Bad input never crashes or spins the loop. A spec the webhook would have rejected
+// (validate.h) leaves the job in its phase (Pending before initiation) with no PodGroup, pods
+// or PVCs, a Warning event InvalidJobSpec and status.state.reason/message naming the fields; it
+// is not retried (the next spec change brings the job back). Problems that may go away (a
+// missing Queue, a PVC that does not exist yet, a pod template or PodGroup the API server
+// rejects, a plugin error) record a Warning event and status.state.reason/message, and the
+// visit fails, so the work queue retries it with backoff (up to --max-requeue-num times; see
+// RetriesExhausted). The reason and message are cleared by the first visit that succeeds. A
+// PodGroup deleted by someone else is created again with a Warning event PodGroupRecreated.
+//
 // Thread-safety: AddRequest and DeletedByController from any thread; Reconcile for different
 // keys concurrently, for one key from one thread at a time (the WorkQueue guarantees it).
 // Ownership: borrows the client, stores, recorder and clock.
@@ -67,6 +77,8 @@ struct JobListers {
   const informer::Store* pods = nullptr;  // with PodsByJobIndexFunc() as kPodsByJobIndex
   const informer::Store* pod_groups = nullptr;
   const informer::Store* priority_classes = nullptr;  // optional
+  // Optional: when set, a Job naming a Queue that does not exist waits (QueueNotFound).
+  const informer::Store* queues = nullptr;
 };
 
 struct JobReconcilerOptions {
@@ -92,6 +104,13 @@ class JobReconciler {
   // Returns the delay after which the job wants another visit (a delayed action), if any.
   ReconcileResult Reconcile(const std::string& key);
 
+  // The work queue gave up on `key` after `retries` failed visits in a row (the last one with
+  // `error`): records a Warning event ExecuteAction on the Job saying so. Deliberate
+  // difference: Volcano then runs TerminateJob; Basalt keeps the job in its phase (the status
+  // already says what is wrong) and acts again at the next change of the Job, its pods,
+  // PodGroup or Queue, so a long API server outage or a late Queue does not kill user jobs.
+  void RetriesExhausted(const std::string& key, int retries, const absl::Status& error);
+
   // Pending requests of `key` (tests).
   size_t PendingRequests(const std::string& key) const;
 
@@ -100,6 +119,10 @@ class JobReconciler {
   struct Work;
 
   std::shared_ptr<JobMemory> MemoryFor(const std::string& key);
+  ReconcileResult Visit(Work& w);
+  // Records why the job cannot progress (status.state.reason/message, Warning event).
+  void SetProblem(Work& w, std::string_view reason, std::string message);
+  absl::Status EnsureVolumes(Work& w);
   absl::Status Execute(Work& w, const ResolvedAction& resolved, const QueuedRequest& request);
   absl::StatusOr<JobCounts> SyncJob(Work& w);
   absl::StatusOr<JobCounts> KillPods(Work& w, const Plan& plan, Action action,

@@ -76,10 +76,11 @@ json::Value JobOwnerReference(const JobView& job, json::Allocator& alloc) {
   return ref;
 }
 
-std::string PodVolumeName(std::string_view job, std::string_view claim_name) {
-  // FNV-1a 64 of the claim name, written as 12 base-36 digits.
+namespace {
+// FNV-1a 64 of `text`, written as 12 base-36 digits.
+std::string Base36Hash12(std::string_view text) {
   uint64_t h = 1469598103934665603ULL;
-  for (unsigned char c : claim_name) {
+  for (unsigned char c : text) {
     h ^= c;
     h *= 1099511628211ULL;
   }
@@ -89,7 +90,39 @@ std::string PodVolumeName(std::string_view job, std::string_view claim_name) {
     suffix[i] = kDigits[h % 36];
     h /= 36;
   }
-  return fmt::format("{}-{}", job, suffix);
+  return suffix;
+}
+}  // namespace
+
+std::string PodVolumeName(std::string_view job, std::string_view claim_name) {
+  return fmt::format("{}-{}", job, Base36Hash12(claim_name));
+}
+
+std::string GeneratedPvcName(std::string_view job, std::string_view job_uid, size_t index) {
+  return fmt::format("{}-pvc-{}", job, Base36Hash12(fmt::format("{}/{}", job_uid, index)));
+}
+
+json::Document BuildPvc(const JobView& job, const JobVolumeView& volume, std::string_view name) {
+  json::Document pvc;
+  pvc.SetObject();
+  auto& a = pvc.GetAllocator();
+  SetString(pvc, "apiVersion", "v1", a);
+  SetString(pvc, "kind", "PersistentVolumeClaim", a);
+  json::Value meta(rapidjson::kObjectType);
+  SetString(meta, "name", name, a);
+  SetString(meta, "namespace", job.namespace_name, a);
+  json::Value labels(rapidjson::kObjectType);
+  SetString(labels, keys::kJobName, job.name, a);
+  json::Set(meta, "labels", std::move(labels), a);
+  json::Value owners(rapidjson::kArrayType);
+  owners.PushBack(JobOwnerReference(job, a), a);
+  json::Set(meta, "ownerReferences", std::move(owners), a);
+  json::Set(pvc, "metadata", std::move(meta), a);
+  json::Value spec(rapidjson::kObjectType);
+  if (volume.volume_claim && volume.volume_claim->IsObject())
+    spec.CopyFrom(*volume.volume_claim, a);
+  json::Set(pvc, "spec", std::move(spec), a);
+  return pvc;
 }
 
 absl::StatusOr<json::Document> BuildPod(const JobView& job, const TaskSpecView& task, int32_t index,

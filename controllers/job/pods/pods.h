@@ -38,6 +38,19 @@ json::Value JobOwnerReference(const JobView& job, json::Allocator& alloc);
 // Basalt derives them from the claim name, so a re-created pod is identical to the first.
 std::string PodVolumeName(std::string_view job, std::string_view claim_name);
 
+// The name of the PVC the controller creates for spec.volumes[index] when the volume has a
+// volumeClaim and no volumeClaimName: `<job>-pvc-<12 chars [0-9a-z]>`, written back into the
+// Job's spec. Deliberate difference: Volcano draws the 12 characters at random (and retries
+// until the name is unused); Basalt derives them from the Job's UID and the volume index, so a
+// controller that crashes between creating the PVC and writing its name back finds the same
+// PVC again instead of leaving an orphan.
+std::string GeneratedPvcName(std::string_view job, std::string_view job_uid, size_t index);
+
+// The PersistentVolumeClaim for a job volume: `name` in the job's namespace, spec =
+// volume.volume_claim (which must be set), a controller ownerReference to the Job (so deleting
+// the Job deletes the claim), and label volcano.sh/job-name.
+json::Document BuildPvc(const JobView& job, const JobVolumeView& volume, std::string_view name);
+
 // What SyncJob does to the pods of a job, for the reconcile loop to execute.
 struct PodSyncPlan {
   struct ToCreate {

@@ -37,6 +37,8 @@ std::optional<api::JobStatus> NextJobStatus(const api::JobStatus& old, const Sta
   next.min_available = u.spec_min_available;
   next.task_status_count = c.task_status_count;
   next.controlled_resources = u.controlled_resources;
+  next.state.reason = u.reason;
+  next.state.message = u.message;
   if (old.state.phase != phase) {
     next.state.phase = phase;
     next.state.last_transition_time = now;

@@ -29,6 +29,10 @@ struct StatusUpdate {
   std::map<std::string, std::string> controlled_resources;
   // Set on kill paths: status.runningDuration = last transition − creation (Go duration).
   std::optional<api::Time> creation_timestamp;
+  // Why the job cannot progress (status.state.reason, one word, and .message); both empty when
+  // nothing is wrong, which clears what an earlier visit wrote.
+  std::string reason;
+  std::string message;
 };
 
 // The status to write, or nullopt when nothing Basalt owns changed (no write, as in Volcano).
@@ -36,7 +40,8 @@ struct StatusUpdate {
 // (an earlier condition of the same phase is moved to the end). Deliberate difference: Volcano
 // also moves lastTransitionTime on counter-only changes, so finished jobs that are re-synced
 // look as if they finished later and ttlSecondsAfterFinished is postponed; Basalt moves it only
-// with the phase, as Kubernetes conditions do. state.reason and state.message are kept.
+// with the phase, as Kubernetes conditions do. state.reason and state.message are set from the
+// update (Volcano never writes them; Basalt says there why a job is stuck, e.g. QueueNotFound).
 std::optional<api::JobStatus> NextJobStatus(const api::JobStatus& old, const StatusUpdate& update,
                                             api::Time now);
 

@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 #include <map>
 #include <mutex>
+#include <vector>
 
 #include "controllers/app/reconcile_loop.h"
 #include "prometheus/registry.h"
@@ -77,6 +78,66 @@ TEST_CASE("ReconcileLoop: failures are retried, successes counted", "[controller
   const auto series = metrics.For("test");
   CHECK(series.success->Value() == 1);
   CHECK(series.error->Value() == 1);
+}
+
+TEST_CASE("ReconcileLoop: a key failing max_requeues retries in a row is dropped once",
+          "[controllers][app]") {
+  FakeClock clock;
+  int calls = 0;
+  std::vector<std::string> dropped;
+  ReconcileLoop loop({.name = "limit",
+                      .clock = &clock,
+                      .metrics = nullptr,
+                      .queue_metrics = nullptr,
+                      .max_requeues = 3,
+                      .on_drop =
+                          [&](const std::string& key, const absl::Status& s) {
+                            dropped.push_back(key + ": " + std::string(s.message()));
+                          }},
+                     [&](const std::string&) -> ReconcileResult {
+                       ++calls;
+                       return absl::InvalidArgumentError("Pod is invalid");
+                     });
+  loop.Add("ns/bad");
+  // The first visit and three rate-limited retries, each after its backoff.
+  for (int i = 0; i < 4; ++i) {
+    clock.Advance(std::chrono::minutes(20));  // past any backoff
+    REQUIRE(loop.ProcessNext());
+  }
+  CHECK(calls == 4);
+  CHECK(dropped == std::vector<std::string>{"ns/bad: Pod is invalid"});
+  // Dropped: no retry is scheduled, the backoff is reset.
+  CHECK(loop.queue().NumRequeues("ns/bad") == 0);
+  CHECK(loop.queue().Len() == 0);
+  // The next event about the key brings it back, with a fresh retry budget.
+  loop.Add("ns/bad");
+  REQUIRE(loop.ProcessNext());
+  CHECK(calls == 5);
+  CHECK(loop.queue().NumRequeues("ns/bad") == 1);
+}
+
+TEST_CASE("ReconcileLoop: max_requeues -1 retries without limit", "[controllers][app]") {
+  FakeClock clock;
+  int calls = 0;
+  bool dropped = false;
+  ReconcileLoop loop({.name = "unlimited",
+                      .clock = &clock,
+                      .metrics = nullptr,
+                      .queue_metrics = nullptr,
+                      .max_requeues = -1,
+                      .on_drop = [&](const std::string&, const absl::Status&) { dropped = true; }},
+                     [&](const std::string&) -> ReconcileResult {
+                       ++calls;
+                       return absl::UnavailableError("down");
+                     });
+  loop.Add("k");
+  for (int i = 0; i < 20; ++i) {
+    clock.Advance(std::chrono::hours(1));
+    REQUIRE(loop.ProcessNext());
+  }
+  CHECK(calls == 20);
+  CHECK_FALSE(dropped);
+  CHECK(loop.queue().NumRequeues("k") == 20);
 }
 
 TEST_CASE("ReconcileLoop: a requested delay brings the key back later", "[controllers][app]") {

@@ -67,6 +67,18 @@ class FakeApiServer {
     }
     return out;
   }
+  // Answers every later `verb` request whose path starts with `path_prefix` with an error
+  // (e.g. 422 Invalid for pods whose template the real API server would reject).
+  void FailRequests(const std::string& verb, const std::string& path_prefix, int code,
+                    const std::string& reason, const std::string& message) {
+    std::lock_guard<std::mutex> l(mu_);
+    failures_.push_back({verb, path_prefix, code, reason, message});
+  }
+  void ClearFailures() {
+    std::lock_guard<std::mutex> l(mu_);
+    failures_.clear();
+  }
+
   void ClearCalls() {
     std::lock_guard<std::mutex> l(mu_);
     calls_.clear();
@@ -91,6 +103,11 @@ class FakeApiServer {
     std::string path = r.path.substr(0, r.path.find('?'));
     calls_.push_back(r.verb + " " + path);
     requests_.push_back(r);
+    for (const Failure& f : failures_) {
+      if (r.verb == f.verb && path.rfind(f.path_prefix, 0) == 0) {
+        return Status(f.code, f.reason, f.message);
+      }
+    }
     if (r.verb == "GET") {
       auto it = objects_.find(path);
       if (it == objects_.end()) return Status(404, "NotFound", "not found");
@@ -151,8 +168,17 @@ class FakeApiServer {
     return Status(405, "MethodNotAllowed", "unsupported");
   }
 
+  struct Failure {
+    std::string verb;
+    std::string path_prefix;
+    int code;
+    std::string reason;
+    std::string message;
+  };
+
   std::unique_ptr<client::Client> client_;
   mutable std::mutex mu_;
+  std::vector<Failure> failures_;
   std::map<std::string, std::string> objects_;
   std::vector<std::string> calls_;
   std::vector<client::Request> requests_;

@@ -51,7 +51,6 @@ TEST_CASE("JobStatus: counters change the status but not the transition time",
   api::JobStatus old;
   old.state.phase = "Running";
   old.state.last_transition_time = T(5);
-  old.state.reason = "kept";
   old.conditions = {{"Running", T(5)}};
   old.running = 1;
   StatusUpdate u;
@@ -72,8 +71,35 @@ TEST_CASE("JobStatus: counters change the status but not the transition time",
   CHECK(s->task_status_count.at("w").at("Running") == 2);
   CHECK(s->controlled_resources.at("plugin-svc") == "svc");
   CHECK(s->state.last_transition_time == T(5));
-  CHECK(s->state.reason == "kept");
+  CHECK(s->state.reason.empty());
   CHECK(s->conditions.size() == 1);
+}
+
+TEST_CASE("JobStatus: a problem sets state reason and message without moving the phase",
+          "[controllers][job][status]") {
+  api::JobStatus old;
+  old.state.phase = "Pending";
+  old.state.last_transition_time = T(5);
+  old.conditions = {{"Pending", T(5)}};
+  StatusUpdate u;
+  u.phase = JobPhase::kPending;
+  u.reason = "QueueNotFound";
+  u.message = "queue \"q1\" does not exist";
+  auto s = NextJobStatus(old, u, T(50));
+  REQUIRE(s);
+  CHECK(s->state.reason == "QueueNotFound");
+  CHECK(s->state.message == "queue \"q1\" does not exist");
+  CHECK(s->state.last_transition_time == T(5));
+  CHECK(s->conditions.size() == 1);
+  CHECK_FALSE(NextJobStatus(*s, u, T(60)));  // the same problem again: no write
+
+  // Solved: the next visit clears both.
+  StatusUpdate ok;
+  ok.phase = JobPhase::kPending;
+  auto cleared = NextJobStatus(*s, ok, T(70));
+  REQUIRE(cleared);
+  CHECK(cleared->state.reason.empty());
+  CHECK(cleared->state.message.empty());
 }
 
 TEST_CASE("JobStatus: kill paths record the running duration", "[controllers][job][status]") {
