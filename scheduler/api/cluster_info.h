@@ -67,6 +67,8 @@ class ClusterInfo {
   std::map<std::string, QueueInfo>& queues() { return queues_; }
   const std::map<std::string, QueueInfo>& queues() const { return queues_; }
   const std::map<std::string, TaskInfo>& foreign_tasks() const { return foreign_tasks_; }
+  // Mutable access for the cache's incremental snapshots; keep nodes' task pointers in step.
+  std::map<std::string, TaskInfo>& mutable_foreign_tasks() { return foreign_tasks_; }
 
  private:
   std::map<std::string, JobInfo> jobs_;

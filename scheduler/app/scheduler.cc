@@ -119,8 +119,10 @@ absl::Status RunSchedulingLoop(std::stop_token stop, const LoopDeps& deps) {
                                   std::chrono::duration_cast<std::chrono::milliseconds>(
                                       std::chrono::system_clock::now().time_since_epoch())
                                       .count());
-    absl::Status s = RunCycle(std::move(snap.cluster), config, deps.cycle, std::move(uid),
-                              std::chrono::system_clock::now());
+    absl::Status s = RunCycleOn(snap.cluster, config, deps.cycle, std::move(uid),
+                                std::chrono::system_clock::now());
+    // Handed back, the snapshot is updated in place next cycle instead of copied (decision 6).
+    if (s.ok()) deps.state->ReturnSnapshot(std::move(snap.cluster), snap.handout);
     last_end = std::chrono::steady_clock::now();
     if (!s.ok()) BASALT_LOG_ERROR("Scheduling cycle failed", "error", MessageOf(s));
     if (deps.metrics != nullptr) deps.metrics->ObserveCycle(last_end - last_start, pending_jobs);

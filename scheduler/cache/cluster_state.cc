@@ -43,6 +43,7 @@ void ClusterState::RemoveTaskLocked(const std::string& uid) {
   auto it = pods_.find(uid);
   if (it == pods_.end() || !it->second.in_cluster) return;
   PodEntry& e = it->second;
+  MarkTaskLocked(e.job_id, uid);
   if (absl::Status s = cluster_.RemoveTask(e.job_id, uid); !s.ok()) {
     BASALT_LOG_ERROR("Cache inconsistency removing a task", "pod", e.pod->pod.Key(), "error",
                      MessageOf(s));
@@ -81,6 +82,7 @@ void ClusterState::InsertTaskLocked(const std::string& uid) {
     has_fallback = true;
   }
   std::string node_name = task.node_name;
+  MarkTaskLocked(job_id, uid);
   absl::Status s = cluster_.AddTask(std::move(task));
   if (!s.ok() && has_fallback) {
     // The assumed placement no longer fits (the node shrank or another pod landed there):
@@ -170,6 +172,7 @@ void ClusterState::DeletePod(const api::CompactPod& pod) {
 void ClusterState::UpsertNode(std::shared_ptr<const api::CompactNode> node) {
   std::lock_guard<std::mutex> l(mu_);
   const std::string name = node->name;
+  dirty_nodes_.insert(name);
   auto old = nodes_.find(name);
   NodeInfo* existing = cluster_.FindNode(name);
   if (old != nodes_.end() && existing != nullptr && old->second->allocatable == node->allocatable) {
@@ -199,6 +202,7 @@ void ClusterState::UpsertNode(std::shared_ptr<const api::CompactNode> node) {
 
 void ClusterState::DeleteNode(const std::string& name) {
   std::lock_guard<std::mutex> l(mu_);
+  dirty_nodes_.insert(name);
   std::vector<std::string> on_node;
   if (auto p = pods_by_node_.find(name); p != pods_by_node_.end()) {
     on_node.assign(p->second.begin(), p->second.end());
@@ -218,6 +222,7 @@ void ClusterState::DeleteNode(const std::string& name) {
 // PodGroups
 
 void ClusterState::RebuildJobLocked(const std::string& key) {
+  dirty_jobs_.insert(key);
   std::vector<std::string> members;
   if (auto g = pods_by_group_.find(key); g != pods_by_group_.end()) {
     members.assign(g->second.begin(), g->second.end());
@@ -260,6 +265,7 @@ void ClusterState::UpsertPodGroup(std::shared_ptr<const api::PodGroup> pg) {
   if (inserted || owner_changed || recreated || job == nullptr) {
     RebuildJobLocked(key);
   } else {
+    dirty_jobs_.insert(key);
     JobInfo fresh = ToJobInfo(*e.pg, options_.default_queue);
     job->queue = fresh.queue;
     job->min_available = fresh.min_available;
@@ -320,25 +326,177 @@ void ClusterState::DeletePriorityClass(const std::string& name) {
 // ---------------------------------------------------------------------------------------------
 // Cycles
 
-ClusterState::Snapshot ClusterState::TakeSnapshot() const {
-  Snapshot out;
-  std::map<std::string, PriorityClassEntry> classes;
-  {
-    std::lock_guard<std::mutex> l(mu_);
-    out.cluster = cluster_.Clone();
-    out.generation = generation_;
-    classes = priority_classes_;
+void ClusterState::MarkTaskLocked(const std::string& job_id, const std::string& uid) {
+  if (job_id.empty()) {
+    dirty_foreign_.insert(uid);
+  } else {
+    dirty_jobs_.insert(job_id);
   }
+}
+
+void ClusterState::ResolvePrioritiesLocked(ClusterInfo& cluster) const {
   int32_t global_default = 0;
-  for (const auto& [name, pc] : classes) {
+  for (const auto& [name, pc] : priority_classes_) {
     if (pc.global_default) global_default = pc.value;
   }
-  for (auto& [id, job] : out.cluster.jobs()) {
-    auto it =
-        job.priority_class_name.empty() ? classes.end() : classes.find(job.priority_class_name);
-    job.priority = it != classes.end() ? it->second.value : global_default;
+  for (auto& [id, job] : cluster.jobs()) {
+    auto it = job.priority_class_name.empty() ? priority_classes_.end()
+                                              : priority_classes_.find(job.priority_class_name);
+    job.priority = it != priority_classes_.end() ? it->second.value : global_default;
   }
+}
+
+namespace {
+
+// A job whose tasks are all bound, running or finished: a session can change it only by
+// evicting one of its tasks (which leaves the task Releasing).
+bool Settled(const JobInfo& job) {
+  for (TaskStatus s : {TaskStatus::kPending, TaskStatus::kAllocated, TaskStatus::kPipelined,
+                       TaskStatus::kBinding, TaskStatus::kReleasing}) {
+    if (job.TaskCount(s) > 0) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+void ClusterState::UpdateSnapshotLocked(ClusterInfo& s) {
+  // Nodes whose object changed are copied whole. On every other node the tasks being replaced
+  // are taken off and their fresh copies put on (NodeInfo keeps exact integer accounting, so
+  // the node ends as the cache has it); a node that refuses a fresh task is copied whole too.
+  std::set<std::string> whole = dirty_nodes_;
+  auto take_off = [&](const TaskInfo& t) {
+    if (t.node_name.empty() || whole.count(t.node_name) != 0) return;
+    if (NodeInfo* n = s.FindNode(t.node_name); n != nullptr) (void)n->RemoveTask(t);
+  };
+  auto put_on = [&](TaskInfo* t) {
+    if (t->node_name.empty() || whole.count(t->node_name) != 0) return;
+    NodeInfo* n = s.FindNode(t->node_name);
+    if (n == nullptr || cluster_.FindNode(t->node_name) == nullptr) return;
+    // The cache may hold the task in its job but not on the node (it did not fit then).
+    const NodeInfo* m = cluster_.FindNode(t->node_name);
+    if (m->tasks().count(t->uid) == 0) return;
+    if (!n->AddTask(t).ok()) whole.insert(t->node_name);
+  };
+  for (const std::string& id : dirty_jobs_) {
+    if (const JobInfo* old = s.FindJob(id); old != nullptr) {
+      for (const auto& [uid, t] : old->tasks()) take_off(t);
+    }
+  }
+  for (const std::string& uid : dirty_foreign_) {
+    auto it = s.foreign_tasks().find(uid);
+    if (it != s.foreign_tasks().end()) take_off(it->second);
+  }
+  for (const std::string& id : dirty_jobs_) {
+    s.jobs().erase(id);
+    const JobInfo* m = cluster_.FindJob(id);
+    if (m == nullptr) continue;
+    JobInfo& fresh = s.jobs().emplace(id, m->Clone()).first->second;
+    for (const auto& [uid, t] : fresh.tasks()) put_on(fresh.FindTask(uid));
+  }
+  for (const std::string& uid : dirty_foreign_) {
+    s.mutable_foreign_tasks().erase(uid);
+    auto it = cluster_.foreign_tasks().find(uid);
+    if (it == cluster_.foreign_tasks().end()) continue;
+    put_on(&s.mutable_foreign_tasks().emplace(uid, it->second).first->second);
+  }
+  for (const std::string& name : whole) {
+    s.nodes().erase(name);
+    const NodeInfo* m = cluster_.FindNode(name);
+    if (m == nullptr) continue;
+    NodeInfo copy = *m;
+    copy.RebindTasks([&s](const TaskInfo& old) -> TaskInfo* {
+      if (!old.job_id.empty()) {
+        if (JobInfo* j = s.FindJob(old.job_id); j != nullptr) return j->FindTask(old.uid);
+      }
+      auto it = s.mutable_foreign_tasks().find(old.uid);
+      return it == s.mutable_foreign_tasks().end() ? nullptr : &it->second;
+    });
+    s.nodes().emplace(name, std::move(copy));
+  }
+  s.queues() = cluster_.queues();
+  // PodGroup statuses (rewritten by every session and by the status writer) and session state.
+  auto m = cluster_.jobs().begin();
+  for (auto& [id, job] : s.jobs()) {
+    if (m == cluster_.jobs().end() || m->first != id) break;  // checked by the caller
+    job.podgroup_status = m->second.podgroup_status;
+    job.nodes_fit_errors.clear();
+    job.job_fit_errors.clear();
+    ++m;
+  }
+  snapshot_stats_.jobs_copied = dirty_jobs_.size();
+  snapshot_stats_.nodes_copied = whole.size();
+  snapshot_stats_.foreign_copied = dirty_foreign_.size();
+}
+
+ClusterState::Snapshot ClusterState::TakeSnapshot() {
+  Snapshot out;
+  std::lock_guard<std::mutex> l(mu_);
+  bool full = !options_.incremental_snapshots || !returned_.has_value() ||
+              ++snapshots_since_full_ >= options_.full_snapshot_every;
+  if (!full) {
+    out.cluster = std::move(*returned_);
+    UpdateSnapshotLocked(out.cluster);
+    // Same jobs, nodes and foreign tasks as the cache, or the tracking missed something: then
+    // a complete copy (and a log line: this is a bug).
+    if (out.cluster.jobs().size() != cluster_.jobs().size() ||
+        out.cluster.nodes().size() != cluster_.nodes().size() ||
+        out.cluster.foreign_tasks().size() != cluster_.foreign_tasks().size()) {
+      BASALT_LOG_ERROR("Incremental snapshot diverged from the cache; taking a complete copy",
+                       "jobs", out.cluster.jobs().size(), "cacheJobs", cluster_.jobs().size(),
+                       "nodes", out.cluster.nodes().size(), "cacheNodes", cluster_.nodes().size());
+      full = true;
+    } else {
+      ++snapshot_stats_.incremental;
+    }
+  }
+  if (full) {
+    out.cluster = cluster_.Clone();
+    snapshots_since_full_ = 0;
+    ++snapshot_stats_.full;
+    snapshot_stats_.jobs_copied = cluster_.jobs().size();
+    snapshot_stats_.nodes_copied = cluster_.nodes().size();
+    snapshot_stats_.foreign_copied = cluster_.foreign_tasks().size();
+  }
+  returned_.reset();
+  dirty_jobs_.clear();
+  dirty_nodes_.clear();
+  dirty_foreign_.clear();
+  ResolvePrioritiesLocked(out.cluster);
+  unsettled_at_handout_.clear();
+  for (const auto& [id, job] : out.cluster.jobs()) {
+    if (!Settled(job)) unsettled_at_handout_.insert(id);
+  }
+  out.generation = generation_;
+  out.handout = ++handouts_;
   return out;
+}
+
+void ClusterState::ReturnSnapshot(ClusterInfo used, uint64_t handout) {
+  std::lock_guard<std::mutex> l(mu_);
+  if (!options_.incremental_snapshots || handout != handouts_) return;
+  // What the session may have changed: jobs not settled when handed out (allocations,
+  // pipelines, binds, fit errors) and jobs it evicted from. Their tasks' nodes are corrected
+  // task by task when the jobs are replaced.
+  for (const auto& [id, job] : used.jobs()) {
+    if (unsettled_at_handout_.count(id) != 0 || !Settled(job)) dirty_jobs_.insert(id);
+  }
+  unsettled_at_handout_.clear();
+  returned_ = std::move(used);
+}
+
+ClusterState::Snapshot ClusterState::TakeFullSnapshot() const {
+  Snapshot out;
+  std::lock_guard<std::mutex> l(mu_);
+  out.cluster = cluster_.Clone();
+  ResolvePrioritiesLocked(out.cluster);
+  out.generation = generation_;
+  return out;
+}
+
+SnapshotStats ClusterState::snapshot_stats() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return snapshot_stats_;
 }
 
 uint64_t ClusterState::generation() const {

@@ -46,6 +46,20 @@ namespace basalt::sched::cache {
 struct ClusterStateOptions {
   std::set<std::string, std::less<>> scheduler_names = {"volcano"};
   std::string default_queue = "default";
+  // Snapshots are updated in place from the previous cycle's (ReturnSnapshot) where nothing
+  // changed; every `full_snapshot_every`-th snapshot is a complete copy regardless. false: every
+  // snapshot is a complete copy.
+  bool incremental_snapshots = true;
+  int full_snapshot_every = 100;
+};
+
+// How the last snapshots were made (for tests, the benchmark and debug logs).
+struct SnapshotStats {
+  uint64_t full = 0;         // complete copies
+  uint64_t incremental = 0;  // updates of a returned snapshot
+  uint64_t jobs_copied = 0;  // by the last snapshot
+  uint64_t nodes_copied = 0;
+  uint64_t foreign_copied = 0;
 };
 
 class ClusterState {
@@ -70,10 +84,26 @@ class ClusterState {
   struct Snapshot {
     ClusterInfo cluster;
     uint64_t generation = 0;
+    uint64_t handout = 0;  // pass back to ReturnSnapshot
   };
-  // A deep copy of the current state, with job priorities resolved from PriorityClasses
-  // (spec.priorityClassName, else the globalDefault class, else 0).
-  Snapshot TakeSnapshot() const;
+  // A consistent copy of the current state for one session, with job priorities resolved from
+  // PriorityClasses (spec.priorityClassName, else the globalDefault class, else 0) and no
+  // session state (fit errors) left.
+  //
+  // Incremental (decision 6): when the previous cycle's snapshot was handed back with
+  // ReturnSnapshot, only what changed since is copied into it: jobs, nodes and foreign tasks
+  // the informers or binds touched (tracked per object as they happen), jobs the session could
+  // have changed (those with tasks not yet settled when handed out, or evicted from), and the
+  // nodes their tasks sit on. Queues, PodGroup statuses and priorities are small and refreshed
+  // every time. The result equals a complete copy (unit-tested against one).
+  Snapshot TakeSnapshot();
+  // Hands a session's snapshot back after the cycle, for the next TakeSnapshot to update.
+  // Optional: without it the next snapshot is a complete copy.
+  // A snapshot other than the last one handed out is dropped.
+  void ReturnSnapshot(ClusterInfo used, uint64_t handout);
+  // A complete copy, whatever the options (what TakeSnapshot must equal).
+  Snapshot TakeFullSnapshot() const;
+  SnapshotStats snapshot_stats() const;
   // Incremented on every change that may let a cycle do something new.
   uint64_t generation() const;
   // Waits until generation() != `seen`, `timeout` passes or `stop` fires. Returns true if it
@@ -138,6 +168,10 @@ class ClusterState {
   }
   void RebuildJobLocked(const std::string& key);
   void BumpLocked();
+  // Change tracking for incremental snapshots. Require mu_.
+  void MarkTaskLocked(const std::string& job_id, const std::string& uid);
+  void ResolvePrioritiesLocked(ClusterInfo& cluster) const;
+  void UpdateSnapshotLocked(ClusterInfo& s);
 
   const ClusterStateOptions options_;
   mutable std::mutex mu_;
@@ -157,6 +191,16 @@ class ClusterState {
     bool global_default = false;
   };
   std::map<std::string, PriorityClassEntry> priority_classes_;  // guarded by mu_
+
+  // Incremental snapshots; all guarded by mu_.
+  std::optional<ClusterInfo> returned_;         // the last session's snapshot, handed back
+  uint64_t handouts_ = 0;                       // snapshots handed out
+  std::set<std::string> unsettled_at_handout_;  // jobs the session out there may change
+  std::set<std::string> dirty_jobs_;
+  std::set<std::string> dirty_nodes_;    // node objects (allocatable, labels...) changed
+  std::set<std::string> dirty_foreign_;  // foreign task uids
+  int snapshots_since_full_ = 0;
+  SnapshotStats snapshot_stats_;
 };
 
 }  // namespace basalt::sched::cache
