@@ -7,6 +7,7 @@
 //   controllers_raw_create --kubeconfig=... --namespace=bench --count=1000 --concurrency=16
 //     --kube-api-qps=1000 --kube-api-burst=1000   (one command line)
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -28,7 +29,10 @@ int main(int argc, char** argv) {
   std::string prefix = "raw";
   int count = 1000;
   int concurrency = 16;
+  int pods_per_group = 0;
   flags.String("namespace", &ns, "namespace of the pods");
+  flags.Int("pods-per-group", &pods_per_group,
+            "with K > 0: also a PodGroup per K pods (created first), as the job controller does");
   flags.String("prefix", &prefix, "pod names are <prefix>-<i>");
   flags.Int("count", &count, "pods to create");
   flags.Int("concurrency", &concurrency, "creations in flight");
@@ -42,18 +46,40 @@ int main(int argc, char** argv) {
     return 1;
   }
   std::atomic<int> failed{0};
-  const auto start = std::chrono::steady_clock::now();
-  controllers::ParallelFor(static_cast<size_t>(count), static_cast<size_t>(concurrency), [&](size_t i) {
+  auto create_pod = [&](size_t i) {
+    const std::string group =
+        pods_per_group > 0 ? fmt::format("{}-g{}", prefix, i / pods_per_group) : prefix;
     const std::string body = fmt::format(
         R"({{"apiVersion":"v1","kind":"Pod","metadata":{{"name":"{}-{}","namespace":"{}",)"
         R"("labels":{{"volcano.sh/job-name":"{}","volcano.sh/task-spec":"worker","volcano.sh/task-index":"{}"}},)"
-        R"("annotations":{{"volcano.sh/job-name":"{}","volcano.sh/task-spec":"worker","volcano.sh/job-version":"0"}}}},)"
+        R"("annotations":{{"volcano.sh/job-name":"{}","volcano.sh/task-spec":"worker","volcano.sh/job-version":"0",)"
+        R"("scheduling.k8s.io/group-name":"{}"}}}},)"
         R"("spec":{{"schedulerName":"volcano","restartPolicy":"Never","containers":[{{"name":"main","image":"busybox",)"
         R"("resources":{{"requests":{{"cpu":"10m"}}}}}}]}}}})",
-        prefix, i, ns, prefix, i, prefix);
+        prefix, i, ns, group, i, group, group);
     absl::StatusOr<json::Document> r = (*c)->Create(client::Pods(), ns, body);
     if (!r.ok() && !absl::IsAlreadyExists(r.status())) ++failed;
-  });
+  };
+  const auto start = std::chrono::steady_clock::now();
+  if (pods_per_group <= 0) {
+    controllers::ParallelFor(static_cast<size_t>(count), static_cast<size_t>(concurrency),
+                             create_pod);
+  } else {
+    // One job-shaped unit per group: its PodGroup, then its pods (one after the other).
+    const size_t groups = (static_cast<size_t>(count) + pods_per_group - 1) / pods_per_group;
+    controllers::ParallelFor(groups, static_cast<size_t>(concurrency), [&](size_t g) {
+      const std::string body = fmt::format(
+          R"({{"apiVersion":"scheduling.volcano.sh/v1beta1","kind":"PodGroup","metadata":{{"name":"{}-g{}","namespace":"{}"}},)"
+          R"("spec":{{"minMember":{},"queue":"default"}}}})",
+          prefix, g, ns, pods_per_group);
+      absl::StatusOr<json::Document> r = (*c)->Create(client::PodGroups(), ns, body);
+      if (!r.ok() && !absl::IsAlreadyExists(r.status())) ++failed;
+      for (size_t i = g * pods_per_group;
+           i < std::min<size_t>((g + 1) * pods_per_group, static_cast<size_t>(count)); ++i) {
+        create_pod(i);
+      }
+    });
+  }
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::printf("created=%d failed=%d seconds=%.3f pods_per_second=%.1f\n", count - failed.load(),
