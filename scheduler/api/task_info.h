@@ -66,6 +66,7 @@ struct NodeSelectorRequirement {
   Operator op = Operator::kIn;
   std::vector<std::string> values;
   bool Matches(const std::map<std::string, std::string>& labels) const;
+  friend bool operator==(const NodeSelectorRequirement&, const NodeSelectorRequirement&) = default;
 };
 // Requirements ANDed; an empty term matches nothing (Kubernetes semantics).
 struct NodeSelectorTerm {
@@ -103,6 +104,7 @@ struct LabelSelector {
   std::vector<std::pair<std::string, std::string>> match_labels;
   std::vector<NodeSelectorRequirement> match_expressions;
   bool Matches(const std::map<std::string, std::string>& labels) const;
+  friend bool operator==(const LabelSelector&, const LabelSelector&) = default;
 };
 
 // One pod (anti-)affinity term (v1.PodAffinityTerm), with its namespaces resolved at parse time.
@@ -121,10 +123,12 @@ struct PodAffinityTerm {
   // True if a pod in `pod_namespace` with `pod_labels` is one this term talks about.
   bool MatchesPod(const std::string& pod_namespace,
                   const std::map<std::string, std::string>& pod_labels) const;
+  friend bool operator==(const PodAffinityTerm&, const PodAffinityTerm&) = default;
 };
 struct WeightedPodAffinityTerm {
   int32_t weight = 0;
   PodAffinityTerm term;
+  friend bool operator==(const WeightedPodAffinityTerm&, const WeightedPodAffinityTerm&) = default;
 };
 // spec.affinity.podAffinity and podAntiAffinity, parsed once when the pod enters the cache and
 // shared (immutably) by every snapshot's copy of the task.
@@ -137,6 +141,7 @@ struct PodAffinity {
     return required_affinity.empty() && required_anti_affinity.empty() &&
            preferred_affinity.empty() && preferred_anti_affinity.empty();
   }
+  friend bool operator==(const PodAffinity&, const PodAffinity&) = default;
 };
 
 // What the last discarded transaction of a task was; drives the "Schedulable" pod message.

@@ -27,7 +27,12 @@ InterPodAffinity::InterPodAffinity(const ClusterInfo& cluster) : cluster_(cluste
   auto index = [this](const TaskInfo& t) {
     if (t.pod_affinity == nullptr) return;
     with_affinity_.push_back(&t);
-    if (!t.pod_affinity->required_anti_affinity.empty()) any_required_anti_ = true;
+    const PodAffinity& a = *t.pod_affinity;
+    if (!a.required_anti_affinity.empty()) any_required_anti_ = true;
+    if (!a.required_affinity.empty() || !a.preferred_affinity.empty() ||
+        !a.preferred_anti_affinity.empty()) {
+      with_scoring_terms_.push_back(&t);
+    }
   };
   for (const auto& [id, job] : cluster_.jobs()) {
     for (const auto& [uid, t] : job.tasks()) index(t);
@@ -48,8 +53,14 @@ const NodeInfo* InterPodAffinity::PlacedNode(const TaskInfo& t) const {
 void InterPodAffinity::Add(TopologyCounts& counts, const std::string& key, const NodeInfo& node,
                            int64_t value) {
   auto label = node.labels().find(key);
-  if (label == node.labels().end()) return;
-  counts[key][label->second] += value;
+  if (label == node.labels().end() || value == 0) return;
+  auto& by_value = counts[key];
+  int64_t& v = by_value[label->second];
+  v += value;
+  if (v == 0) {
+    by_value.erase(label->second);
+    if (by_value.empty()) counts.erase(key);
+  }
 }
 
 int64_t InterPodAffinity::Get(const TopologyCounts& counts, const std::string& key,
@@ -62,42 +73,91 @@ int64_t InterPodAffinity::Get(const TopologyCounts& counts, const std::string& k
   return it == by_key->second.end() ? 0 : it->second;
 }
 
-const InterPodAffinity::FilterState& InterPodAffinity::StateFor(const TaskInfo& task) {
-  if (state_.generation == generation_ && state_.task_uid == task.uid) return state_;
-  state_ = FilterState{task.uid, generation_, {}, {}, {}};
-  const PodAffinity* own = task.pod_affinity.get();
-  if (own != nullptr && (!own->required_affinity.empty() || !own->required_anti_affinity.empty())) {
-    // The incoming pod's terms against every placed pod, node by node.
-    for (const auto& [name, node] : cluster_.nodes()) {
-      for (const auto& [uid, placed] : node.tasks()) {
-        if (uid == task.uid || placed->status == TaskStatus::kReleasing) continue;
-        if (MatchesAll(own->required_affinity, *placed)) {
-          for (const auto& term : own->required_affinity) {
-            Add(state_.affinity, term.topology_key, node, 1);
-          }
-        }
-        for (const auto& term : own->required_anti_affinity) {
-          if (term.MatchesPod(placed->namespace_name, placed->labels)) {
-            Add(state_.anti_affinity, term.topology_key, node, 1);
-          }
-        }
+bool InterPodAffinity::SameSignature(const TaskInfo& task) const {
+  if (task.namespace_name != state_.namespace_name || task.labels != state_.labels) return false;
+  if (task.pod_affinity == state_.terms) return true;
+  return task.pod_affinity != nullptr && state_.terms != nullptr &&
+         *task.pod_affinity == *state_.terms;
+}
+
+void InterPodAffinity::Contribute(const TaskInfo& placed, const NodeInfo& node, int64_t sign) {
+  if (const PodAffinity* own = state_.terms.get(); own != nullptr) {
+    if (MatchesAll(own->required_affinity, placed)) {
+      for (const auto& term : own->required_affinity) {
+        Add(state_.affinity, term.topology_key, node, sign);
+      }
+    }
+    for (const auto& term : own->required_anti_affinity) {
+      if (term.MatchesPod(placed.namespace_name, placed.labels)) {
+        Add(state_.anti_affinity, term.topology_key, node, sign);
       }
     }
   }
-  if (any_required_anti_) {
-    // Placed pods' anti-affinity against the incoming pod (their terms, their namespaces).
-    for (const TaskInfo* placed : with_affinity_) {
-      if (placed->uid == task.uid || placed->pod_affinity->required_anti_affinity.empty()) continue;
-      const NodeInfo* node = PlacedNode(*placed);
-      if (node == nullptr) continue;
-      for (const auto& term : placed->pod_affinity->required_anti_affinity) {
-        if (term.MatchesPod(task.namespace_name, task.labels)) {
-          Add(state_.existing_anti, term.topology_key, *node, 1);
-        }
+  // The placed pod's anti-affinity against this pod (its terms, its namespaces).
+  if (const PodAffinity* theirs = placed.pod_affinity.get(); theirs != nullptr) {
+    for (const auto& term : theirs->required_anti_affinity) {
+      if (term.MatchesPod(state_.namespace_name, state_.labels)) {
+        Add(state_.existing_anti, term.topology_key, node, sign);
       }
+    }
+  }
+}
+
+const InterPodAffinity::FilterState& InterPodAffinity::StateFor(const TaskInfo& task) {
+  if (state_.valid && task.uid == last_uid_) return state_;
+  const bool placed = PlacedNode(task) != nullptr;
+  last_uid_ = task.uid;
+  if (state_.valid && state_.shareable && !placed && SameSignature(task)) return state_;
+
+  state_ = FilterState{};
+  state_.valid = true;
+  state_.shareable = !placed;
+  state_.namespace_name = task.namespace_name;
+  state_.labels = task.labels;
+  state_.terms = task.pod_affinity;
+  const PodAffinity* own = task.pod_affinity.get();
+  if (own != nullptr && (!own->required_affinity.empty() || !own->required_anti_affinity.empty())) {
+    // The pod's own terms need every placed pod.
+    for (const auto& [name, node] : cluster_.nodes()) {
+      for (const auto& [uid, other] : node.tasks()) {
+        if (uid == task.uid || other->status == TaskStatus::kReleasing) continue;
+        Contribute(*other, node, 1);
+      }
+    }
+  } else if (any_required_anti_) {
+    // Only the placed pods' anti-affinity can reject this pod.
+    for (const TaskInfo* other : with_affinity_) {
+      if (other->uid == task.uid) continue;
+      if (const NodeInfo* node = PlacedNode(*other); node != nullptr) Contribute(*other, *node, 1);
     }
   }
   return state_;
+}
+
+void InterPodAffinity::TaskPlaced(const TaskInfo& task) {
+  if (task.uid == last_uid_) last_uid_.clear();  // it must not count itself next time
+  if (!state_.valid) return;
+  const NodeInfo* node = PlacedNode(task);
+  if (!state_.shareable || node == nullptr) {
+    PlacementChanged();
+    return;
+  }
+  Contribute(task, *node, 1);
+}
+
+void InterPodAffinity::TaskRemoved(const TaskInfo& task) {
+  if (task.uid == last_uid_) last_uid_.clear();
+  if (!state_.valid) return;
+  // An evicted task is still on its node (Releasing); an undone allocation has left it, and its
+  // node is not known here any more: rebuild then.
+  const NodeInfo* node = task.status == TaskStatus::kReleasing && !task.node_name.empty()
+                             ? cluster_.FindNode(task.node_name)
+                             : nullptr;
+  if (!state_.shareable || node == nullptr) {
+    PlacementChanged();
+    return;
+  }
+  Contribute(task, *node, -1);
 }
 
 Outcome InterPodAffinity::Filter(const TaskInfo& task, const NodeInfo& node,
@@ -146,7 +206,7 @@ std::vector<int64_t> InterPodAffinity::Score(const TaskInfo& task,
   const PodAffinity* own = task.pod_affinity.get();
   const bool own_preferred =
       own != nullptr && (!own->preferred_affinity.empty() || !own->preferred_anti_affinity.empty());
-  if (!own_preferred && with_affinity_.empty()) return {};
+  if (!own_preferred && with_scoring_terms_.empty()) return {};
 
   TopologyCounts scores;
   auto process = [&](const TaskInfo& placed, const NodeInfo& node) {
@@ -188,7 +248,7 @@ std::vector<int64_t> InterPodAffinity::Score(const TaskInfo& task,
       }
     }
   } else {
-    for (const TaskInfo* placed : with_affinity_) {
+    for (const TaskInfo* placed : with_scoring_terms_) {
       if (const NodeInfo* node = PlacedNode(*placed); node != nullptr) process(*placed, *node);
     }
   }

@@ -9,17 +9,20 @@
 //   Score   preferredDuringScheduling terms of both sides (and placed pods' required affinity
 //           terms with weight 1), summed per topology domain.
 //
-// "Placed" is read live from the snapshot: every task on a node that is not Releasing, so tasks
-// allocated or pipelined earlier in the same session count, and a discarded statement or an
-// eviction is seen at once. Per-pod work (matching the placed pods against the incoming pod's
-// terms) is done once per incoming task and reused for every node until PlacementChanged().
-// When no task in the snapshot has pod affinity terms, Filter and Score return at once.
+// "Placed" means every task on a node that is not Releasing, so tasks allocated or pipelined
+// earlier in the same session count, and a discarded statement or an eviction is seen at once.
+// Filter matches the placed pods against the incoming pod once and keeps the counts per
+// topology domain; they are reused for every node and for every following pod with the same
+// namespace, labels and terms (the pods of a gang), and kept up to date by TaskPlaced /
+// TaskRemoved, so a gang of N pods costs one pass over the placed pods, not N. Score reads the
+// placements live. When no task in the snapshot has pod affinity terms, both return at once.
 //
 // Borrows the ClusterInfo, which must outlive it and keep its nodes and tasks in place (a
 // session's snapshot does). Not thread-safe.
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -35,8 +38,17 @@ class InterPodAffinity {
   InterPodAffinity(const InterPodAffinity&) = delete;
   InterPodAffinity& operator=(const InterPodAffinity&) = delete;
 
-  // Call whenever a task is placed on or taken off a node (the session's event handlers).
-  void PlacementChanged() { ++generation_; }
+  // The session's event handlers: `task` was placed on its node (allocated, pipelined, eviction
+  // undone) / taken off a node (allocation undone, evicted). The filter counts are updated in
+  // place when the node is known, else rebuilt at the next Filter.
+  void TaskPlaced(const TaskInfo& task);
+  void TaskRemoved(const TaskInfo& task);
+  // Forgets the filter counts (rebuilt at the next Filter), after changes made behind the
+  // session's back (tests).
+  void PlacementChanged() {
+    state_.valid = false;
+    last_uid_.clear();
+  }
 
   // kSuccess, kUnschedulableAndUnresolvable with kReasonPodAffinity, or kUnschedulable with
   // kReasonPodAntiAffinity / kReasonExistingPodsAntiAffinity; `plugin` names the caller.
@@ -55,25 +67,38 @@ class InterPodAffinity {
   using TopologyCounts = std::map<std::string, std::unordered_map<std::string, int64_t>>;
 
   struct FilterState {
-    std::string task_uid;
-    uint64_t generation = 0;
-    TopologyCounts affinity;       // placed pods matching all of the task's affinity terms
-    TopologyCounts anti_affinity;  // placed pods matching one of the task's anti-affinity terms
-    TopologyCounts existing_anti;  // placed pods whose anti-affinity terms match the task
+    bool valid = false;
+    // False when the counts were computed for a pod that is itself placed (and left out): they
+    // then serve that pod only.
+    bool shareable = true;
+    // The pod the counts are for.
+    std::string namespace_name;
+    std::map<std::string, std::string> labels;
+    std::shared_ptr<const PodAffinity> terms;
+    TopologyCounts affinity;       // placed pods matching all of the pod's affinity terms
+    TopologyCounts anti_affinity;  // placed pods matching one of the pod's anti-affinity terms
+    TopologyCounts existing_anti;  // placed pods whose anti-affinity terms match the pod
   };
 
   // The task's node if it is placed (on a snapshot node and not Releasing), else nullptr.
   const NodeInfo* PlacedNode(const TaskInfo& t) const;
   const FilterState& StateFor(const TaskInfo& task);
+  bool SameSignature(const TaskInfo& task) const;
+  // Adds (sign +1) or removes (-1) what `placed` on `node` contributes to state_.
+  void Contribute(const TaskInfo& placed, const NodeInfo& node, int64_t sign);
+  // Adds `value` to the domain of `node` for `key` (nothing if the node lacks the label);
+  // entries that reach 0 are erased, so an empty map means "no pod anywhere".
   static void Add(TopologyCounts& counts, const std::string& key, const NodeInfo& node,
                   int64_t value);
   static int64_t Get(const TopologyCounts& counts, const std::string& key, const NodeInfo& node);
 
   const ClusterInfo& cluster_;
   std::vector<const TaskInfo*> with_affinity_;  // every task with pod (anti-)affinity terms
+  // Tasks whose terms add to other pods' scores: required affinity or any preferred term.
+  std::vector<const TaskInfo*> with_scoring_terms_;
   bool any_required_anti_ = false;
-  uint64_t generation_ = 1;
   FilterState state_;
+  std::string last_uid_;  // the task state_ was last handed out for (fast path per node)
 };
 
 }  // namespace basalt::sched

@@ -96,8 +96,8 @@ class PredicatesPlugin final : public Plugin {
       pod_affinity_ = std::make_unique<InterPodAffinity>(ssn.cluster());
       if (pod_affinity_->Any()) {
         InterPodAffinity* index = pod_affinity_.get();
-        ssn.AddEventHandler(EventHandler{[index](const TaskInfo&) { index->PlacementChanged(); },
-                                         [index](const TaskInfo&) { index->PlacementChanged(); }});
+        ssn.AddEventHandler(EventHandler{[index](const TaskInfo& t) { index->TaskPlaced(t); },
+                                         [index](const TaskInfo& t) { index->TaskRemoved(t); }});
       } else {
         pod_affinity_.reset();  // fast path: no pod in the snapshot has affinity terms
       }

@@ -3,6 +3,9 @@
 #include <catch2/catch.hpp>
 
 #include "scheduler/api/fit_error.h"
+#include "scheduler/framework/session.h"
+#include "scheduler/framework/statement.h"
+#include "scheduler/plugins/registry.h"
 #include "unit-tests/scheduler/testing/builders.h"
 
 namespace basalt::sched {
@@ -209,6 +212,50 @@ TEST_CASE("InterPodAffinity: placements after PlacementChanged are seen", "[sche
   job->UpdateTaskStatus(a, TaskStatus::kPending);
   affinity.PlacementChanged();
   CHECK(affinity.Filter(t, *n2, "p").ok());
+}
+
+TEST_CASE("predicates: pod anti-affinity follows evictions, allocations and their undo",
+          "[sched][podaffinity]") {
+  ClusterInfo c = Zones({});
+  REQUIRE(c.AddQueue(testing::MakeQueue("default")).ok());
+  REQUIRE(c.AddJob(testing::MakeJob("ns", "old")).ok());
+  REQUIRE(c.AddTask(Placed(MakeTask("web").Job("ns/old").Label("app", "web"), "n1")).ok());
+  REQUIRE(c.AddJob(testing::MakeJob("ns", "new").MinAvailable(2)).ok());
+  for (const char* name : {"t1", "t2"}) {
+    REQUIRE(c.AddTask(MakeTask(name)
+                          .Job("ns/new")
+                          .Label("app", "web")
+                          .PodAntiAffinity(MakeTerm(kHostname).MatchLabel("app", "web")))
+                .ok());
+  }
+  const PluginRegistry plugins = NewInTreeRegistry();
+  auto opened =
+      Session::Open(std::move(c), DefaultSchedulerConfig(), plugins, SessionOptions{"s1", {}});
+  REQUIRE(opened.ok());
+  Session& ssn = **opened;
+  NodeInfo* n1 = ssn.FindNode("n1");
+  NodeInfo* n2 = ssn.FindNode("n2");
+  TaskInfo* web = ssn.FindJob("ns/old")->FindTask("uid-web");
+  TaskInfo* t1 = ssn.FindJob("ns/new")->FindTask("uid-t1");
+  TaskInfo* t2 = ssn.FindJob("ns/new")->FindTask("uid-t2");
+
+  CHECK(ssn.Predicate(*t1, *n1).Message() == kAnti);
+  CHECK(ssn.Predicate(*t1, *n2).ok());
+  CHECK(ssn.Predicate(*t2, *n1).Message() == kAnti);  // t2 shares t1's counts
+
+  Statement evict(&ssn);
+  REQUIRE(evict.Evict(web, "preempted").ok());
+  CHECK(ssn.Predicate(*t2, *n1).ok());  // a Releasing pod no longer repels
+  evict.Discard();
+  CHECK(ssn.Predicate(*t2, *n1).Message() == kAnti);
+
+  Statement alloc(&ssn);
+  REQUIRE(alloc.Allocate(t1, n2).ok());
+  CHECK(ssn.Predicate(*t2, *n2).Message() == kAnti);  // t1 placed in this session repels t2
+  CHECK(ssn.Predicate(*t2, *ssn.FindNode("n3")).ok());
+  alloc.Discard();
+  CHECK(ssn.Predicate(*t2, *n2).ok());
+  CHECK(ssn.Predicate(*t1, *n2).ok());
 }
 
 TEST_CASE("InterPodAffinity: preferred terms score topology domains 0..100",
