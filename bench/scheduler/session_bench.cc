@@ -6,6 +6,7 @@
 //
 //   sched_session_bench --nodes=1000 --pods=10000 [--max-gang=64] [--seed=1]
 //                       [--gpu-every=8] [--batches=1] [--full-snapshots] [--conf=FILE]
+//                       [--percentage-nodes-to-find=0]
 //
 // --batches=1: every job is pending before the first cycle (a backlog drained at once).
 // --batches=N: the jobs arrive in N equal batches, one before each cycle, so sessions run on a
@@ -42,6 +43,7 @@
 #include "scheduler/cache/convert.h"
 #include "scheduler/conf/config.h"
 #include "scheduler/framework/framework.h"
+#include "scheduler/framework/node_sampling.h"
 #include "scheduler/plugins/registry.h"
 
 namespace {
@@ -57,7 +59,8 @@ struct Options {
   int max_gang = 64;
   int gpu_every = 8;
   unsigned seed = 1;
-  bool full_snapshots = false;  // --full-snapshots: a complete copy every cycle
+  int percentage_nodes_to_find = 0;  // as vc-scheduler's flag: 0 = adaptive
+  bool full_snapshots = false;       // --full-snapshots: a complete copy every cycle
   int batches = 1;  // the workload arrives in this many equal batches, one before each cycle
   std::string conf;
 };
@@ -161,6 +164,8 @@ int main(int argc, char** argv) {
       o.gpu_every = std::max(1, std::atoi(v.c_str()));
     } else if (ParseFlag(a, "seed", &v)) {
       o.seed = static_cast<unsigned>(std::atoi(v.c_str()));
+    } else if (ParseFlag(a, "percentage-nodes-to-find", &v)) {
+      o.percentage_nodes_to_find = std::atoi(v.c_str());
     } else if (a == "--full-snapshots") {
       o.full_snapshots = true;
     } else if (ParseFlag(a, "batches", &v)) {
@@ -279,7 +284,10 @@ int main(int argc, char** argv) {
   // ---- Cycles ----
   LoopbackBinder binder(&state, &pods);
   LoopbackSink sink(&state);
-  basalt::sched::CycleDeps deps{&plugins, &actions, &binder, nullptr, &sink};
+  basalt::sched::NodeSamplingOptions sampling;
+  sampling.percentage_nodes_to_find = o.percentage_nodes_to_find;
+  basalt::sched::NodeSampler sampler(sampling);  // lives across cycles, as in vc-scheduler
+  basalt::sched::CycleDeps deps{&plugins, &actions, &binder, nullptr, &sink, &sampler};
   std::vector<double> snapshot_ms;
   std::vector<double> session_ms;
   const auto run_start = Clock::now();
@@ -313,12 +321,13 @@ int main(int argc, char** argv) {
   std::vector<double> cycle_ms(session_ms.size());
   for (size_t i = 0; i < cycle_ms.size(); ++i) cycle_ms[i] = snapshot_ms[i] + session_ms[i];
   std::printf(
-      "nodes=%d pods=%d batches=%d jobs=%d bound=%lld cycles=%zu run_s=%.2f pods_per_s=%.0f "
+      "nodes=%d pods=%d batches=%d pct=%d jobs=%d bound=%lld cycles=%zu run_s=%.2f pods_per_s=%.0f "
       "cycle_ms_p50=%.1f cycle_ms_p99=%.1f cycle_ms_max=%.1f session_ms_p50=%.1f "
       "session_ms_p99=%.1f snapshot_ms_p50=%.1f snapshot_ms_p99=%.1f build_ms=%.0f "
       "rss_start_mib=%.1f peak_rss_mib=%.1f bind_failures=%lld status_writes=%lld events=%lld\n",
-      o.nodes, o.pods, o.batches, jobs, static_cast<long long>(binder.bound()), session_ms.size(),
-      run_s, static_cast<double>(binder.bound()) / run_s, Percentile(cycle_ms, 0.5),
+      o.nodes, o.pods, o.batches, o.percentage_nodes_to_find, jobs,
+      static_cast<long long>(binder.bound()), session_ms.size(), run_s,
+      static_cast<double>(binder.bound()) / run_s, Percentile(cycle_ms, 0.5),
       Percentile(cycle_ms, 0.99), Percentile(cycle_ms, 1.0), Percentile(session_ms, 0.5),
       Percentile(session_ms, 0.99), Percentile(snapshot_ms, 0.5), Percentile(snapshot_ms, 0.99),
       build_ms, static_cast<double>(rss_start) / 1024.0, static_cast<double>(rss) / 1024.0,

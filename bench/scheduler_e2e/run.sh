@@ -74,7 +74,7 @@ YAML
 kubectl delete queue bench --wait=false >/dev/null 2>&1 || true
 wipe bench-tp
 metrics_port=$(grep -o 'port=[0-9]*' "$STATE_DIR/logs/vc-scheduler-bench.log" | head -1 | cut -d= -f2)
-curl -s "127.0.0.1:$metrics_port/metrics" | grep -E '^basalt_scheduler_(cycle_duration_seconds_(sum|count)|pods_bound_total|bind_failures_total)' || true
+curl -s "127.0.0.1:$metrics_port/metrics" | grep -E '^basalt_scheduler_(cycle_duration_seconds_(sum|count)|bind_duration_seconds_(sum|count)|pods_bound_total|bind_failures_total)' || true
 fi
 
 if has latency; then

@@ -245,7 +245,18 @@ int Main(int argc, char** argv) {
     bool ok = WaitBound(watcher, total, std::chrono::seconds(600));
     auto times = watcher.times();
     Clock::time_point last = start;
-    for (auto& [n, t] : times) last = std::max(last, t);
+    Clock::time_point first = Clock::time_point::max();
+    size_t early = 0;
+    for (auto& [n, t] : times) {
+      last = std::max(last, t);
+      first = std::min(first, t);
+      if (t < start) ++early;
+    }
+    if (early > 0) {
+      std::printf("WARNING: %zu pods were bound before the clock started: figures invalid\n",
+                  early);
+    }
+    if (!times.empty()) std::printf("first pod bound %.0f ms after the start\n", Ms(first - start));
     double secs = Ms(last - start) / 1000;
     std::printf("%s: %zu/%zu pods bound in %.2f s: %.0f pods/s%s\n", o.mode.c_str(), times.size(),
                 total, secs, times.size() / secs, ok ? "" : " (TIMED OUT)");

@@ -406,7 +406,17 @@ QueueInfo ToQueueInfo(const api::Queue& queue) {
   q.name = std::string(queue.name());
   q.weight = queue.spec().weight;
   q.priority = queue.spec().priority.value_or(0);
-  if (!queue.spec().capability.empty()) q.capability = ToResource(queue.spec().capability);
+  if (!queue.spec().capability.empty()) {
+    q.capability = ToResource(queue.spec().capability);
+    // An extended resource capped at 0 (nvidia.com/gpu: "0": no GPUs for this queue) is a
+    // limit, not an absent dimension (which would mean unlimited).
+    for (const auto& [name, quantity] : queue.spec().capability) {
+      if (IsSchedulableResourceName(name) && name != resource::kCpu &&
+          name != resource::kMemory && quantity.MilliValue() == 0) {
+        q.capability->Set(name, 0);
+      }
+    }
+  }
   if (!queue.spec().deserved.empty()) q.deserved = ToResource(queue.spec().deserved);
   q.guarantee = ToResource(queue.spec().guarantee);
   q.reclaimable = queue.spec().Reclaimable();

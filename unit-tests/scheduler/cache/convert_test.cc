@@ -91,3 +91,26 @@ TEST_CASE("convert: ToTaskInfo carries labels, host ports with defaults and shar
 
 }  // namespace
 }  // namespace basalt::sched::cache
+
+namespace basalt::sched::cache {
+namespace {
+
+TEST_CASE("convert: a queue capability of 0 for an extended resource is a limit, cpu 0 is unset",
+          "[sched][cache]") {
+  absl::StatusOr<api::Queue> q = api::Queue::Parse(
+      R"({"apiVersion":"scheduling.volcano.sh/v1beta1","kind":"Queue","metadata":{"name":"q"},)"
+      R"("spec":{"weight":1,"capability":{"cpu":"0","memory":"8Gi","nvidia.com/gpu":"0"}}})");
+  REQUIRE(q.ok());
+  QueueInfo info = ToQueueInfo(*q);
+  REQUIRE(info.capability.has_value());
+  CHECK(info.capability->Has("nvidia.com/gpu"));
+  CHECK(info.capability->Get("nvidia.com/gpu") == 0);
+  CHECK(info.capability->Get("memory") == int64_t{8} << 30);
+  // A job asking for one GPU does not fit under that capability.
+  Resource one_gpu;
+  one_gpu.SetUnits("nvidia.com/gpu", 1);
+  CHECK_FALSE(one_gpu.LessEqualOn(*info.capability, one_gpu, MissingAs::kInfinity));
+}
+
+}  // namespace
+}  // namespace basalt::sched::cache
