@@ -411,8 +411,8 @@ QueueInfo ToQueueInfo(const api::Queue& queue) {
     // An extended resource capped at 0 (nvidia.com/gpu: "0": no GPUs for this queue) is a
     // limit, not an absent dimension (which would mean unlimited).
     for (const auto& [name, quantity] : queue.spec().capability) {
-      if (IsSchedulableResourceName(name) && name != resource::kCpu &&
-          name != resource::kMemory && quantity.MilliValue() == 0) {
+      if (IsSchedulableResourceName(name) && name != resource::kCpu && name != resource::kMemory &&
+          quantity.MilliValue() == 0) {
         q.capability->Set(name, 0);
       }
     }
