@@ -28,6 +28,15 @@ InterPodAffinity::InterPodAffinity(const ClusterInfo& cluster) : cluster_(cluste
     if (t.pod_affinity == nullptr) return;
     with_affinity_.push_back(&t);
     const PodAffinity& a = *t.pod_affinity;
+    auto keys_of = [this](const PodAffinityTerm& term) {
+      if (!term.selector.has_value()) return;
+      for (const auto& [key, value] : term.selector->match_labels) selector_keys_.insert(key);
+      for (const auto& req : term.selector->match_expressions) selector_keys_.insert(req.key);
+    };
+    for (const auto& term : a.required_affinity) keys_of(term);
+    for (const auto& term : a.required_anti_affinity) keys_of(term);
+    for (const auto& w : a.preferred_affinity) keys_of(w.term);
+    for (const auto& w : a.preferred_anti_affinity) keys_of(w.term);
     if (!a.required_anti_affinity.empty()) any_required_anti_ = true;
     if (!a.required_affinity.empty() || !a.preferred_affinity.empty() ||
         !a.preferred_anti_affinity.empty()) {
@@ -74,7 +83,14 @@ int64_t InterPodAffinity::Get(const TopologyCounts& counts, const std::string& k
 }
 
 bool InterPodAffinity::SameSignature(const TaskInfo& task) const {
-  if (task.namespace_name != state_.namespace_name || task.labels != state_.labels) return false;
+  if (task.namespace_name != state_.namespace_name) return false;
+  for (const std::string& key : selector_keys_) {
+    auto mine = task.labels.find(key);
+    auto theirs = state_.labels.find(key);
+    const bool has_mine = mine != task.labels.end();
+    if (has_mine != (theirs != state_.labels.end())) return false;
+    if (has_mine && mine->second != theirs->second) return false;
+  }
   if (task.pod_affinity == state_.terms) return true;
   return task.pod_affinity != nullptr && state_.terms != nullptr &&
          *task.pod_affinity == *state_.terms;

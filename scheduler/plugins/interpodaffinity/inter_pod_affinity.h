@@ -13,7 +13,8 @@
 // earlier in the same session count, and a discarded statement or an eviction is seen at once.
 // Filter matches the placed pods against the incoming pod once and keeps the counts per
 // topology domain; they are reused for every node and for every following pod with the same
-// namespace, labels and terms (the pods of a gang), and kept up to date by TaskPlaced /
+// namespace, terms and values of the labels any term looks at (the pods of a gang, whatever
+// their per-pod index label), and kept up to date by TaskPlaced /
 // TaskRemoved, so a gang of N pods costs one pass over the placed pods, not N. Score reads the
 // placements live. When no task in the snapshot has pod affinity terms, both return at once.
 //
@@ -23,6 +24,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -97,6 +99,9 @@ class InterPodAffinity {
   // Tasks whose terms add to other pods' scores: required affinity or any preferred term.
   std::vector<const TaskInfo*> with_scoring_terms_;
   bool any_required_anti_ = false;
+  // Every label key a label selector of some term in the snapshot looks at: pods that agree on
+  // these (and on namespace and terms) are alike for the filter.
+  std::set<std::string> selector_keys_;
   FilterState state_;
   std::string last_uid_;  // the task state_ was last handed out for (fast path per node)
 };

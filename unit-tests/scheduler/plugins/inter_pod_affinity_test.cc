@@ -214,6 +214,27 @@ TEST_CASE("InterPodAffinity: placements after PlacementChanged are seen", "[sche
   CHECK(affinity.Filter(t, *n2, "p").ok());
 }
 
+TEST_CASE("InterPodAffinity: pods alike on the labels terms look at share counts, others do not",
+          "[sched][podaffinity]") {
+  ClusterInfo cluster = Zones(
+      {Placed(MakeTask("guard").PodAntiAffinity(MakeTerm(kZone).MatchLabel("app", "web")), "n1")});
+  InterPodAffinity affinity(cluster);
+  const NodeInfo& n2 = *cluster.FindNode("n2");
+  const NodeInfo& n3 = *cluster.FindNode("n3");
+  TaskInfo web0 = MakeTask("web-0").Label("app", "web").Label("volcano.sh/task-index", "0");
+  TaskInfo web1 = MakeTask("web-1").Label("app", "web").Label("volcano.sh/task-index", "1");
+  TaskInfo db = MakeTask("db").Label("app", "db").Label("volcano.sh/task-index", "0");
+  TaskInfo other_ns = MakeTask("web-x").Namespace("other").Label("app", "web");
+  TaskInfo unlabelled = MakeTask("bare");
+  CHECK(affinity.Filter(web0, n2, "p").Message() == kExisting);
+  CHECK(affinity.Filter(web1, n2, "p").Message() == kExisting);
+  CHECK(affinity.Filter(db, n2, "p").ok());
+  CHECK(affinity.Filter(web1, n2, "p").Message() == kExisting);
+  CHECK(affinity.Filter(other_ns, n2, "p").ok());  // the guard's term looks in "ns" only
+  CHECK(affinity.Filter(unlabelled, n2, "p").ok());
+  CHECK(affinity.Filter(web0, n3, "p").ok());
+}
+
 TEST_CASE("predicates: pod anti-affinity follows evictions, allocations and their undo",
           "[sched][podaffinity]") {
   ClusterInfo c = Zones({});
