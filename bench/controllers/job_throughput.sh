@@ -3,9 +3,10 @@
 # Prints figures; never passes or fails on time.
 #
 #   KUBECONFIG=... BASALT_BUILD_DIR=_output/build bench/controllers/job_throughput.sh \
-#     [--jobs 500] [--replicas 2] [--qps 1000] [--raw-first]
+#     [--jobs 500] [--replicas 2] [--qps 1000] [--workers 16] [--raw-first]
 #
-# 1. controller: controllers_job_throughput creates --jobs Jobs of 1 task x --replicas pods (16
+# 1. controller (--worker-threads=--workers, default 16 = the raw tool's concurrency):
+#    controllers_job_throughput creates --jobs Jobs of 1 task x --replicas pods (16
 #    in flight) and admits each PodGroup (Inqueue) as soon as it appears; time from the first
 #    Job creation to all --jobs x --replicas pods existing.
 # 2. raw: controllers_raw_create --pods-per-group=--replicas writes what the controller writes
@@ -13,13 +14,14 @@
 # Ratio = controller jobs/s / raw jobs/s. The controller also writes each Job's status (twice:
 # Pending, then the pod counts) and runs the admission round trip, which the raw creator does not.
 set -euo pipefail
-JOBS=500 REPLICAS=2 QPS=1000 RAW_FIRST=0
+JOBS=500 REPLICAS=2 QPS=1000 RAW_FIRST=0 WORKERS=16
 while (($#)); do
   case $1 in
     --raw-first) RAW_FIRST=1; shift ;;
     --jobs) JOBS=$2; shift 2 ;;
     --replicas) REPLICAS=$2; shift 2 ;;
     --qps) QPS=$2; shift 2 ;;
+    --workers) WORKERS=$2; shift 2 ;;
     *) echo "unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -38,7 +40,7 @@ kubectl create namespace "$ns" >/dev/null
 kubectl create namespace "$rawns" >/dev/null
 log=$(mktemp)
 "$CM" --kubeconfig="$KUBECONFIG" --leader-elect=false --metrics-addr=127.0.0.1:0 --health-addr=127.0.0.1:0 \
-  --kube-api-qps="$QPS" --kube-api-burst="$QPS" >"$log" 2>&1 &
+  --kube-api-qps="$QPS" --kube-api-burst="$QPS" --worker-threads="$WORKERS" >"$log" 2>&1 &
 cm=$!
 cleanup() {
   kill "$cm" 2>/dev/null || true
