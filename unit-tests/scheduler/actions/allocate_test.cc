@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 #include <set>
 
+#include "fmt/format.h"
 #include "unit-tests/scheduler/testing/fakes.h"
 
 namespace basalt::sched {
@@ -212,7 +213,7 @@ ClusterInfo HostnameNodes(int n) {
   ClusterInfo c;
   (void)c.AddQueue(MakeQueue("default"));
   for (int i = 1; i <= n; ++i) {
-    const std::string name = "n" + std::to_string(i);
+    const std::string name = fmt::format("n{}", i);
     (void)c.AddNode(GpuNode(name, 8).Label(kHostname, name).Label(kZone, i <= 2 ? "a" : "b"));
   }
   return c;
@@ -221,8 +222,8 @@ ClusterInfo HostnameNodes(int n) {
 void AddSpreadGang(ClusterInfo& c, const std::string& name, int size) {
   (void)c.AddJob(MakeJob("ns", name).MinAvailable(size));
   for (int i = 0; i < size; ++i) {
-    (void)c.AddTask(MakeTask(name + "-" + std::to_string(i))
-                        .Job("ns/" + name)
+    (void)c.AddTask(MakeTask(fmt::format("{}-{}", name, i))
+                        .Job(fmt::format("ns/{}", name))
                         .Request("nvidia.com/gpu", 1)
                         .Label("app", name)
                         .PodAntiAffinity(MakeTerm(kHostname).MatchLabel("app", name)));
@@ -268,7 +269,7 @@ TEST_CASE("allocate: required affinity follows a pod placed earlier in the same 
   (void)c.AddTask(MakeTask("db-0").Job("ns/db").Request("nvidia.com/gpu", 4).Label("app", "db"));
   (void)c.AddJob(MakeJob("ns", "web").MinAvailable(2).Created(2));
   for (int i = 0; i < 2; ++i) {
-    (void)c.AddTask(MakeTask("web-" + std::to_string(i))
+    (void)c.AddTask(MakeTask(fmt::format("web-{}", i))
                         .Job("ns/web")
                         .Request("nvidia.com/gpu", 1)
                         .PodAffinity(MakeTerm(kHostname).MatchLabel("app", "db")));
@@ -293,13 +294,35 @@ TEST_CASE("allocate: required affinity follows a pod placed earlier in the same 
   CHECK(same_zone);
 }
 
+TEST_CASE("allocate: preferred pod affinity (nodeorder podaffinity.weight) pulls a pod to its peer",
+          "[sched][allocate][podaffinity]") {
+  ClusterInfo c = HostnameNodes(4);
+  // The database takes half of its node's CPU, so least-requested scoring alone steers other
+  // pods away from it.
+  (void)c.AddJob(MakeJob("ns", "db").MinAvailable(1).Created(1));
+  (void)c.AddTask(MakeTask("db-0").Job("ns/db").Request("cpu", "16").Label("app", "db"));
+  (void)c.AddJob(MakeJob("ns", "plain").MinAvailable(1).Created(2));
+  (void)c.AddTask(MakeTask("plain-0").Job("ns/plain").Request("cpu", "1"));
+  (void)c.AddJob(MakeJob("ns", "near").MinAvailable(1).Created(3));
+  (void)c.AddTask(MakeTask("near-0")
+                      .Job("ns/near")
+                      .Request("cpu", "1")
+                      .PreferredPodAffinity(50, MakeTerm(kHostname).MatchLabel("app", "db")));
+  Cycle cycle;
+  REQUIRE(cycle.Run(std::move(c)).ok());
+  auto bound = cycle.binder.Bound();
+  REQUIRE(bound.size() == 3);
+  CHECK(bound["uid-plain-0"] != bound["uid-db-0"]);
+  CHECK(bound["uid-near-0"] == bound["uid-db-0"]);
+}
+
 TEST_CASE("allocate: a pod whose host port is taken everywhere stays pending with the reason",
           "[sched][allocate]") {
   ClusterInfo c = HostnameNodes(2);
   for (int i = 1; i <= 2; ++i) {
-    (void)c.AddTask(MakeTask("daemon-" + std::to_string(i))
+    (void)c.AddTask(MakeTask(fmt::format("daemon-{}", i))
                         .Request("cpu", "1")
-                        .Node("n" + std::to_string(i))
+                        .Node(fmt::format("n{}", i))
                         .Status(TaskStatus::kRunning)
                         .HostPort(9100));
   }
