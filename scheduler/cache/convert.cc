@@ -20,36 +20,49 @@ TaintEffect ParseEffect(std::string_view e) {
   return TaintEffect::kNoSchedule;
 }
 
-absl::StatusOr<NodeSelectorTerm> ParseTerm(const json::Value& v) {
-  NodeSelectorTerm term;
+// One matchExpressions entry. Node selectors also accept Gt and Lt; label selectors do not.
+absl::StatusOr<NodeSelectorRequirement> ParseRequirement(const json::Value& e, bool node_selector) {
+  using Op = NodeSelectorRequirement::Operator;
+  NodeSelectorRequirement r;
+  r.key = std::string(json::GetString(e, "key"));
+  std::string_view op = json::GetString(e, "operator");
+  if (op == "In") {
+    r.op = Op::kIn;
+  } else if (op == "NotIn") {
+    r.op = Op::kNotIn;
+  } else if (op == "Exists") {
+    r.op = Op::kExists;
+  } else if (op == "DoesNotExist") {
+    r.op = Op::kDoesNotExist;
+  } else if (node_selector && op == "Gt") {
+    r.op = Op::kGt;
+  } else if (node_selector && op == "Lt") {
+    r.op = Op::kLt;
+  } else {
+    return absl::InvalidArgumentError(fmt::format(
+        "unknown {} operator \"{}\"", node_selector ? "node selector" : "label selector", op));
+  }
+  if (const json::Value* values = json::Find(e, "values"); values != nullptr && values->IsArray()) {
+    for (const json::Value& s : values->GetArray()) r.values.emplace_back(json::AsView(s));
+  }
+  return r;
+}
+
+absl::Status ParseRequirements(const json::Value& v, bool node_selector,
+                               std::vector<NodeSelectorRequirement>& out) {
   if (const json::Value* exprs = json::Find(v, "matchExpressions");
       exprs != nullptr && exprs->IsArray()) {
     for (const json::Value& e : exprs->GetArray()) {
-      NodeSelectorRequirement r;
-      r.key = std::string(json::GetString(e, "key"));
-      std::string_view op = json::GetString(e, "operator");
-      if (op == "In") {
-        r.op = NodeSelectorRequirement::Operator::kIn;
-      } else if (op == "NotIn") {
-        r.op = NodeSelectorRequirement::Operator::kNotIn;
-      } else if (op == "Exists") {
-        r.op = NodeSelectorRequirement::Operator::kExists;
-      } else if (op == "DoesNotExist") {
-        r.op = NodeSelectorRequirement::Operator::kDoesNotExist;
-      } else if (op == "Gt") {
-        r.op = NodeSelectorRequirement::Operator::kGt;
-      } else if (op == "Lt") {
-        r.op = NodeSelectorRequirement::Operator::kLt;
-      } else {
-        return absl::InvalidArgumentError(fmt::format("unknown node selector operator \"{}\"", op));
-      }
-      if (const json::Value* values = json::Find(e, "values");
-          values != nullptr && values->IsArray()) {
-        for (const json::Value& s : values->GetArray()) r.values.emplace_back(json::AsView(s));
-      }
-      term.match_expressions.push_back(std::move(r));
+      BASALT_ASSIGN_OR_RETURN(NodeSelectorRequirement r, ParseRequirement(e, node_selector));
+      out.push_back(std::move(r));
     }
   }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<NodeSelectorTerm> ParseTerm(const json::Value& v) {
+  NodeSelectorTerm term;
+  BASALT_RETURN_IF_ERROR(ParseRequirements(v, /*node_selector=*/true, term.match_expressions));
   if (const json::Value* fields = json::Find(v, "matchFields");
       fields != nullptr && fields->IsArray()) {
     for (const json::Value& f : fields->GetArray()) {
@@ -73,31 +86,7 @@ absl::StatusOr<LabelSelector> ParseLabelSelector(const json::Value& v) {
       sel.match_labels.emplace_back(json::AsView(m.name), json::AsView(m.value));
     }
   }
-  if (const json::Value* exprs = json::Find(v, "matchExpressions");
-      exprs != nullptr && exprs->IsArray()) {
-    for (const json::Value& e : exprs->GetArray()) {
-      NodeSelectorRequirement r;
-      r.key = std::string(json::GetString(e, "key"));
-      std::string_view op = json::GetString(e, "operator");
-      if (op == "In") {
-        r.op = NodeSelectorRequirement::Operator::kIn;
-      } else if (op == "NotIn") {
-        r.op = NodeSelectorRequirement::Operator::kNotIn;
-      } else if (op == "Exists") {
-        r.op = NodeSelectorRequirement::Operator::kExists;
-      } else if (op == "DoesNotExist") {
-        r.op = NodeSelectorRequirement::Operator::kDoesNotExist;
-      } else {
-        return absl::InvalidArgumentError(
-            fmt::format("unknown label selector operator \"{}\"", op));
-      }
-      if (const json::Value* values = json::Find(e, "values");
-          values != nullptr && values->IsArray()) {
-        for (const json::Value& s : values->GetArray()) r.values.emplace_back(json::AsView(s));
-      }
-      sel.match_expressions.push_back(std::move(r));
-    }
-  }
+  BASALT_RETURN_IF_ERROR(ParseRequirements(v, /*node_selector=*/false, sel.match_expressions));
   return sel;
 }
 
