@@ -38,19 +38,13 @@ constexpr char kComponent[] = "vc-controller-manager";
 
 int Main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
-  absl::StatusOr<runtime::RuntimeOptions> runtime_options = runtime::ParseRuntimeFlags(args);
-  if (!runtime_options.ok()) {
-    std::fprintf(stderr, "%s: %s\n", kComponent,
-                 std::string(MessageOf(runtime_options.status())).c_str());
-    return 2;
+  runtime::RuntimeOptions runtime_options;
+  if (std::optional<int> exit = runtime::HandleRuntimeFlags(kComponent, args, &runtime_options)) {
+    return *exit;
   }
-  if (runtime::MaybePrintVersion(*runtime_options, kComponent)) return 0;
   absl::StatusOr<controller::LeaderElectionFlags> le_flags =
       controller::ParseLeaderElectionFlags(args);
-  if (!le_flags.ok()) {
-    std::fprintf(stderr, "%s: %s\n", kComponent, std::string(MessageOf(le_flags.status())).c_str());
-    return 2;
-  }
+  if (!le_flags.ok()) return runtime::UsageError(kComponent, MessageOf(le_flags.status()));
 
   client::FlagSet flags(kComponent);
   client::ClientOptions client_options;
@@ -83,23 +77,18 @@ int Main(int argc, char** argv) {
                  usage().c_str());
     return 2;
   }
-  if (workers < 1) {
-    std::fprintf(stderr, "%s: --worker-threads must be at least 1\n", kComponent);
-    return 2;
-  }
+  if (workers < 1) return runtime::UsageError(kComponent, "--worker-threads must be at least 1");
   if (max_requeue_num < -1) {
-    std::fprintf(stderr, "%s: --max-requeue-num must be -1 (unlimited) or at least 0\n",
-                 kComponent);
-    return 2;
+    return runtime::UsageError(kComponent,
+                               "--max-requeue-num must be -1 (unlimited) or at least 0");
   }
   const auto registry = NewControllerRegistry();
   std::vector<std::string> known;
   for (const auto& [name, factory] : registry) known.push_back(name);
   absl::StatusOr<std::vector<std::string>> enabled = ResolveControllers(requested, known);
   if (!enabled.ok()) {
-    std::fprintf(stderr, "%s: --controllers: %s\n", kComponent,
-                 std::string(MessageOf(enabled.status())).c_str());
-    return 2;
+    return runtime::UsageError(kComponent,
+                               fmt::format("--controllers: {}", MessageOf(enabled.status())));
   }
 
   absl::StatusOr<std::unique_ptr<client::Client>> client =
@@ -112,7 +101,7 @@ int Main(int argc, char** argv) {
   controller::EventRecorderOptions recorder_options;
   recorder_options.component = kComponent;
   controller::EventRecorder recorder(client->get(), std::move(recorder_options));
-  runtime::Runner runner(kComponent, *runtime_options);
+  runtime::Runner runner(kComponent, runtime_options);
   ReconcileMetrics metrics(*runner.metrics_registry());
   controller::WorkQueueMetrics queue_metrics(*runner.metrics_registry());
 
@@ -217,12 +206,7 @@ int Main(int argc, char** argv) {
 
   absl::Status s = runner.Run();
   recorder.Shutdown();
-  if (!s.ok()) {
-    BASALT_LOG_ERROR("Exiting", "error", MessageOf(s));
-    return 1;
-  }
-  BASALT_LOG_INFO("Stopped");
-  return 0;
+  return runtime::ExitCode(s);
 }
 
 }  // namespace

@@ -65,19 +65,13 @@ void EnsureDefaultQueue(client::Client& client, const std::string& name) {
 
 int Main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
-  absl::StatusOr<runtime::RuntimeOptions> runtime_options = runtime::ParseRuntimeFlags(args);
-  if (!runtime_options.ok()) {
-    std::fprintf(stderr, "%s: %s\n", kComponent,
-                 std::string(MessageOf(runtime_options.status())).c_str());
-    return 2;
+  runtime::RuntimeOptions runtime_options;
+  if (std::optional<int> exit = runtime::HandleRuntimeFlags(kComponent, args, &runtime_options)) {
+    return *exit;
   }
-  if (runtime::MaybePrintVersion(*runtime_options, kComponent)) return 0;
   absl::StatusOr<controller::LeaderElectionFlags> le_flags =
       controller::ParseLeaderElectionFlags(args);
-  if (!le_flags.ok()) {
-    std::fprintf(stderr, "%s: %s\n", kComponent, std::string(MessageOf(le_flags.status())).c_str());
-    return 2;
-  }
+  if (!le_flags.ok()) return runtime::UsageError(kComponent, MessageOf(le_flags.status()));
   SchedulerOptions options;
   options.scheduler_names = TakeRepeatedFlag(args, "scheduler-name");
   client::FlagSet flags(kComponent);
@@ -99,8 +93,7 @@ int Main(int argc, char** argv) {
     return 2;
   }
   if (absl::Status s = options.Finish(); !s.ok()) {
-    std::fprintf(stderr, "%s: %s\n", kComponent, std::string(MessageOf(s)).c_str());
-    return 2;
+    return runtime::UsageError(kComponent, MessageOf(s));
   }
   if (le_flags->resource_name.empty()) {
     // Volcano names the Lease after the scheduler ("volcano" when there are several names).
@@ -144,7 +137,7 @@ int Main(int argc, char** argv) {
   std::vector<const informer::SharedInformer*> informers =
       cache::RegisterInformers(&factory, &state);
 
-  runtime::Runner runner(kComponent, *runtime_options);
+  runtime::Runner runner(kComponent, runtime_options);
   SchedulerMetrics metrics(*runner.metrics_registry());
   controller::EventRecorderOptions recorder_options;
   recorder_options.component = kComponent;
@@ -236,13 +229,7 @@ int Main(int argc, char** argv) {
     runner.AddRunnable("scheduler", schedule);
   }
 
-  absl::Status s = runner.Run();
-  if (!s.ok()) {
-    BASALT_LOG_ERROR("Exiting", "error", MessageOf(s));
-    return 1;
-  }
-  BASALT_LOG_INFO("Stopped");
-  return 0;
+  return runtime::ExitCode(runner.Run());
 }
 
 }  // namespace

@@ -143,13 +143,10 @@ absl::Status RunCertificateReload(std::stop_token stop, const WebhookOptions& op
 
 int Main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
-  absl::StatusOr<runtime::RuntimeOptions> runtime_options = runtime::ParseRuntimeFlags(args);
-  if (!runtime_options.ok()) {
-    std::fprintf(stderr, "%s: %s\n", kComponent,
-                 std::string(MessageOf(runtime_options.status())).c_str());
-    return 2;
+  runtime::RuntimeOptions runtime_options;
+  if (std::optional<int> exit = runtime::HandleRuntimeFlags(kComponent, args, &runtime_options)) {
+    return *exit;
   }
-  if (runtime::MaybePrintVersion(*runtime_options, kComponent)) return 0;
 
   client::FlagSet flags(kComponent);
   client::ClientOptions client_options;
@@ -166,8 +163,7 @@ int Main(int argc, char** argv) {
     return 2;
   }
   if (absl::Status s = options.Validate(); !s.ok()) {
-    std::fprintf(stderr, "%s: %s\n", kComponent, std::string(MessageOf(s)).c_str());
-    return 2;
+    return runtime::UsageError(kComponent, MessageOf(s));
   }
 
   // Checked before anything touches the cluster: a typo in --enabled-admission is a start-up
@@ -177,10 +173,7 @@ int Main(int argc, char** argv) {
   absl::StatusOr<std::vector<std::string>> paths =
       ResolveEnabledPaths(*NewAdmissionRouter({.lister = &no_cluster, .options = {}}),
                           options.enabled_admission, &ignored);
-  if (!paths.ok()) {
-    std::fprintf(stderr, "%s: %s\n", kComponent, std::string(MessageOf(paths.status())).c_str());
-    return 2;
-  }
+  if (!paths.ok()) return runtime::UsageError(kComponent, MessageOf(paths.status()));
   for (const std::string& path : ignored) {
     BASALT_LOG_WARNING("Ignoring an admission path Basalt does not implement", "path", path);
   }
@@ -200,7 +193,7 @@ int Main(int argc, char** argv) {
   deps.options.max_queue_depth = options.max_queue_depth;
   deps.options.root_queue_protection = options.root_queue_protection;
   std::unique_ptr<Router> router = NewAdmissionRouter(deps);
-  runtime::Runner runner(kComponent, *runtime_options);
+  runtime::Runner runner(kComponent, runtime_options);
   BASALT_LOG_INFO("Starting", "version", runtime::VersionLine(kComponent), "paths",
                   fmt::format("{}", fmt::join(*paths, ",")));
 
@@ -289,13 +282,7 @@ int Main(int argc, char** argv) {
     });
   }
 
-  absl::Status s = runner.Run();
-  if (!s.ok()) {
-    BASALT_LOG_ERROR("Exiting", "error", MessageOf(s));
-    return 1;
-  }
-  BASALT_LOG_INFO("Stopped");
-  return 0;
+  return runtime::ExitCode(runner.Run());
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "common/runtime/version.h"
+#include "common/util/status.h"
 #include "fmt/format.h"
 
 namespace basalt::runtime {
@@ -102,6 +103,20 @@ bool MaybePrintVersion(const RuntimeOptions& options, std::string_view binary_na
   fmt::print(out, "{}\n", VersionLine(binary_name));
   std::fflush(out);
   return true;
+}
+
+int UsageError(std::string_view binary_name, std::string_view message) {
+  fmt::print(stderr, "{}: {}\n", binary_name, message);
+  return 2;
+}
+
+std::optional<int> HandleRuntimeFlags(std::string_view binary_name, std::vector<std::string>& args,
+                                      RuntimeOptions* options) {
+  absl::StatusOr<RuntimeOptions> parsed = ParseRuntimeFlags(args, *options);
+  if (!parsed.ok()) return UsageError(binary_name, MessageOf(parsed.status()));
+  *options = *std::move(parsed);
+  if (MaybePrintVersion(*options, binary_name)) return 0;
+  return std::nullopt;
 }
 
 std::string RuntimeFlagsUsage() {

@@ -11,6 +11,7 @@
 // in order, for its parser. `--flag=value` and `--flag value` are both accepted.
 
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -38,5 +39,14 @@ bool MaybePrintVersion(const RuntimeOptions& options, std::string_view binary_na
 
 // Help text for the runtime flags, one flag per line, for the binary's usage message.
 std::string RuntimeFlagsUsage();
+
+// For main(): prints "<binary>: <message>" and returns 2, the exit code of a usage error.
+int UsageError(std::string_view binary_name, std::string_view message);
+
+// For main(): takes the runtime flags out of `args` into `*options`. Returns the exit code when
+// the process must stop at once — 0 after printing --version, 2 after a UsageError — else
+// nullopt.
+std::optional<int> HandleRuntimeFlags(std::string_view binary_name, std::vector<std::string>& args,
+                                      RuntimeOptions* options);
 
 }  // namespace basalt::runtime

@@ -174,4 +174,13 @@ void Runner::WaitUntilStarted() const {
   cond_.wait(l, [this] { return started_; });
 }
 
+int ExitCode(const absl::Status& run_result) {
+  if (!run_result.ok()) {
+    BASALT_LOG_ERROR("Exiting", "error", MessageOf(run_result));
+    return 1;
+  }
+  BASALT_LOG_INFO("Stopped");
+  return 0;
+}
+
 }  // namespace basalt::runtime

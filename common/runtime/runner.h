@@ -119,4 +119,7 @@ class Runner {
   bool started_ ABSL_GUARDED_BY(mu_) = false;
 };
 
+// For main(): the exit code for what Runner::Run returned (0, or 1 after logging the error).
+int ExitCode(const absl::Status& run_result);
+
 }  // namespace basalt::runtime

@@ -2,9 +2,11 @@
 
 #include <catch2/catch.hpp>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "common/runtime/runner.h"
 #include "common/runtime/version.h"
 
 namespace basalt::runtime {
@@ -73,6 +75,25 @@ TEST_CASE("Version: --version prints the binary name and the Basalt version", "[
 
   CHECK_FALSE(BasaltVersion().empty());
   CHECK(VersionLine("vc-scheduler") == "vc-scheduler (Basalt) " + std::string(BasaltVersion()));
+}
+
+TEST_CASE("HandleRuntimeFlags: goes on, stops with 0 for --version, 2 for a bad flag", "[flags]") {
+  RuntimeOptions options;
+  std::vector<std::string> args = {"--metrics-addr=127.0.0.1:0", "--own=1"};
+  CHECK_FALSE(HandleRuntimeFlags("bin", args, &options).has_value());
+  CHECK(options.metrics_addr == "127.0.0.1:0");
+  CHECK(args == std::vector<std::string>{"--own=1"});
+
+  args = {"-v", "x"};
+  CHECK(HandleRuntimeFlags("bin", args, &options) == std::optional<int>(2));
+  args = {"--version"};
+  CHECK(HandleRuntimeFlags("bin", args, &options) == std::optional<int>(0));
+  CHECK(UsageError("bin", "--x must be positive") == 2);
+}
+
+TEST_CASE("ExitCode: 0 for a clean stop, 1 for an error", "[runner]") {
+  CHECK(ExitCode(absl::OkStatus()) == 0);
+  CHECK(ExitCode(absl::InternalError("boom")) == 1);
 }
 
 }  // namespace
