@@ -4,6 +4,12 @@
 # The webhook runs as a local process against a cluster (its informers need an API server);
 # requests go straight to it, not through the API server. Figures, not pass/fail.
 #
+# Reference, measured in the same run right before each /jobs/validate run: the same review
+# POSTed by the same wrk to /bench-reference, a path with no handler on the same HTTPS server
+# (answered 404 after the whole body is read). TLS, HTTP parsing, the body read and the
+# connection handling are identical, so the ratio validate/reference is the cost of the
+# admission work (decode, validate against the caches, encode, metrics) on this machine.
+#
 # Usage: bench/webhook/run.sh [--kubeconfig FILE] [--build-dir DIR] [--duration SECONDS]
 #   --kubeconfig   cluster for the webhook's informers (default $KUBECONFIG; without one, a
 #                  throwaway cluster is started with e2e/cluster/up.sh in _output/bench-webhook)
@@ -44,6 +50,7 @@ export KUBECONFIG=$KCFG
 kubectl apply --server-side --force-conflicts -f "$REPO_ROOT/crds" >/dev/null
 kubectl wait --for condition=established --timeout=60s -f "$REPO_ROOT/crds" >/dev/null
 
+: >"$WORK/webhook.log" # exists before the wait loop greps it (the child opens it)
 "$BIN" --kubeconfig="$KCFG" --listen-address=127.0.0.1 --port=0 --cert-dir="$WORK/certs" \
   --metrics-addr=127.0.0.1:0 --health-addr=127.0.0.1:0 "${EXTRA[@]}" >"$WORK/webhook.log" 2>&1 &
 PID=$!
@@ -81,18 +88,36 @@ answer=$(curl -sS --cacert "$WORK/certs/ca.crt" -H 'Content-Type: application/js
 
 rss_kb() { awk '/^VmRSS/ { print $2 }' "/proc/$PID/status"; }
 echo "machine: $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')), shared"
+echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "webhook: $(grep -m1 Starting "$WORK/webhook.log" | sed 's/.*version=//')  idle RSS $(rss_kb) kB"
-for conns in 1 64; do
+ref_status=$(curl -sS --cacert "$WORK/certs/ca.crt" -o /dev/null -w '%{http_code}' \
+  -H 'Content-Type: application/json' --data-binary "$(sed -n 's/^wrk.body = \[\[\(.*\)\]\]$/\1/p' "$WORK/post.lua")" \
+  "https://127.0.0.1:$PORT/bench-reference")
+[[ $ref_status == 404 ]] || { echo "the reference path should answer 404, got $ref_status" >&2; exit 1; }
+
+# run PATH CONNS: one wrk run; prints the RESULT fields and peak_rss_kb.
+run() {
+  local path=$1 conns=$2 threads out sampler
   threads=$((conns < 2 ? 1 : 2))
-  peak=0
-  ( while kill -0 "$PID" 2>/dev/null; do rss_kb; sleep 0.2; done ) >"$WORK/rss.$conns" &
+  ( while kill -0 "$PID" 2>/dev/null; do rss_kb; sleep 0.2; done ) >"$WORK/rss" &
   sampler=$!
   out=$(wrk -t"$threads" -c"$conns" -d"${DURATION}s" --timeout 10s -s "$WORK/post.lua" \
-    "https://127.0.0.1:$PORT/jobs/validate")
+    "https://127.0.0.1:$PORT$path")
   kill "$sampler" 2>/dev/null || true
   wait "$sampler" 2>/dev/null || true
-  peak=$(sort -n "$WORK/rss.$conns" | tail -n 1)
-  echo "connections=$conns threads=$threads duration=${DURATION}s $(grep RESULT <<<"$out" | sed 's/^RESULT //') peak_rss_kb=$peak"
+  echo "$(grep RESULT <<<"$out" | sed 's/^RESULT //') peak_rss_kb=$(sort -n "$WORK/rss" | tail -n 1)"
+}
+field() { sed -nE "s/.*(^| )$1=([0-9]+).*/\2/p" <<<"$2"; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
+for conns in 1 64; do
+  ref=$(run /bench-reference "$conns")
+  val=$(run /jobs/validate "$conns")
+  echo "connections=$conns duration=${DURATION}s reference(404, no admission work): $ref"
+  echo "connections=$conns duration=${DURATION}s /jobs/validate:                     $val"
+  echo "connections=$conns ratio validate/reference: throughput $(ratio "$(field rps "$val")" "$(field rps "$ref")")" \
+    "p50 $(ratio "$(field p50_us "$val")" "$(field p50_us "$ref")")" \
+    "p99 $(ratio "$(field p99_us "$val")" "$(field p99_us "$ref")")" \
+    "peak RSS $(ratio "$(field peak_rss_kb "$val")" "$(field peak_rss_kb "$ref")")"
 done
 # Time inside the handler (decode, validate, encode; no TLS, no socket) from the webhook's own
 # histogram: the CPU cost of one review, whatever the load generator does.
@@ -100,4 +125,4 @@ metrics=$(curl -s "http://127.0.0.1:$HPORT/metrics")
 handler=$(awk '/^basalt_webhook_admission_duration_seconds_(sum|count)\{path="\/jobs\/validate",verdict="allowed"\}/ {
     if ($1 ~ /_sum/) sum = $2; else count = $2 }
   END { if (count > 0) printf "%d reviews, mean %.1f us in the handler", count, sum / count * 1e6 }' <<<"$metrics")
-echo "after load: RSS $(rss_kb) kB; $handler"
+echo "after load: RSS $(rss_kb) kB; $handler; load average $(cut -d' ' -f1-3 /proc/loadavg)"
