@@ -35,3 +35,28 @@ expect_can volcano-admission list queues.scheduling.volcano.sh
 expect_can volcano-admission patch validatingwebhookconfigurations.admissionregistration.k8s.io
 expect_can volcano-admission list namespaces
 expect_cannot volcano-admission delete queues.scheduling.volcano.sh
+
+# The shipped webhook configurations (as the API server stores them, after its own validation
+# of the CEL matchConditions and selectors): fail closed for Basalt's objects, never in the way
+# of anything else.
+hooks=$(kubectl apply --dry-run=server -o json -f "$M/webhooks.yaml" | jq -c '[.items[] | .webhooks[]]')
+expect_eq "webhooks shipped" "$(jq -r 'map(.name) | sort | join(" ")' <<<"$hooks")" \
+  "mutatejob.volcano.sh mutatepodgroup.volcano.sh mutatequeue.volcano.sh validatejob.volcano.sh validatepod.volcano.sh validatepodgroup.volcano.sh validatequeue.volcano.sh"
+expect_eq "webhooks without failurePolicy Fail" "$(jq -r 'map(select(.failurePolicy != "Fail") | .name) | join(" ")' <<<"$hooks")" ""
+expect_eq "webhooks without sideEffects None" "$(jq -r 'map(select(.sideEffects != "None") | .name) | join(" ")' <<<"$hooks")" ""
+expect_eq "webhooks whose timeoutSeconds is not 10 (twice the default --request-timeout)" \
+  "$(jq -r 'map(select(.timeoutSeconds != 10) | .name) | join(" ")' <<<"$hooks")" ""
+expect_eq "webhooks not on AdmissionReview v1" \
+  "$(jq -r 'map(select(.admissionReviewVersions != ["v1"]) | .name) | join(" ")' <<<"$hooks")" ""
+# Every webhook on a namespaced resource leaves the control-plane namespaces alone.
+expect_eq "namespaced webhooks that may see kube-system or volcano-system" \
+  "$(jq -r 'map(select(any(.rules[].resources[]; . != "queues")) |
+      select([.namespaceSelector.matchExpressions[]? | select(.key == "kubernetes.io/metadata.name" and .operator == "NotIn") | .values[]]
+        | (index("kube-system") == null or index("volcano-system") == null)) | .name) | join(" ")' <<<"$hooks")" ""
+# Only Basalt's resources, and pods only through the schedulerName condition.
+expect_eq "resources the webhooks match" \
+  "$(jq -r '[.[].rules[] | (.apiGroups[0] + "/" + .resources[])] | unique | join(" ")' <<<"$hooks")" \
+  "/pods batch.volcano.sh/jobs scheduling.volcano.sh/podgroups scheduling.volcano.sh/queues"
+expect_eq "pod webhooks without a schedulerName matchCondition" \
+  "$(jq -r 'map(select(any(.rules[].resources[]; . == "pods")) |
+      select([.matchConditions[]?.expression | select(test("schedulerName == .volcano."))] | length == 0) | .name) | join(" ")' <<<"$hooks")" ""
