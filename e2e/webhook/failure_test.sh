@@ -4,6 +4,8 @@
 #   - bodies sent straight to the webhook with curl: truncated, not JSON, not an
 #     AdmissionReview, 4 MiB, wrong Content-Type, GET, unknown path get 400/413/415/405/404,
 #     a review of the wrong kind is denied, and the process stays up and keeps answering;
+#   - a stalled peer is disconnected after --request-timeout;
+#   - TLS 1.0 and 1.1 clients are refused with a protocol_version alert, 1.2 and 1.3 served;
 #   - the webhook's own check of negative queue quantities (the CRD refuses them first);
 #   - /metrics has the admission latency histogram per path and verdict;
 #   - SIGTERM: the process exits 0;
@@ -69,6 +71,26 @@ webhook_alive && pass "the webhook is still up after the malformed requests" ||
   fail "the webhook died (log: $WEBHOOK_STATE_DIR/logs/vc-webhook-manager.log)"
 expect_http "a valid review after the malformed ones" 200 '"allowed":false' /queues/validate <<<"$neg_queue"
 wait
+
+# A peer that stalls (half a TLS record, then nothing) is disconnected by the server after
+# --request-timeout (default 5 s, half the configurations' timeoutSeconds: 10), not held open.
+start=$(date +%s%N)
+timeout 20 bash -c "exec 3<>/dev/tcp/127.0.0.1/$WEBHOOK_PORT && printf '\x16\x03\x01' >&3 && cat <&3 >/dev/null"
+elapsed_ms=$((($(date +%s%N) - start) / 1000000))
+((elapsed_ms >= 4000 && elapsed_ms <= 7000)) &&
+  pass "a stalled peer is disconnected after the 5 s request timeout (${elapsed_ms} ms)" ||
+  fail "a stalled peer should be disconnected after about 5 s, took ${elapsed_ms} ms"
+
+# TLS 1.2 and 1.3 only: an older client gets a protocol_version alert.
+for v in tls1 tls1_1; do
+  out=$(timeout 10 openssl s_client -connect "127.0.0.1:$WEBHOOK_PORT" "-$v" -cipher 'DEFAULT:@SECLEVEL=0' </dev/null 2>&1 || true)
+  expect_contains "a $v client" "$out" "alert protocol version"
+done
+for v in tls1_2 tls1_3; do
+  out=$(timeout 10 openssl s_client -connect "127.0.0.1:$WEBHOOK_PORT" "-$v" -CAfile "$WEBHOOK_CA" </dev/null 2>&1 || true)
+  expect_contains "a $v client" "$out" "Verify return code: 0 (ok)"
+  expect_contains "a $v client" "$out" "Protocol  : TLSv1.${v#tls1_}"
+done
 
 metrics=$(curl -fsS "http://127.0.0.1:$WEBHOOK_HEALTH_PORT/metrics")
 expect_contains "/metrics" "$metrics" 'basalt_webhook_admission_duration_seconds_count{path="/queues/validate",verdict="denied"}'

@@ -40,8 +40,8 @@ void WebhookOptions::AddFlags(client::FlagSet& flags) {
   flags.Int("max-connections", &max_connections,
             "Open connections at most; further clients wait in the listen backlog");
   flags.Int("request-timeout", &request_timeout_seconds,
-            "Seconds one request may take to arrive and be answered (below the API server's "
-            "10 s webhook timeout)");
+            "Seconds one request may take to arrive and be answered; keep it well below the "
+            "webhook configurations' timeoutSeconds (10)");
   flags.Int("shutdown-grace", &shutdown_grace_seconds,
             "Seconds requests in progress may take to finish on SIGTERM");
 }

@@ -37,7 +37,9 @@ struct WebhookOptions {
   // Serving limits.
   int workers = 4;
   int max_connections = 128;
-  int request_timeout_seconds = 8;
+  // Half the shipped configurations' timeoutSeconds (10): a stalled peer is cut off long
+  // before the API server gives up on the call.
+  int request_timeout_seconds = 5;
   int shutdown_grace_seconds = 10;
 
   void AddFlags(client::FlagSet& flags);
