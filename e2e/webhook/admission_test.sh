@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
 # vc-webhook-manager against a real API server, driven with kubectl as users do:
 #   - the `default` queue exists once the webhook has started (weight 1, reclaimable);
-#   - the shared examples (verbatim copies in e2e/crds/testdata/) apply through the webhook;
+#   - the shared examples apply through the webhook, both the copies in e2e/crds/testdata/ and,
+#     when ../shared/examples/ is there, every complete object in it unchanged;
 #   - `kubectl get vcjob -o yaml` shows the defaults the mutator fills in (queue default,
-#     schedulerName volcano, maxRetry 3, minAvailable = sum of the tasks', task names);
-#   - invalid Jobs and Queues are refused by `kubectl apply` with Volcano's messages;
-#   - deleting the default queue, or a queue that still has Jobs, is refused;
+#     schedulerName volcano, maxRetry 3, minAvailable = sum of the tasks', task names, the
+#     plugins mpi and pytorch imply);
+#   - invalid Jobs and Queues are refused by `kubectl apply` with Volcano's messages
+#     (including guarantee <= deserved <= capability);
+#   - deleting the default queue, or a queue that still has Jobs or PodGroups, is refused with
+#     the counts;
 #   - an update of an immutable Job field is refused, a mutable one goes through;
 #   - `kubectl describe queue` shows the capability.
 # The webhook runs as a local process registered through hack/webhook-register-local.sh and
@@ -99,6 +103,33 @@ out=$(kubectl apply -n "$ns" -f - 2>&1 <<<"$variant") &&
   pass "bert-pretrain in ai-training with the policy and node-group snippets applies" ||
   fail "bert-pretrain variant refused: $out"
 
+# The examples straight from ../shared/examples/ (the issue's source; BASALT_SHARED_EXAMPLES
+# overrides): every file that is a complete object applies unchanged, in a fresh namespace;
+# the testdata copies used above must still be verbatim. Fragments (the policy and node-group
+# snippets) are placed into the bert-pretrain variant above.
+shared=${BASALT_SHARED_EXAMPLES:-$BASALT_REPO_ROOT/../shared/examples}
+if [[ -d $shared ]]; then
+  shared_ns=$(new_namespace webhook-shared)
+  while IFS= read -r f; do
+    rel=${f#"$shared"/}
+    if [[ -f $TESTDATA/$(basename "$f") ]]; then
+      cmp -s "$f" "$TESTDATA/$(basename "$f")" && pass "e2e/crds/testdata/$(basename "$f") is a verbatim copy of $rel" ||
+        fail "e2e/crds/testdata/$(basename "$f") differs from $shared/$rel: refresh the copy"
+    fi
+    if grep -q '^apiVersion:' "$f" && grep -q '^kind:' "$f"; then
+      out=$(kubectl apply -n "$shared_ns" -f "$f" 2>&1) && pass "shared example $rel applies unchanged" ||
+        fail "shared example $rel refused: $out"
+    else
+      e2e_log "shared example $rel has no apiVersion/kind: a fragment, not applied on its own"
+    fi
+  done < <(find "$shared" -name '*.yaml' | sort)
+  expect_eq "bert-pretrain from the shared example, defaulted" \
+    "$(kubectl get vcjob -n "$shared_ns" bert-pretrain -o jsonpath='{.spec.queue},{.spec.schedulerName},{.spec.maxRetry},{.spec.minAvailable},{.spec.tasks[0].minAvailable}')" \
+    "default,volcano,3,4,4"
+else
+  e2e_log "no $shared here: the verbatim copies in e2e/crds/testdata/ stand in for it"
+fi
+
 # --- defaults -------------------------------------------------------------------------------
 yaml=$(kubectl get vcjob -n "$ns" bert-pretrain -o yaml)
 expect_contains "bert-pretrain -o yaml" "$yaml" "queue: default"
@@ -119,6 +150,16 @@ expect_eq "bare job task names" \
   "$(kubectl get vcjob -n "$ns" bare -o jsonpath='{.spec.tasks[*].name}')" "default0 default1"
 expect_eq "bare job task minAvailable" \
   "$(kubectl get vcjob -n "$ns" bare -o jsonpath='{.spec.tasks[*].minAvailable}')" "2 3"
+
+# Implied plugins: mpi brings svc and ssh, pytorch brings svc.
+out=$(kubectl apply -n "$ns" -f - 2>&1 <<<"$(job mpi-job '  plugins: {mpi: []}' "$(task master 1)
+$(task worker 2)")") && pass "an mpi job applies" || fail "mpi job refused: $out"
+expect_eq "mpi job plugins" \
+  "$(kubectl get vcjob -n "$ns" mpi-job -o json | jq -r '.spec.plugins | keys | join(",")')" "mpi,ssh,svc"
+out=$(kubectl apply -n "$ns" -f - 2>&1 <<<"$(job pytorch-job '  plugins: {pytorch: []}' "$(task master 1)
+$(task worker 2)")") && pass "a pytorch job applies" || fail "pytorch job refused: $out"
+expect_eq "pytorch job plugins" \
+  "$(kubectl get vcjob -n "$ns" pytorch-job -o json | jq -r '.spec.plugins | keys | join(",")')" "pytorch,svc"
 
 # --- invalid Jobs -------------------------------------------------------------------------------
 expect_refused "job minAvailable > replicas" \
@@ -166,6 +207,14 @@ expect_refused "root queue" "can not submit job to root queue" \
 expect_refused "negative capability" 'spec.capability.cpu' "$(queue e2e-negative '{capability: {cpu: "-1"}}')"
 expect_refused "negative deserved" 'spec.deserved.memory' "$(queue e2e-negative '{deserved: {memory: "-5Gi"}}')"
 
+expect_refused "deserved above capability" 'deserved[cpu]=8 must be <= capability[cpu]=4' \
+  "$(queue e2e-order '{capability: {cpu: 4}, deserved: {cpu: 8}}')"
+expect_refused "guarantee above deserved" 'deserved[cpu]=2 must be >= guarantee[cpu]=3' \
+  "$(queue e2e-order '{capability: {cpu: 4}, deserved: {cpu: 2}, guarantee: {resource: {cpu: 3}}}')"
+remember_if_new queue/e2e-order
+out=$(kubectl apply -f - 2>&1 <<<"$(queue e2e-order '{capability: {cpu: 4}, deserved: {cpu: 3}, guarantee: {resource: {cpu: 2}}}')") &&
+  pass "guarantee <= deserved <= capability applies" || fail "an ordered queue was refused: $out"
+
 # --- deletes --------------------------------------------------------------------------------
 out=$(kubectl delete queue default 2>&1) && fail "deleting the default queue succeeded" ||
   expect_contains "deleting the default queue" "$out" '`default` queue can not be deleted'
@@ -178,6 +227,18 @@ wait_for "the webhook counts the job in e2e-busy" 10 bash -c \
   "! kubectl delete queue e2e-busy --dry-run=server >/dev/null 2>&1"
 out=$(kubectl delete queue e2e-busy 2>&1) && fail "deleting a queue with a job succeeded" ||
   expect_contains "deleting a non-empty queue" "$out" 'queue `e2e-busy` can not be deleted because it still has 0 PodGroups and 1 Job'
+
+# A queue that still has a PodGroup (and no Job): refused, counting it; allowed once it is gone.
+remember_if_new queue/e2e-pg
+kubectl apply -f - >/dev/null <<<"$(queue e2e-pg)"
+wait_for "a PodGroup can be submitted to e2e-pg" 10 bash -c \
+  "printf 'apiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\nmetadata: {name: pg-in-e2e-pg}\nspec: {minMember: 1, queue: e2e-pg}\n' | kubectl apply -n $ns -f -"
+wait_for "the webhook counts the PodGroup in e2e-pg" 10 bash -c \
+  "! kubectl delete queue e2e-pg --dry-run=server >/dev/null 2>&1"
+out=$(kubectl delete queue e2e-pg 2>&1) && fail "deleting a queue with a PodGroup succeeded" ||
+  expect_contains "deleting a queue with a PodGroup" "$out" 'queue `e2e-pg` can not be deleted because it still has 1 PodGroup and 0 Jobs'
+kubectl delete podgroup -n "$ns" pg-in-e2e-pg >/dev/null
+wait_for "e2e-pg can be deleted once its PodGroup is gone" 10 kubectl delete queue e2e-pg
 
 # --- updates --------------------------------------------------------------------------------
 out=$(kubectl patch vcjob -n "$ns" bare --type=merge -p '{"spec":{"schedulerName":"other"}}' 2>&1) &&

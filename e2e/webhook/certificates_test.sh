@@ -5,7 +5,10 @@
 #     valid for the Service DNS names;
 #   - a restart reuses the Secret (same CA);
 #   - --webhook-configurations patches every webhook's caBundle to that CA, also in a
-#     configuration created after start-up, and again after someone resets it.
+#     configuration created after start-up, and again after someone resets it;
+#   - user-supplied files (--tls-cert-file, --tls-private-key-file, --ca-cert-file, as
+#     cert-manager provides them) are served and their CA patched in; a rotation in place is
+#     picked up without a restart.
 # The configurations used here match only a group no one serves, so nothing is blocked.
 # shellcheck source=../lib/testlib.sh
 source "$(dirname "$0")/../lib/testlib.sh"
@@ -46,12 +49,12 @@ start_replica() {
 port_of() { { grep -m1 'Serving admission webhook' "$WORK/$1.log" || true; } | sed -nE 's/.* port=([0-9]+).*/\1/p'; }
 # served_status N: POSTs an empty object to replica N through the Service DNS name (resolved
 # to loopback), verifying its certificate against the Secret's CA; prints the HTTP status
-# (400: the TLS connection was accepted and the body refused).
-served_status() {
+# (400: the TLS connection was accepted and the body refused). CA_FILE defaults to the Secret's CA.
+served_status() { # N [CA_FILE]
   local port
   port=$(port_of "$1")
   [[ -n $port ]] || return 1
-  curl -sS --max-time 5 --cacert "$WORK/ca.crt" --resolve "admission.$NS.svc:$port:127.0.0.1" \
+  curl -sS --max-time 5 --cacert "${2:-$WORK/ca.crt}" --resolve "admission.$NS.svc:$port:127.0.0.1" \
     -o /dev/null -w '%{http_code}' -X POST -H 'Content-Type: application/json' -d '{}' \
     "https://admission.$NS.svc:$port/jobs/validate"
 }
@@ -107,3 +110,46 @@ wait_for "the restarted replica serves" 30 grep -q 'Serving admission webhook' "
 expect_contains "restarted replica's log" "$(cat "$WORK/c.log")" "Reusing serving certificate"
 expect_eq "the restarted replica's certificate verifies against the same CA (HTTP status)" \
   "$(served_status c || true)" "400"
+
+for pid in "${PIDS[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+for pid in "${PIDS[@]}"; do wait "$pid" 2>/dev/null || true; done
+PIDS=()
+
+# --- user-supplied certificates (cert-manager, own PKI) -----------------------------------------
+# user_pki DIR CN: a CA and a serving certificate it signs for admission.$NS.svc and 127.0.0.1,
+# written to DIR/{ca.crt,tls.crt,tls.key} by replacing each file whole (as a Secret volume does).
+user_pki() {
+  local dir=$1 tmp
+  tmp=$(mktemp -d)
+  openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 -subj "/CN=$2" \
+    -keyout "$tmp/ca.key" -out "$tmp/ca.crt" 2>/dev/null
+  openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj "/CN=admission" \
+    -keyout "$tmp/tls.key" -out "$tmp/tls.csr" 2>/dev/null
+  printf 'subjectAltName=DNS:admission.%s.svc,IP:127.0.0.1\nextendedKeyUsage=serverAuth\n' "$NS" >"$tmp/ext"
+  openssl x509 -req -in "$tmp/tls.csr" -CA "$tmp/ca.crt" -CAkey "$tmp/ca.key" -CAcreateserial -days 2 \
+    -extfile "$tmp/ext" -out "$tmp/tls.crt" 2>/dev/null
+  mkdir -p "$dir"
+  for f in ca.crt tls.crt tls.key; do mv -f "$tmp/$f" "$dir/$f"; done
+  rm -rf "$tmp"
+}
+user_pki "$WORK/user" "user-ca-1"
+cp "$WORK/user/ca.crt" "$WORK/user-ca-1.crt"
+"$WEBHOOK_BIN" --kubeconfig="$KUBECONFIG" --listen-address=127.0.0.1 --port=0 \
+  --tls-cert-file="$WORK/user/tls.crt" --tls-private-key-file="$WORK/user/tls.key" \
+  --ca-cert-file="$WORK/user/ca.crt" --webhook-configurations="$CONFIG" --create-default-queue=false \
+  --metrics-addr=127.0.0.1:0 --health-addr=127.0.0.1:0 -v=2 >"$WORK/u.log" 2>&1 &
+PIDS+=($!)
+wait_for "the webhook with user-supplied certificate files serves" 30 grep -q 'Serving admission webhook' "$WORK/u.log"
+expect_eq "its certificate verifies against the user's CA (HTTP status)" \
+  "$(served_status u "$WORK/user-ca-1.crt" || true)" "400"
+user64=$(base64 -w0 <"$WORK/user-ca-1.crt")
+wait_for "the caBundle becomes the user's CA" 45 bash -c "[[ \"\$(kubectl get validatingwebhookconfiguration $CONFIG -o jsonpath='{.webhooks[*].clientConfig.caBundle}')\" == '$user64 $user64' ]]"
+
+# Rotation (cert-manager renews in place): the new pair is served to new connections and the
+# caBundle follows the new CA, without a restart.
+user_pki "$WORK/user" "user-ca-2"
+cp "$WORK/user/ca.crt" "$WORK/user-ca-2.crt"
+wait_for "the rotated certificate is served" 45 bash -c \
+  "[[ \$(curl -sS --max-time 5 --cacert $WORK/user-ca-2.crt --resolve admission.$NS.svc:$(port_of u):127.0.0.1 -o /dev/null -w '%{http_code}' -X POST -H 'Content-Type: application/json' -d '{}' https://admission.$NS.svc:$(port_of u)/jobs/validate) == 400 ]]"
+user64=$(base64 -w0 <"$WORK/user-ca-2.crt")
+wait_for "the caBundle follows the rotated CA" 75 bash -c "[[ \"\$(kubectl get validatingwebhookconfiguration $CONFIG -o jsonpath='{.webhooks[*].clientConfig.caBundle}')\" == '$user64 $user64' ]]"
