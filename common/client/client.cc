@@ -2,6 +2,7 @@
 
 #include <chrono>
 
+#include "absl/strings/cord.h"
 #include "common/client/https_transport.h"
 #include "common/util/status.h"
 #include "fmt/format.h"
@@ -12,6 +13,14 @@ namespace basalt::client {
 namespace {
 
 constexpr size_t kMaxQuotedLine = 200;
+// Payload that marks ParseWatchEvent's own errors (IsMalformedWatchEvent).
+constexpr char kMalformedWatchEventPayload[] = "basalt.dev/malformed-watch-event";
+
+absl::Status MalformedWatchEvent(std::string message) {
+  absl::Status s = absl::InternalError(std::move(message));
+  s.SetPayload(kMalformedWatchEventPayload, absl::Cord("1"));
+  return s;
+}
 
 std::string QuoteLine(std::string_view line) {
   std::string s(line.substr(0, kMaxQuotedLine));
@@ -116,6 +125,21 @@ absl::StatusOr<json::Document> ParseBody(const Request& request, const Response&
   return doc;
 }
 
+// A 401 says the credentials were refused; name them (never the secret) so the operator knows
+// which token file or certificate to look at. Keeps the reason and HTTP code payloads.
+absl::Status NameCredentials(absl::Status status, const Transport& transport) {
+  if (status.code() != absl::StatusCode::kUnauthenticated) return status;
+  std::string credentials = transport.CredentialsDescription();
+  if (credentials.empty()) return status;
+  absl::Status out(status.code(),
+                   fmt::format("{}; the server rejected the credentials: {} (an expired or "
+                               "revoked token, or a certificate it does not trust)",
+                               MessageOf(status), credentials));
+  status.ForEachPayload(
+      [&out](absl::string_view url, const absl::Cord& payload) { out.SetPayload(url, payload); });
+  return out;
+}
+
 }  // namespace
 
 std::string_view PatchContentType(PatchType type) {
@@ -153,13 +177,13 @@ std::string_view WatchEventTypeName(WatchEventType type) {
 absl::StatusOr<WatchEvent> ParseWatchEvent(std::string_view line) {
   absl::StatusOr<json::Document> doc = json::Parse(line);
   if (!doc.ok()) {
-    return absl::InternalError(
+    return MalformedWatchEvent(
         fmt::format("watch: line is not JSON ({}): {}", MessageOf(doc.status()), QuoteLine(line)));
   }
   std::string_view type = json::GetString(*doc, "type");
   const json::Value* object = json::Find(*doc, "object");
   if (type.empty() || object == nullptr || !object->IsObject()) {
-    return absl::InternalError(fmt::format(
+    return MalformedWatchEvent(fmt::format(
         "watch: line is not a watch event (needs type and object): {}", QuoteLine(line)));
   }
   if (type == "ERROR") {
@@ -175,11 +199,15 @@ absl::StatusOr<WatchEvent> ParseWatchEvent(std::string_view line) {
   } else if (type == "BOOKMARK") {
     event.type = WatchEventType::kBookmark;
   } else {
-    return absl::InternalError(
+    return MalformedWatchEvent(
         fmt::format("watch: unknown event type \"{}\": {}", type, QuoteLine(line)));
   }
   event.object.CopyFrom(*object, event.object.GetAllocator());
   return event;
+}
+
+bool IsMalformedWatchEvent(const absl::Status& status) {
+  return !status.ok() && status.GetPayload(kMalformedWatchEventPayload).has_value();
 }
 
 Client::Client(std::unique_ptr<Transport> transport, std::string default_namespace)
@@ -199,8 +227,9 @@ absl::StatusOr<json::Document> Client::DoObject(Request request) {
   absl::StatusOr<Response> response = transport_->Do(request);
   if (!response.ok()) return response.status();
   if (response->status_code < 200 || response->status_code >= 300) {
-    return ApiError(response->status_code, response->body,
-                    fmt::format("{} {}", request.verb, request.path));
+    return NameCredentials(ApiError(response->status_code, response->body,
+                                    fmt::format("{} {}", request.verb, request.path)),
+                           *transport_);
   }
   return ParseBody(request, *response);
 }
@@ -287,8 +316,9 @@ absl::Status Client::Watch(const ResourceRef& ref, std::string_view ns, const Li
   };
   absl::StatusOr<Response> response = transport_->Stream(request, on_line, cancel);
   if (!response.ok()) return response.status();
-  return ApiError(response->status_code, response->body,
-                  fmt::format("{} {}", request.verb, request.path));
+  return NameCredentials(ApiError(response->status_code, response->body,
+                                  fmt::format("{} {}", request.verb, request.path)),
+                         *transport_);
 }
 
 absl::StatusOr<json::Document> Client::Create(const ResourceRef& ref, std::string_view ns,

@@ -71,6 +71,11 @@ using WatchHandler = std::function<absl::Status(WatchEvent&& event)>;
 // kOutOfRange: relist); a line that is not a JSON watch event is kInternal naming the line.
 absl::StatusOr<WatchEvent> ParseWatchEvent(std::string_view line);
 
+// True for the error ParseWatchEvent gives a line that is not a watch event (not JSON, no type
+// or object, an unknown type): data the client could not read, so the stream and whatever it
+// skipped can no longer be trusted. False for ERROR events, which carry the server's Status.
+bool IsMalformedWatchEvent(const absl::Status& status);
+
 class Client {
  public:
   explicit Client(std::unique_ptr<Transport> transport, std::string default_namespace = "default");

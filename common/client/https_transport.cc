@@ -64,6 +64,21 @@ struct Connection {
   bool name_mismatch = false;  // set by the verify callback during the handshake
 };
 
+std::string DescribeCredentials(const RestConfig& config) {
+  std::string what;
+  if (!config.bearer_token_file.empty()) {
+    what = "bearer token from file " + config.bearer_token_file;
+  } else if (!config.bearer_token.empty()) {
+    what = "bearer token";
+  }
+  if (!config.client_cert_pem.empty()) {
+    what += what.empty() ? "client certificate" : " and client certificate";
+  }
+  if (what.empty()) what = "no credentials";
+  if (!config.source.empty()) what += fmt::format(" ({})", config.source);
+  return what;
+}
+
 class HttpsTransport final : public Transport {
  public:
   HttpsTransport(const RestConfig& config, ServerAddress address, std::shared_ptr<ssl::context> ctx,
@@ -74,12 +89,15 @@ class HttpsTransport final : public Transport {
         insecure_(config.insecure_skip_tls_verify),
         verify_name_(config.tls_server_name.empty() ? address_.host : config.tls_server_name),
         user_agent_(config.user_agent),
-        token_(config.bearer_token, config.bearer_token_file, clock) {
+        token_(config.bearer_token, config.bearer_token_file, clock),
+        credentials_(DescribeCredentials(config)) {
     bool ipv6 = address_.host.find(':') != std::string::npos;
     host_header_ = fmt::format("{}{}{}", ipv6 ? "[" : "", address_.host, ipv6 ? "]" : "");
     if (address_.port != "443") host_header_ += ":" + address_.port;
     endpoint_name_ = host_header_ + (address_.port == "443" ? ":443" : "");
   }
+
+  std::string CredentialsDescription() const override { return credentials_; }
 
   absl::StatusOr<Response> Do(const Request& request) override {
     SteadyTime deadline =
@@ -386,6 +404,7 @@ class HttpsTransport final : public Transport {
   std::string host_header_;
   std::string endpoint_name_;
   TokenSource token_;
+  const std::string credentials_;
   std::mutex mu_;
   std::vector<std::unique_ptr<Connection>> idle_;  // guarded by mu_
 };

@@ -54,6 +54,8 @@ class RetryingTransport : public Transport {
   absl::StatusOr<Response> Stream(const Request& request, const LineCallback& on_line,
                                   CancelToken* cancel) override;
 
+  std::string CredentialsDescription() const override { return inner_->CredentialsDescription(); }
+
   Transport& inner() { return *inner_; }
 
  private:

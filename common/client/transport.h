@@ -92,6 +92,11 @@ class Transport {
   // `on_line` is never called. `cancel` may be null.
   virtual absl::StatusOr<Response> Stream(const Request& request, const LineCallback& on_line,
                                           CancelToken* cancel) = 0;
+
+  // What this transport authenticates with, for error messages when the server answers 401
+  // ("bearer token from file /var/run/.../token (in-cluster service account)"). Never the
+  // secret itself. Empty when unknown.
+  virtual std::string CredentialsDescription() const { return {}; }
 };
 
 // Splits a byte stream into '\n'-terminated lines, whatever the chunk boundaries. Not

@@ -261,13 +261,27 @@ void Reflector::Run() {
       if (w.events > 0) next_backoff_ = options_.initial_backoff;
       need_list = true;
       continue;
+    } else if (client::IsMalformedWatchEvent(w.status)) {
+      {
+        std::lock_guard<std::mutex> l(mu_);
+        ++stats_.watch_failures;
+        ++stats_.malformed;
+      }
+      // The server (or something between) sent a line that is not a watch event. Whatever it
+      // was, the cache may now miss a change, so the reflector backs off and relists (as
+      // client-go does after a decode error). The backoff is not reset by events that came
+      // before the bad line, so a stream that keeps failing this way slows down to max_backoff.
+      BASALT_LOG_WARNING("Reflector got a watch line it cannot read, relisting after a backoff",
+                         "resource", ResourceName(source_), "resourceVersion", resource_version_,
+                         "error", MessageOf(w.status));
+      need_list = true;
     } else {
       {
         std::lock_guard<std::mutex> l(mu_);
         ++stats_.watch_failures;
       }
-      // Includes a line that is not a watch event: the stream is dropped and resumed from the
-      // last resourceVersion that was fully applied, so nothing is skipped.
+      // Connection loss, timeouts, an ERROR event other than 410: the stream is dropped and
+      // resumed from the last resourceVersion that was fully applied, so nothing is skipped.
       BASALT_LOG_WARNING("Reflector watch ended with an error, watching again", "resource",
                          ResourceName(source_), "resourceVersion", resource_version_, "error",
                          MessageOf(w.status));

@@ -6,8 +6,11 @@
 //  - Watches ask for bookmarks (allowWatchBookmarks) and a timeoutSeconds drawn at random
 //    from [min_watch_timeout, 2 * min_watch_timeout), so that many clients do not reconnect in
 //    lockstep. A bookmark only advances the resourceVersion.
-//  - When a watch ends (server timeout, connection loss, a line that is not a watch event),
-//    the reflector watches again from the last resourceVersion it saw, so no event is lost.
+//  - When a watch ends (server timeout, connection loss, an ERROR event other than 410), the
+//    reflector watches again from the last resourceVersion it saw, so no event is lost.
+//  - A line that is not a watch event (client::IsMalformedWatchEvent: not JSON, no type or
+//    object) is logged with the line quoted, and the reflector backs off and relists: the
+//    stream can no longer be trusted. The informer keeps running.
 //    Failures, and watches that end without delivering anything, wait first with exponential
 //    backoff (initial_backoff doubling up to max_backoff, with jitter) on the injected Clock;
 //    a watch that delivered events resets the backoff.
@@ -88,6 +91,7 @@ struct ReflectorStats {
   int64_t watches = 0;         // watch requests started
   int64_t expired = 0;         // relists forced by kOutOfRange (410)
   int64_t watch_failures = 0;  // watches that ended with an error other than kOutOfRange
+  int64_t malformed = 0;       // of those, ended by a line that is not a watch event (relist)
   int64_t events = 0;          // watch events delivered (bookmarks included)
   int64_t rejected = 0;        // objects the Transform rejected
   int64_t backoffs = 0;

@@ -2,6 +2,8 @@
 // (CTest fixture "cluster"; the admin kubeconfig is in $BASALT_TEST_KUBECONFIG). Every test
 // works in its own namespace and cleans up after itself.
 
+#include <openssl/evp.h>
+#include <openssl/pem.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -14,9 +16,11 @@
 #include <thread>
 #include <vector>
 
+#include "absl/strings/escaping.h"
 #include "common/client/client.h"
 #include "common/client/config.h"
 #include "common/client/https_transport.h"
+#include "common/util/clock.h"
 #include "common/util/json.h"
 #include "common/util/status.h"
 #include "fmt/format.h"
@@ -579,4 +583,226 @@ TEST_CASE("HttpsTransport: a watch silent for longer than stream_idle_timeout fa
   INFO(MessageOf(r.status()));
   REQUIRE(r.status().code() == absl::StatusCode::kDeadlineExceeded);
   REQUIRE(secs < 5);
+}
+
+namespace {
+
+std::string PodWithTwoContainers(std::string_view name) {
+  // ignore-sigterm: KWOK keeps the pod Terminating for its grace period after a delete.
+  return fmt::format(
+      R"({{"apiVersion":"v1","kind":"Pod","metadata":{{"name":"{}",)"
+      R"("annotations":{{"basalt.dev/ignore-sigterm":"true"}}}},)"
+      R"("spec":{{"schedulerName":"basalt-it-nobody","tolerations":[{{"operator":"Exists"}}],)"
+      R"("containers":[{{"name":"c1","image":"busybox:1.35"}},{{"name":"c2","image":"busybox:1.35"}}]}}}})",
+      name);
+}
+
+std::string ContainerImages(const json::Value& pod) {
+  std::string out;
+  const json::Value* containers = json::FindPath(pod, {"spec", "containers"});
+  if (containers == nullptr || !containers->IsArray()) return out;
+  for (const json::Value& c : containers->GetArray()) {
+    out += fmt::format("{}{}={}", out.empty() ? "" : ",", json::GetString(c, "name"),
+                       json::GetString(c, "image"));
+  }
+  return out;
+}
+
+void WriteFile(const std::string& path, std::string_view text) {
+  FILE* f = fopen(path.c_str(), "w");
+  REQUIRE(f != nullptr);
+  REQUIRE(fwrite(text.data(), 1, text.size(), f) == text.size());
+  fclose(f);
+}
+
+// RS256 signature of `input` with the PEM private key, base64url without padding (JWS).
+std::string SignRs256(std::string_view input, const std::string& key_pem) {
+  BIO* bio = BIO_new_mem_buf(key_pem.data(), static_cast<int>(key_pem.size()));
+  REQUIRE(bio != nullptr);
+  EVP_PKEY* key = PEM_read_bio_PrivateKey(bio, nullptr, nullptr, nullptr);
+  BIO_free(bio);
+  REQUIRE(key != nullptr);
+  EVP_MD_CTX* ctx = EVP_MD_CTX_new();
+  REQUIRE(EVP_DigestSignInit(ctx, nullptr, EVP_sha256(), nullptr, key) == 1);
+  size_t len = 0;
+  const auto* data = reinterpret_cast<const unsigned char*>(input.data());
+  REQUIRE(EVP_DigestSign(ctx, nullptr, &len, data, input.size()) == 1);
+  std::string sig(len, '\0');
+  REQUIRE(EVP_DigestSign(ctx, reinterpret_cast<unsigned char*>(sig.data()), &len, data,
+                         input.size()) == 1);
+  sig.resize(len);
+  EVP_MD_CTX_free(ctx);
+  EVP_PKEY_free(key);
+  std::string out;
+  absl::WebSafeBase64Escape(sig, &out);
+  return out;
+}
+
+// Re-signs a service-account JWT with the cluster's signing key, its times shifted by
+// `shift_seconds` (negative: into the past). A shift of 0 reproduces a valid token.
+std::string ResignToken(std::string_view token, int64_t shift_seconds, const std::string& key_pem) {
+  size_t dot1 = token.find('.');
+  size_t dot2 = token.find('.', dot1 + 1);
+  REQUIRE(dot2 != std::string_view::npos);
+  std::string header(token.substr(0, dot1));
+  std::string payload_json;
+  REQUIRE(absl::WebSafeBase64Unescape(std::string(token.substr(dot1 + 1, dot2 - dot1 - 1)),
+                                      &payload_json));
+  absl::StatusOr<json::Document> payload = json::Parse(payload_json);
+  REQUIRE(payload.ok());
+  for (const char* claim : {"exp", "iat", "nbf"}) {
+    json::Value* v = json::FindMutable(*payload, claim);
+    REQUIRE(v != nullptr);
+    REQUIRE(v->IsInt64());
+    v->SetInt64(v->GetInt64() + shift_seconds);
+  }
+  std::string encoded;
+  absl::WebSafeBase64Escape(json::Serialize(*payload), &encoded);
+  std::string input = header + "." + encoded;
+  return input + "." + SignRs256(input, key_pem);
+}
+
+std::string ClusterPki(std::string_view file) {
+  const char* kubeconfig = getenv("BASALT_TEST_KUBECONFIG");
+  REQUIRE(kubeconfig != nullptr);
+  std::string dir(kubeconfig);
+  dir = dir.substr(0, dir.rfind('/'));
+  return dir + "/pki/" + std::string(file);
+}
+
+}  // namespace
+
+TEST_CASE(
+    "pods: strategic merge patch merges containers by name, delete keeps the grace period "
+    "asked for",
+    "[integration][client]") {
+  std::unique_ptr<Client> client = NewClient(TestConfig());
+  TestNamespace ns(*client);
+  std::string node = FirstNodeName(*client);
+  absl::StatusOr<json::Document> pod = client->Create(Pods(), ns.name(), PodWithTwoContainers("p"));
+  INFO(MessageOf(pod.status()));
+  REQUIRE(pod.ok());
+  const std::string uid(Meta(*pod, "uid"));
+  REQUIRE_OK(client->Bind(ns.name(), "p", node, uid));
+
+  // Strategic merge: the list of containers merges on "name", so only c2 changes.
+  constexpr std::string_view kNewImage =
+      R"({"spec":{"containers":[{"name":"c2","image":"busybox:1.36"}]}})";
+  absl::StatusOr<json::Document> strategic =
+      client->Patch(Pods(), ns.name(), "p", PatchType::kStrategicMerge, kNewImage);
+  INFO(MessageOf(strategic.status()));
+  REQUIRE(strategic.ok());
+  CHECK(ContainerImages(*strategic) == "c1=busybox:1.35,c2=busybox:1.36");
+  // The same body as a JSON merge patch replaces the whole list, dropping c1: the server
+  // refuses (containers cannot be removed from a pod), and nothing changes.
+  absl::Status merge = client->Patch(Pods(), ns.name(), "p", PatchType::kMerge, kNewImage).status();
+  INFO(MessageOf(merge));
+  CHECK(merge.code() == absl::StatusCode::kInvalidArgument);
+  CHECK(HttpCodeOf(merge) == 422);
+  absl::StatusOr<json::Document> after = client->Get(Pods(), ns.name(), "p");
+  REQUIRE(after.ok());
+  CHECK(ContainerImages(*after) == "c1=busybox:1.35,c2=busybox:1.36");
+
+  // Delete with a grace period: the bound pod stays, marked with that period.
+  DeleteOptions graceful;
+  graceful.grace_period_seconds = 45;
+  graceful.precondition_uid = uid;
+  REQUIRE_OK(client->Delete(Pods(), ns.name(), "p", graceful));
+  absl::StatusOr<json::Document> terminating = client->Get(Pods(), ns.name(), "p");
+  REQUIRE(terminating.ok());
+  CHECK_FALSE(Meta(*terminating, "deletionTimestamp").empty());
+  const json::Value* grace =
+      json::FindPath(*terminating, {"metadata", "deletionGracePeriodSeconds"});
+  REQUIRE(grace != nullptr);
+  CHECK(grace->GetInt64() == 45);
+  // A shorter grace period may follow; 0 removes it without waiting.
+  DeleteOptions now;
+  now.grace_period_seconds = 0;
+  REQUIRE_OK(client->Delete(Pods(), ns.name(), "p", now));
+  const auto deadline = steady_clock::now() + seconds(20);
+  absl::Status gone;
+  do {
+    gone = client->Get(Pods(), ns.name(), "p").status();
+    if (absl::IsNotFound(gone)) break;
+    std::this_thread::sleep_for(milliseconds(100));
+  } while (steady_clock::now() < deadline);
+  CHECK(absl::IsNotFound(gone));
+}
+
+TEST_CASE(
+    "service account tokens: a rotated token file is picked up, a bad or expired token is "
+    "kUnauthenticated naming the file",
+    "[integration][client]") {
+  const RestConfig admin = TestConfig();
+  std::unique_ptr<Client> client = NewClient(admin);
+  TestNamespace ns(*client);
+  REQUIRE_OK(
+      client
+          ->Create(ServiceAccounts(), ns.name(),
+                   R"({"apiVersion":"v1","kind":"ServiceAccount","metadata":{"name":"it-sa"}})")
+          .status());
+  absl::StatusOr<json::Document> request =
+      client->CreateSubresource(ServiceAccounts(), ns.name(), "it-sa", "token",
+                                R"({"apiVersion":"authentication.k8s.io/v1","kind":"TokenRequest",)"
+                                R"("spec":{"expirationSeconds":3600}})");
+  INFO(MessageOf(request.status()));
+  REQUIRE(request.ok());
+  const json::Value* token_value = json::FindPath(*request, {"status", "token"});
+  REQUIRE(token_value != nullptr);
+  const std::string token(json::AsView(*token_value));
+  const std::string sa_user = fmt::format("system:serviceaccount:{}:it-sa", ns.name());
+
+  char tmpl[] = "/tmp/basalt-token-test-XXXXXX";
+  REQUIRE(mkdtemp(tmpl) != nullptr);
+  const std::string token_file = std::string(tmpl) + "/token";
+  WriteFile(token_file, "not-a-token\n");
+
+  RestConfig config;
+  config.server = admin.server;
+  config.ca_pem = admin.ca_pem;
+  config.bearer_token_file = token_file;
+  config.source = "test service account";
+  basalt::FakeClock clock;
+  absl::StatusOr<std::unique_ptr<Transport>> transport = NewHttpsTransport(config, {}, &clock);
+  REQUIRE(transport.ok());
+  Client sa_client(*std::move(transport));
+  auto get = [&] { return sa_client.Get(Namespaces(), "", ns.name()).status(); };
+
+  // A token the server does not know: 401, and the message names the token file.
+  absl::Status bad = get();
+  INFO(MessageOf(bad));
+  WARN(MessageOf(bad));
+  REQUIRE(bad.code() == absl::StatusCode::kUnauthenticated);
+  CHECK(HttpCodeOf(bad) == 401);
+  CHECK(MessageOf(bad).find("bearer token from file " + token_file) != std::string_view::npos);
+  CHECK(MessageOf(bad).find(token) == std::string_view::npos);
+
+  // The token is rotated in the file: used once the refresh period (60 s) has passed.
+  WriteFile(token_file, token + "\n");
+  CHECK(get().code() == absl::StatusCode::kUnauthenticated);  // still the cached one
+  clock.Advance(seconds(61));
+  absl::Status authenticated = get();
+  INFO(MessageOf(authenticated));
+  // The service account has no RBAC rights: 403 proves the server authenticated it.
+  REQUIRE(authenticated.code() == absl::StatusCode::kPermissionDenied);
+  CHECK(MessageOf(authenticated).find(sa_user) != std::string_view::npos);
+
+  // The same claims re-signed with the cluster's key are accepted (the signing below is right)...
+  absl::StatusOr<std::string> key = ReadFileToString(ClusterPki("sa.key"));
+  REQUIRE(key.ok());
+  WriteFile(token_file, ResignToken(token, 0, *key));
+  clock.Advance(seconds(61));
+  CHECK(get().code() == absl::StatusCode::kPermissionDenied);
+  // ...and moved two hours into the past they are an expired token: 401 naming the file.
+  WriteFile(token_file, ResignToken(token, -7200, *key));
+  clock.Advance(seconds(61));
+  absl::Status expired = get();
+  INFO(MessageOf(expired));
+  WARN(MessageOf(expired));
+  REQUIRE(expired.code() == absl::StatusCode::kUnauthenticated);
+  CHECK(MessageOf(expired).find(token_file) != std::string_view::npos);
+  CHECK(MessageOf(expired).find("expired or revoked token") != std::string_view::npos);
+
+  unlink(token_file.c_str());
+  rmdir(tmpl);
 }

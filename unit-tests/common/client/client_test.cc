@@ -270,6 +270,18 @@ TEST_CASE("ParseWatchEvent: types, ERROR 410, and lines that are not events", "[
   REQUIRE(ParseWatchEvent(R"({"type":"ADDED"})").status().code() == absl::StatusCode::kInternal);
   REQUIRE(ParseWatchEvent(R"({"type":"WHAT","object":{}})").status().code() ==
           absl::StatusCode::kInternal);
+
+  // Lines the client cannot read are told apart from the server's own ERROR events.
+  REQUIRE(IsMalformedWatchEvent(garbage));
+  REQUIRE(IsMalformedWatchEvent(ParseWatchEvent(R"({"type":"ADDED"})").status()));
+  REQUIRE(IsMalformedWatchEvent(ParseWatchEvent(R"({"type":"WHAT","object":{}})").status()));
+  REQUIRE_FALSE(IsMalformedWatchEvent(gone));
+  absl::Status server_error = ParseWatchEvent(R"({"type":"ERROR","object":)" +
+                                              StatusBody(500, "InternalError", "etcd down") + "}")
+                                  .status();
+  REQUIRE(server_error.code() == absl::StatusCode::kInternal);
+  REQUIRE_FALSE(IsMalformedWatchEvent(server_error));
+  REQUIRE_FALSE(IsMalformedWatchEvent(absl::OkStatus()));
 }
 
 TEST_CASE("Client::Watch: events split across chunks arrive whole and in order",

@@ -1,6 +1,8 @@
 #include "common/client/flags.h"
 
+#include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include <catch2/catch.hpp>
 
@@ -69,4 +71,113 @@ TEST_CASE("ConfigFromOptions: --master alone gives a credential-less config", "[
   REQUIRE(config->burst == 100);
   options.master.clear();
   REQUIRE(ConfigFromOptions(options).status().code() == absl::StatusCode::kFailedPrecondition);
+}
+
+namespace {
+
+// Writes `text` to `dir`/`name` and returns the path.
+std::string WriteFile(const std::string& dir, const std::string& name, const std::string& text) {
+  std::string path = dir + "/" + name;
+  FILE* f = fopen(path.c_str(), "w");
+  REQUIRE(f != nullptr);
+  REQUIRE(fwrite(text.data(), 1, text.size(), f) == text.size());
+  fclose(f);
+  return path;
+}
+
+}  // namespace
+
+TEST_CASE("ConfigFromOptions: KUBECONFIG with several files merges them and --context picks one",
+          "[flags]") {
+  char tmpl[] = "/tmp/basalt-flags-test-XXXXXX";
+  REQUIRE(mkdtemp(tmpl) != nullptr);
+  const std::string dir = tmpl;
+  std::string a = WriteFile(dir, "a",
+                            "current-context: dev\n"
+                            "clusters:\n"
+                            "- name: dev\n"
+                            "  cluster: {server: 'https://dev:6443'}\n"
+                            "contexts:\n"
+                            "- name: dev\n"
+                            "  context: {cluster: dev, user: alice}\n");
+  std::string b = WriteFile(dir, "b",
+                            "current-context: prod\n"
+                            "clusters:\n"
+                            "- name: prod\n"
+                            "  cluster: {server: 'https://prod:6443'}\n"
+                            "users:\n"
+                            "- name: alice\n"
+                            "  user: {token: alice-token}\n"
+                            "contexts:\n"
+                            "- name: prod\n"
+                            "  context: {cluster: prod, user: alice, namespace: team}\n");
+  const std::string missing = dir + "/missing";
+  unsetenv("KUBERNETES_SERVICE_HOST");
+  setenv("HOME", "/nonexistent-home-for-test", 1);
+  setenv("KUBECONFIG", (a + ":" + missing + ":" + b).c_str(), 1);
+
+  // No flags: the first file's current-context, the user from the second file.
+  {
+    FlagSet flags;
+    ClientOptions options;
+    options.AddFlags(flags);
+    REQUIRE(flags.Parse(std::vector<std::string>{}).ok());
+    absl::StatusOr<RestConfig> config = ConfigFromOptions(options);
+    INFO(MessageOf(config.status()));
+    REQUIRE(config.ok());
+    CHECK(config->server == "https://dev:6443");
+    CHECK(config->bearer_token == "alice-token");
+    CHECK(config->default_namespace == "default");
+  }
+  // --context selects a context defined in another file; qps/burst flags are copied.
+  {
+    FlagSet flags;
+    ClientOptions options;
+    options.AddFlags(flags);
+    REQUIRE(flags.Parse({"--context=prod", "--kube-api-qps=7", "--kube-api-burst", "9"}).ok());
+    CHECK(options.context == "prod");
+    absl::StatusOr<RestConfig> config = ConfigFromOptions(options);
+    INFO(MessageOf(config.status()));
+    REQUIRE(config.ok());
+    CHECK(config->server == "https://prod:6443");
+    CHECK(config->default_namespace == "team");
+    CHECK(config->qps == 7);
+    CHECK(config->burst == 9);
+  }
+  // --master overrides the server but keeps the context's credentials.
+  {
+    FlagSet flags;
+    ClientOptions options;
+    options.AddFlags(flags);
+    REQUIRE(flags.Parse({"--context", "prod", "--master=https://10.1.2.3:6443"}).ok());
+    absl::StatusOr<RestConfig> config = ConfigFromOptions(options);
+    REQUIRE(config.ok());
+    CHECK(config->server == "https://10.1.2.3:6443");
+    CHECK(config->bearer_token == "alice-token");
+  }
+  // An unknown --context names the files and the contexts they define.
+  {
+    ClientOptions options;
+    options.context = "staging";
+    absl::Status s = ConfigFromOptions(options).status();
+    CHECK(s.code() == absl::StatusCode::kNotFound);
+    CHECK(MessageOf(s).find("context \"staging\" not found") != std::string_view::npos);
+    CHECK(MessageOf(s).find("dev, prod") != std::string_view::npos);
+    CHECK(MessageOf(s).find(a) != std::string_view::npos);
+  }
+  // --kubeconfig wins over KUBECONFIG, and every file it names must exist.
+  {
+    ClientOptions options;
+    options.kubeconfig = b + ":" + missing;
+    absl::Status s = ConfigFromOptions(options).status();
+    CHECK(s.code() == absl::StatusCode::kNotFound);
+    CHECK(MessageOf(s).find(missing) != std::string_view::npos);
+    options.kubeconfig = b;
+    absl::StatusOr<RestConfig> config = ConfigFromOptions(options);
+    REQUIRE(config.ok());
+    CHECK(config->server == "https://prod:6443");
+  }
+  unsetenv("KUBECONFIG");
+  for (const std::string& p : {a, b}) unlink(p.c_str());
+  rmdir(dir.c_str());
 }

@@ -229,14 +229,15 @@ TEST_CASE("Reflector: 410 Gone on the watch relists at once and watches from the
 }
 
 TEST_CASE(
-    "Reflector: a watch line that is not JSON is logged, and the watch resumes from the "
-    "last good event after a backoff",
+    "Reflector: a watch line that is not JSON is logged, and the reflector backs off, relists "
+    "and watches from the new list",
     "[reflector]") {
   Harness h;
   h.transport().AddJson("GET", kListPath, 200, ListBody("10", {}));
   h.transport().AddStream(kWatchPrefix,
                           Ends({WatchLine("ADDED", Cm("a", "11")), "<html>proxy error</html>\n",
                                 WatchLine("ADDED", Cm("never", "12"))}));
+  h.transport().AddJson("GET", kListPath, 200, ListBody("13", {Cm("a", "11"), Cm("b", "13")}));
   h.transport().AddStream(kWatchPrefix, Held());
   h.Start();
   REQUIRE(h.WaitForBackoffs(1));
@@ -245,12 +246,44 @@ TEST_CASE(
   h.transport().WaitForHeldStream();
   h.Stop();
 
-  CHECK(h.sink().calls() == std::vector<std::string>{"replace 10 []", "upsert ns/a 11"});
+  // The event after the bad line is never applied; the relist brings the truth.
+  CHECK(h.sink().calls() ==
+        std::vector<std::string>{"replace 10 []", "upsert ns/a 11", "replace 13 [ns/a,ns/b]"});
   std::vector<std::string> paths = h.paths();
-  REQUIRE(paths.size() == 3);
-  CHECK(paths[2].find("resourceVersion=11&") != std::string::npos);
-  CHECK(h.reflector().stats().watch_failures == 1);
-  CHECK(h.reflector().stats().lists == 1);
+  REQUIRE(paths.size() == 4);
+  CHECK(paths[2] == kListPath);
+  CHECK(paths[3].find("resourceVersion=13&") != std::string::npos);
+  ReflectorStats stats = h.reflector().stats();
+  CHECK(stats.watch_failures == 1);
+  CHECK(stats.malformed == 1);
+  CHECK(stats.lists == 2);
+  CHECK(stats.expired == 0);
+}
+
+TEST_CASE(
+    "Reflector: a stream that keeps sending bad lines backs off further each time, "
+    "relisting every time",
+    "[reflector]") {
+  Harness h;
+  FakeTransport& t = h.transport();
+  for (int i = 0; i < 3; ++i) {
+    t.AddJson("GET", kListPath, 200, ListBody("10", {}));
+    t.AddStream(kWatchPrefix, Ends({WatchLine("ADDED", Cm("a", "11")), "{\"type\":\"ADDED\"}\n"}));
+  }
+  t.AddJson("GET", kListPath, 200, ListBody("10", {}));
+  t.AddStream(kWatchPrefix, Held());
+  h.Start();
+  for (size_t i = 0; i < 3; ++i) {
+    REQUIRE(h.WaitForBackoffs(i + 1));
+    h.clock().Advance(h.backoffs()[i]);
+  }
+  t.WaitForHeldStream();
+  h.Stop();
+  // Events before each bad line do not reset the backoff: it doubles.
+  CHECK(h.backoffs() ==
+        std::vector<milliseconds>{milliseconds(800), milliseconds(1600), milliseconds(3200)});
+  CHECK(h.reflector().stats().lists == 4);
+  CHECK(h.reflector().stats().malformed == 3);
 }
 
 TEST_CASE(
