@@ -4,13 +4,14 @@
 # Basalt's CRDs, and every Basalt component that exists as a local process.
 # Flags are passed to e2e/cluster/up.sh (e.g. --nodes 16 --node-gpus 4, --with-kube-scheduler).
 # A healthy cluster that is already running is reused. Stop everything: hack/local-down.sh
+# State, certificates and logs: _output/local (BASALT_LOCAL_DIR overrides it, for a second one).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-STATE_DIR=$REPO_ROOT/_output/local
+STATE_DIR=${BASALT_LOCAL_DIR:-$REPO_ROOT/_output/local}
 export BASALT_STATE_DIR=$STATE_DIR
 
 for a in "$@"; do
-  [[ $a == -h || $a == --help ]] && { sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//'; exec "$REPO_ROOT/e2e/cluster/up.sh" --help; }
+  [[ $a == -h || $a == --help ]] && { sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'; exec "$REPO_ROOT/e2e/cluster/up.sh" --help; }
 done
 
 "$HACK_DIR/install-deps.sh"
@@ -51,12 +52,27 @@ start_component vc-scheduler "$BUILD_DIR/scheduler/vc-scheduler" \
   --kubeconfig="$KUBECONFIG" --leader-elect=false --metrics-addr=127.0.0.1:0 \
   --health-addr=127.0.0.1:0 --scheduler-name=volcano --schedule-period=1s -v=2
 
+# Ready for the lines below: the components create the default queue once they are connected
+# (the webhook admits it), so a job applied right after this script finds its queue.
+deadline=$((SECONDS + 90))
+until kubectl get queue default >/dev/null 2>&1; do
+  if ((SECONDS >= deadline)); then
+    hlog "the default queue did not appear within 90s; the components' logs end with:"
+    for f in "$STATE_DIR"/logs/vc-*.log; do
+      [[ -f $f ]] && { echo "--- $f" >&2; tail -n 15 "$f" >&2; }
+    done
+    exit 1
+  fi
+  sleep 0.5
+done
+hlog "default queue present"
+
 cat <<MSG
 
 Basalt is up. Logs: $STATE_DIR/logs/   Stop: hack/local-down.sh
 
 export KUBECONFIG=$KUBECONFIG
 kubectl get nodes -o custom-columns=NAME:.metadata.name,READY:.status.conditions[-1].status,GPUS:.status.allocatable.nvidia\\.com/gpu
-kubectl apply -f ../shared/examples/queue-ai-training.yaml -f ../shared/examples/job-bert-pretrain.yaml
+kubectl apply -f $REPO_ROOT/examples/queue-ai-training.yaml -f $REPO_ROOT/examples/job-bert-pretrain.yaml
 kubectl get vcjob,podgroup,queue
 MSG
