@@ -15,6 +15,7 @@
 
 #include "common/client/client.h"
 #include "common/client/flags.h"
+#include "common/controller/default_queue.h"
 #include "common/controller/event_recorder.h"
 #include "common/controller/leader_election.h"
 #include "common/controller/work_queue_metrics.h"
@@ -26,7 +27,6 @@
 #include "common/util/status.h"
 #include "common/util/stop.h"
 #include "controllers/app/controller.h"
-#include "controllers/app/default_queue.h"
 #include "controllers/app/reconcile_loop.h"
 #include "fmt/format.h"
 #include "fmt/ranges.h"
@@ -139,15 +139,11 @@ int Main(int argc, char** argv) {
       return;
     }
     BASALT_LOG_INFO("Caches synced");
+    // In the background: the controllers need not wait for the webhook to admit the create.
+    std::jthread default_queue;
     if (create_default_queue) {
-      for (int attempt = 1; attempt <= 30 && !stop.stop_requested(); ++attempt) {
-        absl::Status s = EnsureDefaultQueue(**client);
-        if (s.ok()) break;
-        if (attempt == 1 || attempt % 10 == 0) {
-          BASALT_LOG_WARNING("Cannot create the default queue yet", "error", MessageOf(s));
-        }
-        SleepFor(stop, std::chrono::seconds(1));
-      }
+      default_queue = std::jthread(
+          [&](std::stop_token st) { controller::EnsureDefaultQueueWithRetry(st, **client); });
     }
     running = true;
     std::vector<std::jthread> threads;

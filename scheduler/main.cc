@@ -12,10 +12,12 @@
 #include <set>
 #include <stop_token>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "common/client/client.h"
 #include "common/client/flags.h"
+#include "common/controller/default_queue.h"
 #include "common/controller/event_recorder.h"
 #include "common/controller/leader_election.h"
 #include "common/informer/informer_factory.h"
@@ -41,27 +43,6 @@ namespace basalt::sched::app {
 namespace {
 
 constexpr char kComponent[] = "vc-scheduler";
-
-// Creates the default queue if it is missing (Volcano's scheduler does the same at start).
-void EnsureDefaultQueue(client::Client& client, const std::string& name) {
-  absl::StatusOr<json::Document> got = client.Get(client::Queues(), "", name);
-  if (got.ok()) return;
-  if (got.status().code() != absl::StatusCode::kNotFound) {
-    BASALT_LOG_WARNING("Cannot read the default queue", "queue", name, "error",
-                       MessageOf(got.status()));
-    return;
-  }
-  std::string body = fmt::format(
-      R"({{"apiVersion":"scheduling.volcano.sh/v1beta1","kind":"Queue","metadata":{{"name":"{}"}},)"
-      R"("spec":{{"weight":1,"reclaimable":true}}}})",
-      name);
-  absl::Status s = client.Create(client::Queues(), "", body).status();
-  if (s.ok()) {
-    BASALT_LOG_INFO("Created the default queue", "queue", name);
-  } else if (s.code() != absl::StatusCode::kAlreadyExists) {
-    BASALT_LOG_WARNING("Cannot create the default queue", "queue", name, "error", MessageOf(s));
-  }
-}
 
 int Main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
@@ -199,7 +180,11 @@ int Main(int argc, char** argv) {
       return absl::DeadlineExceededError("informer caches did not sync within 5 minutes");
     }
     BASALT_LOG_INFO("Caches synced; scheduling");
-    EnsureDefaultQueue(**client, options.default_queue);
+    // In the background, retried until the webhook admits it (Volcano's scheduler creates it
+    // too); PodGroups in a missing queue just wait.
+    std::jthread default_queue([&](std::stop_token st) {
+      controller::EnsureDefaultQueueWithRetry(st, **client, options.default_queue);
+    });
     return RunSchedulingLoop(stop, loop);
   };
 

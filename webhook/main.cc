@@ -19,6 +19,7 @@
 
 #include "common/client/client.h"
 #include "common/client/flags.h"
+#include "common/controller/default_queue.h"
 #include "common/informer/informer_factory.h"
 #include "common/runtime/flags.h"
 #include "common/runtime/http_server.h"
@@ -36,7 +37,6 @@
 #include "webhook/server/ca_bundle.h"
 #include "webhook/server/cert_source.h"
 #include "webhook/server/certs.h"
-#include "webhook/server/default_queue.h"
 #include "webhook/server/informer_lister.h"
 #include "webhook/server/options.h"
 
@@ -94,22 +94,11 @@ absl::Status RunCaBundleSync(std::stop_token stop, client::Client& client,
   return absl::OkStatus();
 }
 
-// Creates the default queue, retrying until it works: right after start-up the API server
-// may not reach this webhook yet (the queue create is admitted by it), so failures are
-// expected for a few seconds.
+// Creates the default queue (retrying: right after start-up the API server may not reach this
+// webhook yet, and it admits the create), then waits for shutdown: a runnable that returns ends
+// the process.
 absl::Status RunDefaultQueue(std::stop_token stop, client::Client& client) {
-  std::chrono::milliseconds backoff(500);
-  for (int attempt = 1; !stop.stop_requested(); ++attempt) {
-    absl::Status s = EnsureDefaultQueue(client);
-    if (s.ok()) break;
-    if (attempt == 1 || attempt % 10 == 0) {
-      BASALT_LOG_WARNING("Cannot create the default queue yet", "attempt", attempt, "error",
-                         MessageOf(s));
-    }
-    if (!SleepFor(stop, backoff)) return absl::OkStatus();
-    backoff = std::min(backoff * 2, std::chrono::milliseconds(5000));
-  }
-  // A runnable that returns ends the process: wait for shutdown.
+  controller::EnsureDefaultQueueWithRetry(stop, client);
   SleepFor(stop, std::chrono::hours(24 * 365 * 100));
   return absl::OkStatus();
 }

@@ -1,5 +1,5 @@
-// The webhook's writes to the cluster: the caBundle of webhook configurations and the
-// default queue, against a FakeTransport.
+// The webhook's writes to the cluster (the caBundle of webhook configurations), against a
+// FakeTransport.
 #include <catch2/catch.hpp>
 #include <memory>
 #include <string>
@@ -9,7 +9,6 @@
 #include "common/util/json.h"
 #include "fmt/format.h"
 #include "webhook/server/ca_bundle.h"
-#include "webhook/server/default_queue.h"
 
 namespace basalt::webhook::server {
 namespace {
@@ -95,65 +94,6 @@ TEST_CASE("SyncCaBundle: kNotFound when neither kind has the name", "[ca-bundle]
   fake->AddJson("GET", kValidating, 404, NotFound());
   client::Client client(std::move(fake));
   CHECK(SyncCaBundle(client, "basalt", kCa).status().code() == absl::StatusCode::kNotFound);
-}
-
-constexpr char kDefaultQueue[] = "/apis/scheduling.volcano.sh/v1beta1/queues/default";
-constexpr char kQueues[] = "/apis/scheduling.volcano.sh/v1beta1/queues";
-
-TEST_CASE("EnsureDefaultQueue: leaves an existing default queue alone", "[default-queue]") {
-  auto fake = std::make_unique<FakeTransport>();
-  FakeTransport* t = fake.get();
-  t->AddJson("GET", kDefaultQueue, 200, R"({"metadata":{"name":"default"},"spec":{"weight":7}})");
-  client::Client client(std::move(fake));
-  CHECK(EnsureDefaultQueue(client).ok());
-  CHECK(t->requests().size() == 1);
-}
-
-TEST_CASE("EnsureDefaultQueue: creates weight 1, reclaimable, then opens it", "[default-queue]") {
-  auto fake = std::make_unique<FakeTransport>();
-  FakeTransport* t = fake.get();
-  t->AddJson("GET", kDefaultQueue, 404, NotFound());
-  t->AddJson("POST", kQueues, 201, "{}");
-  t->AddJson("PATCH", std::string(kDefaultQueue) + "/status", 200, "{}");
-  client::Client client(std::move(fake));
-  CHECK(EnsureDefaultQueue(client).ok());
-  REQUIRE(t->requests().size() == 3);
-  auto created = json::Parse(t->requests()[1].body);
-  REQUIRE(created.ok());
-  const json::Value& spec = *json::Find(*created, "spec");
-  CHECK(json::GetInt(spec, "weight") == 1);
-  CHECK(json::GetBool(spec, "reclaimable"));
-  CHECK(t->requests()[2].body.find("\"Open\"") != std::string::npos);
-}
-
-TEST_CASE(
-    "EnsureDefaultQueue: AlreadyExists (a concurrent creator) is success, a status "
-    "write it may not do is not an error",
-    "[default-queue]") {
-  auto fake = std::make_unique<FakeTransport>();
-  fake->AddJson("GET", kDefaultQueue, 404, NotFound());
-  fake->AddJson("POST", kQueues, 409,
-                R"({"kind":"Status","status":"Failure","reason":"AlreadyExists","code":409})");
-  client::Client client(std::move(fake));
-  CHECK(EnsureDefaultQueue(client).ok());
-
-  auto forbidden = std::make_unique<FakeTransport>();
-  forbidden->AddJson("GET", kDefaultQueue, 404, NotFound());
-  forbidden->AddJson("POST", kQueues, 201, "{}");
-  forbidden->AddJson("PATCH", std::string(kDefaultQueue) + "/status", 403,
-                     R"({"kind":"Status","status":"Failure","reason":"Forbidden","code":403})");
-  client::Client client2(std::move(forbidden));
-  CHECK(EnsureDefaultQueue(client2).ok());
-}
-
-TEST_CASE("EnsureDefaultQueue: other errors are returned (the caller retries)", "[default-queue]") {
-  auto fake = std::make_unique<FakeTransport>();
-  fake->AddJson("GET", kDefaultQueue, 404, NotFound());
-  fake->AddJson(
-      "POST", kQueues, 500,
-      R"({"kind":"Status","status":"Failure","message":"failed calling webhook","code":500})");
-  client::Client client(std::move(fake));
-  CHECK_FALSE(EnsureDefaultQueue(client).ok());
 }
 
 }  // namespace
