@@ -49,10 +49,11 @@ expect_eq "webhooks whose timeoutSeconds is not 10 (twice the default --request-
 expect_eq "webhooks not on AdmissionReview v1" \
   "$(jq -r 'map(select(.admissionReviewVersions != ["v1"]) | .name) | join(" ")' <<<"$hooks")" ""
 # Every webhook on a namespaced resource leaves the control-plane namespaces alone.
-expect_eq "namespaced webhooks that may see kube-system or volcano-system" \
+expect_eq "namespaced webhooks that may see a control-plane namespace (kube-system, kube-public, kube-node-lease, volcano-system)" \
   "$(jq -r 'map(select(any(.rules[].resources[]; . != "queues")) |
       select([.namespaceSelector.matchExpressions[]? | select(.key == "kubernetes.io/metadata.name" and .operator == "NotIn") | .values[]]
-        | (index("kube-system") == null or index("volcano-system") == null)) | .name) | join(" ")' <<<"$hooks")" ""
+        | (index("kube-system") == null or index("kube-public") == null or index("kube-node-lease") == null
+           or index("volcano-system") == null)) | .name) | join(" ")' <<<"$hooks")" ""
 # Only Basalt's resources, and pods only through the schedulerName condition.
 expect_eq "resources the webhooks match" \
   "$(jq -r '[.[].rules[] | (.apiGroups[0] + "/" + .resources[])] | unique | join(" ")' <<<"$hooks")" \
