@@ -17,6 +17,9 @@
 #                            name=a10,nodes=4,cpu=16,memory=64Gi,gpus=2,gpu-product=NVIDIA-A10,pods=110,racks=1
 #   --with-kube-scheduler    also build and start kube-scheduler
 #   --apiserver-port P       fixed kube-apiserver port (default: a free port)
+#   --apiserver-arg ARG      an extra kube-apiserver flag, repeatable (e.g. --feature-gates=X=true)
+#   --controller-manager-arg ARG
+#                            an extra kube-controller-manager flag, repeatable
 #   --replace                stop a cluster already running in the state dir and start fresh
 #   --reuse                  if a healthy cluster already runs in the state dir, keep it (exit 0)
 #   --timeout SECONDS        readiness timeout per component (default 120)
@@ -26,6 +29,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 NODES=8 NODE_CPU=32 NODE_MEMORY=256Gi NODE_GPUS=8 NODE_PODS=110
 GPU_PRODUCT=NVIDIA-A100-SXM4-80GB RACKS=2
 POOLS=() WITH_SCHEDULER=0 APISERVER_PORT="" REPLACE=0 REUSE=0 TIMEOUT=120
+KAS_EXTRA=() KCM_EXTRA=()
 
 need_arg() { [[ $# -ge 2 && -n $2 ]] || die "flag $1 needs a value (see --help)"; }
 while [[ $# -gt 0 ]]; do
@@ -41,10 +45,12 @@ while [[ $# -gt 0 ]]; do
     --pool) need_arg "$@"; POOLS+=("$2"); shift 2 ;;
     --with-kube-scheduler) WITH_SCHEDULER=1; shift ;;
     --apiserver-port) need_arg "$@"; APISERVER_PORT=$2; shift 2 ;;
+    --apiserver-arg) need_arg "$@"; KAS_EXTRA+=("$2"); shift 2 ;;
+    --controller-manager-arg) need_arg "$@"; KCM_EXTRA+=("$2"); shift 2 ;;
     --replace) REPLACE=1; shift ;;
     --reuse) REUSE=1; shift ;;
     --timeout) need_arg "$@"; TIMEOUT=$2; shift 2 ;;
-    -h|--help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown flag '$1' (see e2e/cluster/up.sh --help)" ;;
   esac
 done
@@ -275,7 +281,7 @@ start kube-apiserver "$KAS_BIN" \
   --allow-privileged=true \
   --profiling=false \
   --watch-cache-sizes=podtemplates#0 \
-  --cert-dir="$STATE_DIR/apiserver-certs"
+  --cert-dir="$STATE_DIR/apiserver-certs" ${KAS_EXTRA[@]+"${KAS_EXTRA[@]}"}
 write_kubeconfig "$KUBECONFIG_OUT" admin
 write_kubeconfig "$STATE_DIR/kube-controller-manager.kubeconfig" kube-controller-manager
 write_kubeconfig "$STATE_DIR/kube-scheduler.kubeconfig" kube-scheduler
@@ -295,7 +301,7 @@ start kube-controller-manager "$KCM_BIN" \
   --service-account-private-key-file="$PKI/sa.key" --root-ca-file="$PKI/ca.crt" \
   --cluster-signing-cert-file="$PKI/ca.crt" --cluster-signing-key-file="$PKI/ca.key" \
   --service-cluster-ip-range=10.96.0.0/16 \
-  --concurrent-gc-syncs=10 --kube-api-qps=200 --kube-api-burst=400
+  --concurrent-gc-syncs=10 --kube-api-qps=200 --kube-api-burst=400 ${KCM_EXTRA[@]+"${KCM_EXTRA[@]}"}
 wait_until kube-controller-manager "the default service account" kubectl -n default get serviceaccount default
 
 # ---- kube-scheduler (optional) -------------------------------------------------------------

@@ -5,13 +5,25 @@ UP=$BASALT_REPO_ROOT/e2e/cluster/up.sh
 DOWN=$BASALT_REPO_ROOT/e2e/cluster/down.sh
 BUILD=$BASALT_REPO_ROOT/e2e/cluster/build.sh
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"; e2e_finish' EXIT
+# Stop anything a check started by mistake (a start that should have failed and did not).
+cleanup() {
+  local rc=$? d
+  for d in "$tmp"/*/; do "$DOWN" --state-dir "$d" --quiet >/dev/null 2>&1 || true; done
+  rm -rf "$tmp"
+  set +e
+  (exit "$rc") # e2e_finish reads the test's exit status from $?
+  e2e_finish
+}
+trap cleanup EXIT
 
-# expect_failure WHAT NEEDLE CMD... : CMD must exit non-zero and print NEEDLE on stderr/stdout.
+# expect_failure WHAT NEEDLE CMD... : CMD must exit non-zero and print NEEDLE on stderr/stdout
+# (kept in LAST_OUT for further checks).
+LAST_OUT=""
 expect_failure() {
   local what=$1 needle=$2; shift 2
   local out rc=0
   out=$("$@" 2>&1) || rc=$?
+  LAST_OUT=$out
   if ((rc == 0)); then
     fail "$what: expected a non-zero exit, got 0"
   else
@@ -29,6 +41,16 @@ kas_port=$(sed -n 's#^APISERVER_URL=https://127.0.0.1:##p' "$BASALT_TEST_CLUSTER
 expect_failure "apiserver port in use" "127.0.0.1:$kas_port is already in use" "$UP" --state-dir "$tmp/b" --apiserver-port "$kas_port"
 left=$(pgrep -f -- "$tmp/b" || true)
 expect_eq "processes left running after the failed start" "$left" ""
+
+# A component that does not come up: up.sh names it and what it waited for, shows the tail of
+# its log, and stops what had started (etcd and kube-apiserver when kube-controller-manager fails).
+expect_failure "kube-apiserver that exits" "kube-apiserver exited while waiting for /readyz" \
+  "$UP" --state-dir "$tmp/c" --nodes 1 --apiserver-arg --no-such-flag
+expect_contains "its log's tail is shown" "$LAST_OUT" "unknown flag: --no-such-flag"
+expect_failure "kube-controller-manager that exits" "kube-controller-manager exited while waiting for" \
+  "$UP" --state-dir "$tmp/d" --nodes 1 --controller-manager-arg --no-such-flag
+expect_contains "its log's tail is shown" "$LAST_OUT" "--no-such-flag"
+expect_eq "processes left running after the failed starts" "$(pgrep -f -- "$tmp/[cd]" || true)" ""
 
 # A second up.sh on a running state dir refuses instead of starting twice.
 expect_failure "cluster already running" "already running" "$UP" --state-dir "$BASALT_TEST_CLUSTER_DIR"
