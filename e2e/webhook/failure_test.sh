@@ -89,7 +89,9 @@ done
 for v in tls1_2 tls1_3; do
   out=$(timeout 10 openssl s_client -connect "127.0.0.1:$WEBHOOK_PORT" "-$v" -CAfile "$WEBHOOK_CA" </dev/null 2>&1 || true)
   expect_contains "a $v client" "$out" "Verify return code: 0 (ok)"
-  expect_contains "a $v client" "$out" "Protocol  : TLSv1.${v#tls1_}"
+  # The handshake summary; the SSL-Session block ("Protocol  : ...") of TLS 1.3 is printed only
+  # if a session ticket arrives before s_client closes, so it is not checked.
+  expect_contains "a $v client" "$out" "New, TLSv1.${v#tls1_}, Cipher is"
 done
 
 metrics=$(curl -fsS "http://127.0.0.1:$WEBHOOK_HEALTH_PORT/metrics")
