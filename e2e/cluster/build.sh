@@ -118,7 +118,7 @@ GO
     ldf+=" -X '$pkg.gitTreeState=clean' -X '$pkg.buildDate=$bd' -X '$pkg.gitCommit=module-$KUBERNETES_VERSION'"
   done
   for b in "${todo[@]}"; do
-    log "kubernetes $KUBERNETES_VERSION: building $b (cold: tens of minutes on 2 cores; cached afterwards)"
+    log "kubernetes $KUBERNETES_VERSION: building $b (cold: minutes, about 5 for kube-apiserver on 2 cores; cached afterwards)"
     local t0=$SECONDS
     (cd "$src" && run_logged "$logf" go build -trimpath -tags selinux,notest -ldflags "$ldf" \
       -o "$outdir/$b.tmp" "k8s.io/kubernetes/cmd/$b") || proxy_hint "building $b" kubernetes "$logf"
