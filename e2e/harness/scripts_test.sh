@@ -64,6 +64,11 @@ expect_failure "missing Go toolchain" "no Go toolchain on PATH" \
 expect_failure "unreachable module proxy" "Go module proxy" \
   env GOPROXY=off BASALT_CACHE_DIR="$tmp/cache-noproxy" bash "$BUILD"
 
+# install-deps.sh on a machine that has everything (this one: the build ran): exit 0, silent.
+rc=0; out=$("$BASALT_REPO_ROOT/hack/install-deps.sh" 2>&1) || rc=$?
+expect_eq "install-deps.sh with everything present: exit status" "$rc" "0"
+expect_eq "install-deps.sh with everything present: output" "$out" ""
+
 # down.sh is idempotent and harmless on a state dir that never ran.
 rc=0; "$DOWN" --state-dir "$tmp/never" || rc=$?
 expect_eq "down.sh on an empty state dir" "$rc" "0"
