@@ -6,8 +6,10 @@
 // /readyz passes once the caches have synced and the HTTPS server listens. SIGTERM stops
 // accepting, drains requests in progress and exits.
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <functional>
 #include <memory>
@@ -15,6 +17,7 @@
 #include <stop_token>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "common/client/client.h"
@@ -58,12 +61,38 @@ absl::StatusOr<CertificateBundle> ObtainCertificate(const WebhookOptions& option
                                  request);
 }
 
-// Keeps every configured webhook configuration's caBundle equal to the current CA: configurations
-// not there yet are retried every 2 s; all are re-checked every 30 s (a re-applied manifest
-// may have reset the caBundle).
+// Wakes the caBundle sync loop when a webhook configuration it keeps is created or changed,
+// e.g. a re-applied manifest that resets caBundle: the API server cannot call the webhook until
+// it is restored, so waiting for the next periodic check would refuse admissions meanwhile.
+class CaBundleWakeup {
+ public:
+  void Notify() {
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      pending_ = true;
+    }
+    cv_.notify_all();
+  }
+  // Waits up to `d` for Notify() or `stop`; true (and cleared) if notified.
+  bool WaitFor(std::stop_token stop, std::chrono::milliseconds d) {
+    std::unique_lock<std::mutex> l(mu_);
+    cv_.wait_for(l, stop, d, [&] { return pending_; });
+    return std::exchange(pending_, false);
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable_any cv_;
+  bool pending_ = false;
+};
+
+// Keeps every configured webhook configuration's caBundle equal to the current CA:
+// configurations not there yet are retried every 2 s; all are re-checked when the informers
+// report a change to one of them (`wakeup`), and every 30 s in any case.
 absl::Status RunCaBundleSync(std::stop_token stop, client::Client& client,
                              const std::vector<std::string>& names,
-                             const std::function<std::string()>& current_ca) {
+                             const std::function<std::string()>& current_ca,
+                             CaBundleWakeup& wakeup) {
   std::vector<bool> done(names.size(), false);
   auto last_full = std::chrono::steady_clock::now();
   int rounds = 0;
@@ -85,8 +114,10 @@ absl::Status RunCaBundleSync(std::stop_token stop, client::Client& client,
       }
     }
     ++rounds;
-    if (!SleepFor(stop, all_done ? std::chrono::seconds(5) : std::chrono::seconds(2))) break;
-    if (std::chrono::steady_clock::now() - last_full >= std::chrono::seconds(30)) {
+    const bool changed =
+        wakeup.WaitFor(stop, all_done ? std::chrono::seconds(5) : std::chrono::seconds(2));
+    if (stop.stop_requested()) break;
+    if (changed || std::chrono::steady_clock::now() - last_full >= std::chrono::seconds(30)) {
       std::fill(done.begin(), done.end(), false);
       last_full = std::chrono::steady_clock::now();
     }
@@ -253,9 +284,27 @@ int Main(int argc, char** argv) {
         listening = false;
         https.Stop();
       });
+  CaBundleWakeup ca_bundle_wakeup;
   if (!options.webhook_configurations.empty()) {
+    auto kept = [&options](std::string_view name) {
+      return std::find(options.webhook_configurations.begin(), options.webhook_configurations.end(),
+                       name) != options.webhook_configurations.end();
+    };
+    for (const client::ResourceRef& kind :
+         {MutatingWebhookConfigurations(), ValidatingWebhookConfigurations()}) {
+      factory.InformerFor(kind)->AddEventHandler(
+          {.on_add =
+               [&, kept](const informer::Object& o) {
+                 if (kept(o.name())) ca_bundle_wakeup.Notify();
+               },
+           .on_update =
+               [&, kept](const informer::Object&, const informer::Object& o) {
+                 if (kept(o.name())) ca_bundle_wakeup.Notify();
+               }});
+    }
     runner.AddRunnable("ca-bundle", [&](std::stop_token stop) {
-      return RunCaBundleSync(stop, **client, options.webhook_configurations, current_ca);
+      return RunCaBundleSync(stop, **client, options.webhook_configurations, current_ca,
+                             ca_bundle_wakeup);
     });
   }
   if (options.create_default_queue) {
