@@ -8,7 +8,6 @@
 //                                          watch events/s while N configmaps are created
 //
 // Prints one "name value unit" line per figure. Figures only; nothing here passes or fails.
-#include <sys/resource.h>
 
 #include <atomic>
 #include <chrono>
@@ -17,6 +16,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench/common/process_memory.h"
 #include "common/client/client.h"
 #include "common/client/testing/fake_transport.h"
 #include "fmt/format.h"
@@ -34,12 +34,6 @@ std::string PodJson(int i) {
   return fmt::format(
       R"({{"metadata":{{"name":"job-{0}-worker-{1}","namespace":"team-{2}","uid":"6f1c2b3a-0000-4000-8000-{0:012}","resourceVersion":"{3}","creationTimestamp":"2026-11-29T10:00:00Z","labels":{{"volcano.sh/job-name":"job-{0}","volcano.sh/task-spec":"worker","volcano.sh/queue-name":"ai-training"}},"annotations":{{"scheduling.k8s.io/group-name":"job-{0}","volcano.sh/job-version":"0","volcano.sh/task-index":"{1}"}},"ownerReferences":[{{"apiVersion":"batch.volcano.sh/v1alpha1","kind":"Job","name":"job-{0}","uid":"aa000000-0000-4000-8000-{0:012}","controller":true,"blockOwnerDeletion":true}}]}},"spec":{{"schedulerName":"volcano","priorityClassName":"offline-batch","nodeName":"gpu-node-{4}","restartPolicy":"OnFailure","terminationGracePeriodSeconds":30,"containers":[{{"name":"trainer","image":"registry.example.com/ml/bert:2026.11","command":["python","-m","train","--epochs","10"],"env":[{{"name":"VC_TASK_INDEX","value":"{1}"}},{{"name":"MASTER_ADDR","value":"job-{0}-master-0.job-{0}"}}],"resources":{{"requests":{{"cpu":"8","memory":"64Gi","nvidia.com/gpu":"1"}},"limits":{{"nvidia.com/gpu":"1"}}}},"volumeMounts":[{{"name":"data","mountPath":"/data"}}]}}],"tolerations":[{{"key":"nvidia.com/gpu","operator":"Exists","effect":"NoSchedule"}}],"volumes":[{{"name":"data","emptyDir":{{}}}}]}},"status":{{"phase":"Running","podIP":"10.128.{5}.{6}","startTime":"2026-11-29T10:00:05Z","conditions":[{{"type":"Initialized","status":"True","lastTransitionTime":"2026-11-29T10:00:05Z"}},{{"type":"Ready","status":"True","lastTransitionTime":"2026-11-29T10:00:06Z"}},{{"type":"ContainersReady","status":"True","lastTransitionTime":"2026-11-29T10:00:06Z"}},{{"type":"PodScheduled","status":"True","lastTransitionTime":"2026-11-29T10:00:04Z"}}],"containerStatuses":[{{"name":"trainer","image":"registry.example.com/ml/bert:2026.11","ready":true,"restartCount":0,"started":true,"state":{{"running":{{"startedAt":"2026-11-29T10:00:06Z"}}}}}}]}}}})", i / 8,
       i % 8, i % 16, 1000 + i, i % 1000, (i / 250) % 250, i % 250);
-}
-
-long PeakRssKb() {
-  rusage u{};
-  getrusage(RUSAGE_SELF, &u);
-  return u.ru_maxrss;
 }
 
 int Decode() {
@@ -247,6 +241,6 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: client_bench decode|watch-decode|get|watch [flags]\n");
     return 2;
   }
-  std::printf("peak_rss %ld KiB\n", PeakRssKb());
+  std::printf("peak_rss %ld KiB\n", basalt::bench::PeakRssKiB());
   return rc;
 }

@@ -14,12 +14,12 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <stop_token>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "bench/common/process_memory.h"
 #include "common/client/client.h"
 #include "common/informer/shared_informer.h"
 #include "common/informer/transforms.h"
@@ -30,15 +30,6 @@ namespace informer = basalt::informer;
 using SteadyClock = std::chrono::steady_clock;
 
 namespace {
-
-long RssKiB() {
-  std::ifstream in("/proc/self/status");
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.rfind("VmRSS:", 0) == 0) return std::strtol(line.c_str() + 6, nullptr, 10);
-  }
-  return -1;
-}
 
 std::unique_ptr<client::Client> NewClient(const std::string& kubeconfig) {
   client::ClientOptions options;
@@ -101,7 +92,7 @@ int Measure(const std::string& kubeconfig, const std::string& ns, bool compact) 
   // Warm the connection pool and TLS so their memory is in the baseline.
   (void)c->Get(client::Namespaces(), "", ns);
   malloc_trim(0);
-  const long before = RssKiB();
+  const long before = basalt::bench::CurrentRssKiB();
   informer::InformerOptions options;
   options.source.resource = client::Pods();
   options.source.namespace_name = ns;
@@ -115,7 +106,7 @@ int Measure(const std::string& kubeconfig, const std::string& ns, bool compact) 
   }
   double secs = std::chrono::duration<double>(SteadyClock::now() - t0).count();
   malloc_trim(0);
-  const long after = RssKiB();
+  const long after = basalt::bench::CurrentRssKiB();
   const size_t n = inf.store().size();
   const char* mode = compact ? "compact" : "document";
   std::printf("informer_%s_pods %zu count\n", mode, n);

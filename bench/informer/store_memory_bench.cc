@@ -14,10 +14,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <memory>
 #include <string>
 
+#include "bench/common/process_memory.h"
 #include "common/informer/store.h"
 #include "common/informer/transforms.h"
 #include "common/util/json.h"
@@ -34,15 +34,6 @@ namespace json = basalt::json;
 size_t HeapBytes() {
   struct mallinfo2 mi = mallinfo2();
   return mi.uordblks + mi.hblkhd;
-}
-
-long RssKiB() {
-  std::ifstream in("/proc/self/status");
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.rfind("VmRSS:", 0) == 0) return std::strtol(line.c_str() + 6, nullptr, 10);
-  }
-  return -1;
 }
 
 // A pod as a Job's worker looks in a real cluster: labels, annotations, owner reference,
@@ -124,7 +115,7 @@ void RunMode(const char* mode, int pods) {
     bytes += texts.back().size();
   }
   Store store({{basalt::informer::kLabelIndex, basalt::informer::LabelIndexFunc()}});
-  const long before = RssKiB();
+  const long before = basalt::bench::CurrentRssKiB();
   const size_t heap_before = HeapBytes();
   const auto t0 = std::chrono::steady_clock::now();
   for (int i = 0; i < pods; ++i) {
@@ -136,7 +127,7 @@ void RunMode(const char* mode, int pods) {
     store.Upsert(*std::move(obj));
   }
   const auto t1 = std::chrono::steady_clock::now();
-  const long after = RssKiB();
+  const long after = basalt::bench::CurrentRssKiB();
   const size_t heap_after = HeapBytes();
   const double secs = std::chrono::duration<double>(t1 - t0).count();
   std::printf(

@@ -18,8 +18,6 @@
 // nodes have 32 cpu, 128Gi, 8 GPUs, 110 pods. One run per process so that peak RSS belongs to
 // one case (bench/scheduler/run.sh runs the matrix). Prints one line of figures.
 
-#include <sys/resource.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -33,6 +31,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "bench/common/process_memory.h"
 #include "common/api/compact.h"
 #include "common/api/scheduling.h"
 #include "common/resource/quantity.h"
@@ -141,12 +140,6 @@ double Percentile(std::vector<double> v, double p) {
   return v[std::min(i, v.size() - 1)];
 }
 
-long PeakRssKiB() {
-  rusage ru{};
-  getrusage(RUSAGE_SELF, &ru);
-  return ru.ru_maxrss;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -195,7 +188,7 @@ int main(int argc, char** argv) {
   }
 
   // ---- Build the cluster through the cache's informer entry points ----
-  const long rss_start = PeakRssKiB();
+  const long rss_start = basalt::bench::PeakRssKiB();
   const auto build_start = Clock::now();
   cache::ClusterState state({});
   for (int q = 0; q < 4; ++q) {
@@ -316,7 +309,7 @@ int main(int argc, char** argv) {
     idle_cycles = idle && next_arrival == arrivals.size() ? idle_cycles + 1 : 0;
   }
   const double run_s = std::chrono::duration<double>(Clock::now() - run_start).count();
-  const long rss = PeakRssKiB();
+  const long rss = basalt::bench::PeakRssKiB();
 
   std::vector<double> cycle_ms(session_ms.size());
   for (size_t i = 0; i < cycle_ms.size(); ++i) cycle_ms[i] = snapshot_ms[i] + session_ms[i];
