@@ -3,7 +3,10 @@
 # module proxy) and caches them under $BASALT_CACHE_DIR/bin/<component>-<version>-<go>/.
 # A component whose binary is already cached is skipped.
 #
-#   e2e/cluster/build.sh [--with-kube-scheduler] [--with-kubectl]
+#   e2e/cluster/build.sh [--with-kube-scheduler] [--with-kubectl] [--with-helm]
+#
+# --with-helm also builds helm (helm.sh/helm/v3 at $HELM_VERSION), which the cluster does not
+# need: the Helm chart's test and hack/update-manifests.sh ask for it.
 #
 # Prints nothing but progress on stderr; exits non-zero with a clear message on failure.
 set -euo pipefail
@@ -11,12 +14,14 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 WITH_SCHEDULER=0
 WITH_KUBECTL=0
+WITH_HELM=0
 for a in "$@"; do
   case $a in
     --with-kube-scheduler) WITH_SCHEDULER=1 ;;
     --with-kubectl) WITH_KUBECTL=1 ;;
-    -h|--help) sed -n '2,9p' "$0"; exit 0 ;;
-    *) die "build.sh: unknown flag '$a' (known: --with-kube-scheduler --with-kubectl)" ;;
+    --with-helm) WITH_HELM=1 ;;
+    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
+    *) die "build.sh: unknown flag '$a' (known: --with-kube-scheduler --with-kubectl --with-helm)" ;;
   esac
 done
 
@@ -30,6 +35,7 @@ if ! command -v go >/dev/null 2>&1; then
   done
   ((WITH_SCHEDULER)) && { find_bin kubernetes "$KUBERNETES_VERSION" kube-scheduler >/dev/null || have_all=0; }
   ((WITH_KUBECTL)) && { find_bin kubernetes "$KUBERNETES_VERSION" kubectl >/dev/null || have_all=0; }
+  ((WITH_HELM)) && { find_bin helm "$HELM_VERSION" helm >/dev/null || have_all=0; }
   ((have_all)) && exit 0
   die "no Go toolchain on PATH: Go >= 1.26 builds kube-apiserver, etcd and KWOK for the test cluster (cached under $BASALT_CACHE_DIR/bin afterwards). Install Go and rerun."
 fi
@@ -182,6 +188,29 @@ build_kwok() {
   log "kwok $KWOK_VERSION: built in $((SECONDS - t0))s"
 }
 
+build_helm() {
+  local out
+  out=$(bin_path helm "$HELM_VERSION" helm)
+  [[ -x $out ]] && return 0
+  local logf="$BASALT_CACHE_DIR/src/helm-$HELM_VERSION.log"
+  : >"$logf"
+  log "helm $HELM_VERSION: building (cold: about 75s on 2 cores; cached afterwards)"
+  local t0=$SECONDS
+  mkdir -p "$(dirname "$out")"
+  local tmpbin
+  tmpbin=$(mktemp -d)
+  # helm's own Makefile stamps the version into internal/version; without it `helm version`
+  # prints only the module's go.mod state.
+  GOBIN=$tmpbin run_logged "$logf" go install -trimpath \
+    -ldflags "-s -w -X helm.sh/helm/v3/internal/version.version=$HELM_VERSION -X helm.sh/helm/v3/internal/version.gitTreeState=clean" \
+    "helm.sh/helm/v3/cmd/helm@$HELM_VERSION" || { rm -rf "$tmpbin"; proxy_hint "building helm" helm "$logf"; }
+  mv "$tmpbin/helm" "$out"
+  rm -rf "$tmpbin"
+  log "helm $HELM_VERSION: built in $((SECONDS - t0))s"
+}
+
 build_etcd
 build_kwok
 build_kubernetes
+((WITH_HELM)) && build_helm
+exit 0
