@@ -97,6 +97,66 @@ TEST_CASE("Client::List: items become their own documents with apiVersion and ki
   REQUIRE(empty->items.empty());
 }
 
+TEST_CASE("Client::List: only the top-level items and metadata count, whatever the items contain",
+          "[client]") {
+  Fixture f;
+  // Items with their own "items", "metadata" and "continue" keys, nested arrays, escapes and
+  // whitespace; the list's metadata after the items.
+  f.transport->AddJson("GET", "/api/v1/namespaces/ns/configmaps", 200,
+                       R"({ "kind" : "ConfigMapList", "items" : [
+            { "metadata" : { "name" : "a", "resourceVersion" : "1" },
+              "data" : { "items" : "[not, a, list]", "continue" : "no" } } ,
+            {"metadata":{"name":"b\"q\"","annotations":{"x":"{\"items\":[1]}"}},
+             "binaryData":{},"nested":[[{"items":[]}],[]]}
+          ],
+          "metadata" : { "continue" : "next", "resourceVersion" : "77" } } )");
+  absl::StatusOr<ObjectList> list = f.client->List(ConfigMaps(), "ns");
+  REQUIRE(list.ok());
+  CHECK(list->resource_version == "77");
+  CHECK(list->continue_token == "next");
+  REQUIRE(list->items.size() == 2);
+  CHECK(Name(list->items[0]) == "a");
+  CHECK(Name(list->items[1]) == "b\"q\"");
+  CHECK(json::GetString(*json::Find(list->items[0], "data"), "items") == "[not, a, list]");
+  CHECK(json::Serialize(*json::Find(list->items[1], "nested")) == R"([[{"items":[]}],[]])");
+  CHECK(json::GetString(list->items[1], "kind") == "ConfigMap");
+  CHECK(json::GetString(list->items[1], "apiVersion") == "v1");
+}
+
+TEST_CASE("Client::List: a response that is not a usable list is kInternal naming the problem",
+          "[client]") {
+  Fixture f;
+  struct Case {
+    std::string body;
+    std::string message;
+  };
+  const std::vector<Case> cases = {
+      {R"({"items":{"a":1}})", "GET /api/v1/pods: items is not a list"},
+      {R"({"items":"x"})", "GET /api/v1/pods: items is not a list"},
+      {R"({"items":[{"metadata":{}},3]})", "GET /api/v1/pods: items[1] is not an object"},
+      {R"({"items":[[]]})", "GET /api/v1/pods: items[0] is not an object"},
+      {R"({"items":[{"metadata":{"name":"a"}})", "GET /api/v1/pods: response is not JSON"},
+      {R"(<html>busy</html>)", "GET /api/v1/pods: response is not JSON"},
+  };
+  for (const Case& c : cases) {
+    f.transport->AddJson("GET", "/api/v1/pods", 200, c.body);
+    absl::Status s = f.client->List(Pods(), "").status();
+    INFO(c.body);
+    CHECK(s.code() == absl::StatusCode::kInternal);
+    CHECK(MessageOf(s).find(c.message) == 0);
+  }
+  // No items at all, or an empty array: an empty list.
+  f.transport->AddJson("GET", "/api/v1/pods", 200, R"({"metadata":{"resourceVersion":"3"}})");
+  absl::StatusOr<ObjectList> none = f.client->List(Pods(), "");
+  REQUIRE(none.ok());
+  CHECK(none->items.empty());
+  CHECK(none->resource_version == "3");
+  f.transport->AddJson("GET", "/api/v1/pods", 200, R"({"items":[ ]})");
+  absl::StatusOr<ObjectList> empty = f.client->List(Pods(), "");
+  REQUIRE(empty.ok());
+  CHECK(empty->items.empty());
+}
+
 TEST_CASE("Client::ListAll: follows continue tokens until the last page", "[client]") {
   Fixture f;
   f.transport->AddJson("GET", "/api/v1/nodes?fieldSelector=spec.unschedulable%3Dfalse&limit=2", 200,
