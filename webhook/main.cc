@@ -139,7 +139,7 @@ absl::Status RunDefaultQueue(std::stop_token stop, client::Client& client) {
 absl::Status RunCertificateReload(std::stop_token stop, const WebhookOptions& options,
                                   runtime::ServingCertificate& serving, CertificateBundle current,
                                   const std::function<void(const std::string&)>& on_new_ca) {
-  while (SleepFor(stop, std::chrono::seconds(30))) {
+  while (SleepFor(stop, std::chrono::seconds(options.cert_reload_interval_seconds))) {
     absl::StatusOr<CertificateBundle> loaded = LoadCertificateFiles(
         options.tls_cert_file, options.tls_private_key_file, options.ca_cert_file);
     if (!loaded.ok()) {
@@ -314,8 +314,11 @@ int Main(int argc, char** argv) {
   if (!options.tls_cert_file.empty()) {
     runner.AddRunnable("certificate-reload", [&](std::stop_token stop) {
       return RunCertificateReload(stop, options, serving, *bundle, [&](const std::string& ca) {
-        std::lock_guard<std::mutex> l(ca_mu);
-        ca_pem = ca;
+        {
+          std::lock_guard<std::mutex> l(ca_mu);
+          ca_pem = ca;
+        }
+        ca_bundle_wakeup.Notify();  // patch the new CA in now, not at the next 30 s check
       });
     });
   }

@@ -137,7 +137,8 @@ user_pki "$WORK/user" "user-ca-1"
 cp "$WORK/user/ca.crt" "$WORK/user-ca-1.crt"
 "$WEBHOOK_BIN" --kubeconfig="$KUBECONFIG" --listen-address=127.0.0.1 --port=0 \
   --tls-cert-file="$WORK/user/tls.crt" --tls-private-key-file="$WORK/user/tls.key" \
-  --ca-cert-file="$WORK/user/ca.crt" --webhook-configurations="$CONFIG" --create-default-queue=false \
+  --ca-cert-file="$WORK/user/ca.crt" --cert-reload-interval=2 \
+  --webhook-configurations="$CONFIG" --create-default-queue=false \
   --metrics-addr=127.0.0.1:0 --health-addr=127.0.0.1:0 -v=2 >"$WORK/u.log" 2>&1 &
 PIDS+=($!)
 wait_for "the webhook with user-supplied certificate files serves" 30 grep -q 'Serving admission webhook' "$WORK/u.log"
@@ -150,7 +151,7 @@ wait_for "the caBundle becomes the user's CA" 45 bash -c "[[ \"\$(kubectl get va
 # caBundle follows the new CA, without a restart.
 user_pki "$WORK/user" "user-ca-2"
 cp "$WORK/user/ca.crt" "$WORK/user-ca-2.crt"
-wait_for "the rotated certificate is served" 45 bash -c \
+wait_for "the rotated certificate is served (--cert-reload-interval=2)" 15 bash -c \
   "[[ \$(curl -sS --max-time 5 --cacert $WORK/user-ca-2.crt --resolve admission.$NS.svc:$(port_of u):127.0.0.1 -o /dev/null -w '%{http_code}' -X POST -H 'Content-Type: application/json' -d '{}' https://admission.$NS.svc:$(port_of u)/jobs/validate) == 400 ]]"
 user64=$(base64 -w0 <"$WORK/user-ca-2.crt")
-wait_for "the caBundle follows the rotated CA" 75 bash -c "[[ \"\$(kubectl get validatingwebhookconfiguration $CONFIG -o jsonpath='{.webhooks[*].clientConfig.caBundle}')\" == '$user64 $user64' ]]"
+wait_for "the caBundle follows the rotated CA" 15 bash -c "[[ \"\$(kubectl get validatingwebhookconfiguration $CONFIG -o jsonpath='{.webhooks[*].clientConfig.caBundle}')\" == '$user64 $user64' ]]"

@@ -44,6 +44,9 @@ void WebhookOptions::AddFlags(client::FlagSet& flags) {
             "webhook configurations' timeoutSeconds (10)");
   flags.Int("shutdown-grace", &shutdown_grace_seconds,
             "Seconds requests in progress may take to finish on SIGTERM");
+  flags.Int("cert-reload-interval", &cert_reload_interval_seconds,
+            "Seconds between checks of --tls-cert-file, --tls-private-key-file and --ca-cert-file "
+            "for a rotated certificate (served to new connections, CA patched into caBundle)");
 }
 
 absl::Status WebhookOptions::Validate() const {
@@ -81,6 +84,9 @@ absl::Status WebhookOptions::Validate() const {
   }
   if (shutdown_grace_seconds < 0) {
     return absl::InvalidArgumentError("--shutdown-grace must be >= 0");
+  }
+  if (cert_reload_interval_seconds < 1) {
+    return absl::InvalidArgumentError("--cert-reload-interval must be >= 1 second");
   }
   return absl::OkStatus();
 }

@@ -41,6 +41,8 @@ struct WebhookOptions {
   // before the API server gives up on the call.
   int request_timeout_seconds = 5;
   int shutdown_grace_seconds = 10;
+  // How often user-supplied certificate files are checked for a rotation.
+  int cert_reload_interval_seconds = 30;
 
   void AddFlags(client::FlagSet& flags);
   // Checks combinations: exactly one certificate source, NS/NAME for --cert-secret, ranges.

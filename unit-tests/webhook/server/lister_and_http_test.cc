@@ -191,6 +191,13 @@ TEST_CASE("WebhookOptions: exactly one certificate source, NS/NAME secrets", "[o
   CHECK(o.ServingAddress() == "[::1]:8443");
   o.request_timeout_seconds = 60;
   CHECK_FALSE(o.Validate().ok());
+  o.request_timeout_seconds = 5;
+  o.cert_reload_interval_seconds = 0;
+  absl::Status zero = o.Validate();
+  CHECK(zero.code() == absl::StatusCode::kInvalidArgument);
+  CHECK(std::string(zero.message()) == "--cert-reload-interval must be >= 1 second");
+  o.cert_reload_interval_seconds = 2;
+  CHECK(o.Validate().ok());
 }
 
 TEST_CASE("WebhookOptions: flags parse into the options", "[options]") {
