@@ -7,7 +7,7 @@ PACKAGES=(
   build-essential cmake ninja-build ccache pkg-config git clang-format
   libboost1.81-dev rapidjson-dev libyaml-cpp-dev libabsl-dev libfmt-dev catch2
   libspdlog-dev prometheus-cpp-dev libssl-dev openssl
-  curl ca-certificates procps psmisc jq
+  curl ca-certificates procps psmisc jq yq
 )
 
 missing=()

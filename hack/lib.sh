@@ -21,3 +21,20 @@ build_basalt() {
   fi
   cmake --build "$BUILD_DIR" -j "$jobs"
 }
+
+# ensure_kubectl: a kubectl on PATH. When there is none, builds the pinned one (the cluster's
+# Kubernetes version, cached like the control-plane binaries) and puts its directory first on
+# PATH for this script and what it starts (ctest, the e2e tests).
+ensure_kubectl() {
+  command -v kubectl >/dev/null 2>&1 && return 0
+  hlog "no kubectl on PATH: building the pinned one (e2e/cluster/build.sh --with-kubectl)"
+  "$REPO_ROOT/e2e/cluster/build.sh" --with-kubectl
+  local bin
+  # shellcheck source=../e2e/cluster/lib.sh
+  bin=$(source "$REPO_ROOT/e2e/cluster/lib.sh" && find_bin kubernetes "$KUBERNETES_VERSION" kubectl) || {
+    hlog "no kubectl binary after e2e/cluster/build.sh --with-kubectl"
+    return 1
+  }
+  PATH="$(dirname "$bin"):$PATH"
+  export PATH
+}

@@ -19,6 +19,7 @@ mkdir -p "$REPO_ROOT/_output"
 hlog "building Basalt into $BUILD_DIR"
 build_basalt >"$REPO_ROOT/_output/build.log" 2>&1 || { tail -n 40 "$REPO_ROOT/_output/build.log" >&2; hlog "build failed (full log: _output/build.log)"; exit 1; }
 
+ensure_kubectl
 "$REPO_ROOT/e2e/cluster/up.sh" --state-dir "$STATE_DIR" --reuse "$@" >/dev/null
 export KUBECONFIG=$STATE_DIR/kubeconfig
 
@@ -67,11 +68,16 @@ until kubectl get queue default >/dev/null 2>&1; do
 done
 hlog "default queue present"
 
+# kubectl was built by ensure_kubectl: say where it is.
+KUBECTL_HINT=""
+[[ $(command -v kubectl) == "${BASALT_CACHE_DIR:-$HOME/.cache/basalt}"/* ]] &&
+  KUBECTL_HINT=$'\n'"export PATH=$(dirname "$(command -v kubectl)"):\$PATH"
+
 cat <<MSG
 
 Basalt is up. Logs: $STATE_DIR/logs/   Stop: hack/local-down.sh
 
-export KUBECONFIG=$KUBECONFIG
+export KUBECONFIG=$KUBECONFIG${KUBECTL_HINT:-}
 kubectl get nodes -o custom-columns=NAME:.metadata.name,READY:.status.conditions[-1].status,GPUS:.status.allocatable.nvidia\\.com/gpu
 kubectl apply -f $REPO_ROOT/examples/queue-ai-training.yaml -f $REPO_ROOT/examples/job-bert-pretrain.yaml
 kubectl get vcjob,podgroup,queue

@@ -42,6 +42,8 @@ hlog "building the test cluster's control-plane binaries (cached after the first
 "$REPO_ROOT/e2e/cluster/build.sh"
 hlog "control-plane binaries: $((SECONDS - t))s"
 
+ensure_kubectl
+
 t=$SECONDS
 rc=0
 ctest --test-dir "$BUILD_DIR" --output-on-failure --timeout 900 -j "$(nproc)" "$@" || rc=$?
