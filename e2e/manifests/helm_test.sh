@@ -64,6 +64,32 @@ expect_eq "no Role on Secrets in mode provided" "$(jq -r '[.[] | select(.kind ==
 expect_eq "--create-default-queue=false in vc-controller-manager too" \
   "$(dep volcano-controllers | jq -r '[.spec.template.spec.containers[0].args[] | select(startswith("--create-default-queue"))] | join(" ")')" \
   "--create-default-queue=false"
+# The Deployments' args are flags our binaries accept: each binary, run with its container's
+# args, gets past flag parsing and validation to the API client (exit 2 and the usage text would
+# mean an unknown or invalid flag).
+expect_args_accepted() { # WHAT RENDERED_JSON
+  local what=$1 row image args bin out rc
+  while read -r row; do
+    image=$(jq -r .image <<<"$row")
+    image=${image%:*}
+    case ${image##*/} in
+      vc-scheduler) bin=$BASALT_BUILD_DIR/scheduler/vc-scheduler ;;
+      vc-controller-manager) bin=$BASALT_BUILD_DIR/controllers/vc-controller-manager ;;
+      vc-webhook-manager) bin=$BASALT_BUILD_DIR/webhook/vc-webhook-manager ;;
+      *) fail "$what: no binary for image $image"; continue ;;
+    esac
+    mapfile -t args < <(jq -r '.args[]' <<<"$row")
+    rc=0; out=$(timeout 20 "$bin" "${args[@]}" --kubeconfig=/nonexistent 2>&1) || rc=$?
+    if ((rc == 1)) && [[ $out == *"Cannot configure the API client"* ]]; then
+      pass "$what: ${image##*/} accepts its args"
+    else
+      fail "$what: ${image##*/} with its args exited $rc: $(tail -n 3 <<<"$out")"
+    fi
+  done < <(jq -c '.[] | select(.kind == "Deployment") | .spec.template.spec.containers[0] | {image, args}' <<<"$2")
+}
+expect_args_accepted "default values" "$d"
+expect_args_accepted "overrides (provided certificates, no default queue, -v=5)" "$o"
+
 # The release namespace everywhere the base said volcano-system.
 expect_eq "objects still naming volcano-system" "$(grep -c volcano-system <<<"$o" || true)" "0"
 expect_eq "namespaces of the namespaced objects" \
