@@ -1,14 +1,28 @@
 #!/usr/bin/env bash
 # Installs what a fresh Debian 12 machine lacks to build and test Basalt.
 # Only Debian packages; idempotent; prints nothing when everything is present.
+#   --build-only   only what building the binaries needs (no test tools, no Go check): the
+#                  container image build (build/Dockerfile) uses it
 set -euo pipefail
 
-PACKAGES=(
-  build-essential cmake ninja-build ccache pkg-config git clang-format
+BUILD_ONLY=0
+for a in "$@"; do
+  case $a in
+    --build-only) BUILD_ONLY=1 ;;
+    *) echo "install-deps: unknown flag '$a' (known: --build-only)" >&2; exit 2 ;;
+  esac
+done
+
+# What the C++ build needs (the libraries of STYLE.md, the compiler and build tools).
+BUILD_PACKAGES=(
+  build-essential cmake ninja-build ccache pkg-config git
   libboost1.81-dev rapidjson-dev libyaml-cpp-dev libabsl-dev libfmt-dev catch2
-  libspdlog-dev prometheus-cpp-dev libssl-dev openssl
-  curl ca-certificates procps psmisc jq yq
+  libspdlog-dev prometheus-cpp-dev libssl-dev
 )
+# What the tests and scripts need on top.
+TEST_PACKAGES=(clang-format openssl curl ca-certificates procps psmisc jq yq)
+PACKAGES=("${BUILD_PACKAGES[@]}")
+((BUILD_ONLY)) || PACKAGES+=("${TEST_PACKAGES[@]}")
 
 missing=()
 for p in "${PACKAGES[@]}"; do
@@ -28,6 +42,8 @@ if ((${#missing[@]})); then
     exit 1
   fi
 fi
+
+((BUILD_ONLY)) && exit 0
 
 if ! command -v go >/dev/null 2>&1; then
   echo "install-deps: Go toolchain not found on PATH." >&2
