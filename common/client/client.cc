@@ -320,6 +320,11 @@ absl::StatusOr<std::unique_ptr<Client>> Client::FromOptions(const ClientOptions&
 }
 
 absl::StatusOr<json::Document> Client::DoObject(Request request) {
+  BASALT_ASSIGN_OR_RETURN(Response response, DoSuccessful(request));
+  return ParseBody(request, response);
+}
+
+absl::StatusOr<Response> Client::DoSuccessful(const Request& request) {
   absl::StatusOr<Response> response = transport_->Do(request);
   if (!response.ok()) return response.status();
   if (response->status_code < 200 || response->status_code >= 300) {
@@ -327,7 +332,7 @@ absl::StatusOr<json::Document> Client::DoObject(Request request) {
                                     fmt::format("{} {}", request.verb, request.path)),
                            *transport_);
   }
-  return ParseBody(request, *response);
+  return response;
 }
 
 absl::StatusOr<json::Document> Client::Get(const ResourceRef& ref, std::string_view ns,
@@ -346,14 +351,8 @@ absl::StatusOr<ObjectList> Client::List(const ResourceRef& ref, std::string_view
   Request request;
   request.verb = "GET";
   request.path = ResourcePath(ref, ns) + ListQuery(options, false);
-  absl::StatusOr<Response> response = transport_->Do(request);
-  if (!response.ok()) return response.status();
-  if (response->status_code < 200 || response->status_code >= 300) {
-    return NameCredentials(ApiError(response->status_code, response->body,
-                                    fmt::format("{} {}", request.verb, request.path)),
-                           *transport_);
-  }
-  const std::string& body = response->body;
+  BASALT_ASSIGN_OR_RETURN(Response response, DoSuccessful(request));
+  const std::string& body = response.body;
   rapidjson::MemoryStream stream(body.data(), body.size());
   ListScanner scanner(stream);
   rapidjson::Reader reader;

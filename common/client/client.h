@@ -142,6 +142,9 @@ class Client {
   const std::string& default_namespace() const { return default_namespace_; }
 
  private:
+  // The response of a request the server answered with 2xx; any other status is the error.
+  absl::StatusOr<Response> DoSuccessful(const Request& request);
+  // DoSuccessful, then the body parsed.
   absl::StatusOr<json::Document> DoObject(Request request);
 
   std::unique_ptr<Transport> transport_;
