@@ -169,44 +169,38 @@ GO
   log "etcd $ETCD_VERSION: built in $((SECONDS - t0))s"
 }
 
-build_kwok() {
+# go_install_cached COMPONENT VERSION BINARY PACKAGE@VERSION LDFLAGS [NOTE]: `go install` of a
+# module's command through the proxy into the cache (skipped when the binary is there).
+go_install_cached() {
+  local component=$1 version=$2 binary=$3 pkg=$4 ldflags=$5 note=${6:-}
   local out
-  out=$(bin_path kwok "$KWOK_VERSION" kwok)
+  out=$(bin_path "$component" "$version" "$binary")
   [[ -x $out ]] && return 0
-  local logf="$BASALT_CACHE_DIR/src/kwok-$KWOK_VERSION.log"
+  local logf="$BASALT_CACHE_DIR/src/$component-$version.log"
   : >"$logf"
-  log "kwok $KWOK_VERSION: building"
+  log "$component $version: building${note:+ ($note)}"
   local t0=$SECONDS
   mkdir -p "$(dirname "$out")"
   local tmpbin
   tmpbin=$(mktemp -d)
-  GOBIN=$tmpbin run_logged "$logf" go install -trimpath \
-    -ldflags "-s -w -X sigs.k8s.io/kwok/pkg/consts.Version=$KWOK_VERSION -X sigs.k8s.io/kwok/pkg/consts.KubeVersion=$KUBERNETES_VERSION" \
-    "sigs.k8s.io/kwok/cmd/kwok@$KWOK_VERSION" || { rm -rf "$tmpbin"; proxy_hint "building kwok" kwok "$logf"; }
-  mv "$tmpbin/kwok" "$out"
+  GOBIN=$tmpbin run_logged "$logf" go install -trimpath -ldflags "$ldflags" "$pkg" ||
+    { rm -rf "$tmpbin"; proxy_hint "building $component" "$component" "$logf"; }
+  mv "$tmpbin/$binary" "$out"
   rm -rf "$tmpbin"
-  log "kwok $KWOK_VERSION: built in $((SECONDS - t0))s"
+  log "$component $version: built in $((SECONDS - t0))s"
 }
 
+build_kwok() {
+  go_install_cached kwok "$KWOK_VERSION" kwok "sigs.k8s.io/kwok/cmd/kwok@$KWOK_VERSION" \
+    "-s -w -X sigs.k8s.io/kwok/pkg/consts.Version=$KWOK_VERSION -X sigs.k8s.io/kwok/pkg/consts.KubeVersion=$KUBERNETES_VERSION"
+}
+
+# helm's own Makefile stamps the version into internal/version; without it `helm version` prints
+# only the module's go.mod state.
 build_helm() {
-  local out
-  out=$(bin_path helm "$HELM_VERSION" helm)
-  [[ -x $out ]] && return 0
-  local logf="$BASALT_CACHE_DIR/src/helm-$HELM_VERSION.log"
-  : >"$logf"
-  log "helm $HELM_VERSION: building (cold: about 75s on 2 cores; cached afterwards)"
-  local t0=$SECONDS
-  mkdir -p "$(dirname "$out")"
-  local tmpbin
-  tmpbin=$(mktemp -d)
-  # helm's own Makefile stamps the version into internal/version; without it `helm version`
-  # prints only the module's go.mod state.
-  GOBIN=$tmpbin run_logged "$logf" go install -trimpath \
-    -ldflags "-s -w -X helm.sh/helm/v3/internal/version.version=$HELM_VERSION -X helm.sh/helm/v3/internal/version.gitTreeState=clean" \
-    "helm.sh/helm/v3/cmd/helm@$HELM_VERSION" || { rm -rf "$tmpbin"; proxy_hint "building helm" helm "$logf"; }
-  mv "$tmpbin/helm" "$out"
-  rm -rf "$tmpbin"
-  log "helm $HELM_VERSION: built in $((SECONDS - t0))s"
+  go_install_cached helm "$HELM_VERSION" helm "helm.sh/helm/v3/cmd/helm@$HELM_VERSION" \
+    "-s -w -X helm.sh/helm/v3/internal/version.version=$HELM_VERSION -X helm.sh/helm/v3/internal/version.gitTreeState=clean" \
+    "cold: about 75s on 2 cores; cached afterwards"
 }
 
 build_etcd
