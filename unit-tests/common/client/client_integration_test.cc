@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cstdio>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -20,6 +21,7 @@
 #include "common/client/client.h"
 #include "common/client/config.h"
 #include "common/client/https_transport.h"
+#include "common/client/retry.h"
 #include "common/util/clock.h"
 #include "common/util/json.h"
 #include "common/util/status.h"
@@ -805,4 +807,194 @@ TEST_CASE(
 
   unlink(token_file.c_str());
   rmdir(tmpl);
+}
+
+namespace {
+
+// Counts what the server answered, by HTTP status, before any retry.
+class CountingTransport : public Transport {
+ public:
+  explicit CountingTransport(std::unique_ptr<Transport> inner) : inner_(std::move(inner)) {}
+  absl::StatusOr<Response> Do(const Request& request) override {
+    absl::StatusOr<Response> r = inner_->Do(request);
+    if (r.ok() && r->status_code == 429) {
+      ++throttled_;
+      if (!r->Header("Retry-After").empty()) ++with_retry_after_;
+    }
+    return r;
+  }
+  absl::StatusOr<Response> Stream(const Request& request, const LineCallback& on_line,
+                                  CancelToken* cancel) override {
+    return inner_->Stream(request, on_line, cancel);
+  }
+  std::string CredentialsDescription() const override { return inner_->CredentialsDescription(); }
+  int throttled() const { return throttled_; }
+  int with_retry_after() const { return with_retry_after_; }
+
+ private:
+  std::unique_ptr<Transport> inner_;
+  std::atomic<int> throttled_{0};
+  std::atomic<int> with_retry_after_{0};
+};
+
+ResourceRef FlowControl(std::string resource, std::string kind) {
+  ResourceRef r;
+  r.group = "flowcontrol.apiserver.k8s.io";
+  r.version = "v1";
+  r.resource = std::move(resource);
+  r.namespaced = false;
+  r.kind = std::move(kind);
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "429: requests API Priority and Fairness rejects are retried after Retry-After and succeed "
+    "once, for reads and creates",
+    "[integration][client]") {
+  const RestConfig admin = TestConfig();
+  std::unique_ptr<Client> client = NewClient(admin);
+  TestNamespace ns(*client);
+  const std::string sa = "throttled";
+  REQUIRE_OK(client
+                 ->Create(ServiceAccounts(), ns.name(),
+                          fmt::format(R"({{"apiVersion":"v1","kind":"ServiceAccount",)"
+                                      R"("metadata":{{"name":"{}"}}}})",
+                                      sa))
+                 .status());
+  ResourceRef role_bindings{"rbac.authorization.k8s.io", "v1", "rolebindings", true, "RoleBinding"};
+  REQUIRE_OK(client
+                 ->Create(role_bindings, ns.name(),
+                          fmt::format(R"({{"apiVersion":"rbac.authorization.k8s.io/v1",)"
+                                      R"("kind":"RoleBinding","metadata":{{"name":"edit"}},)"
+                                      R"("roleRef":{{"apiGroup":"rbac.authorization.k8s.io",)"
+                                      R"("kind":"ClusterRole","name":"edit"}},)"
+                                      R"("subjects":[{{"kind":"ServiceAccount","name":"{}",)"
+                                      R"("namespace":"{}"}}]}})",
+                                      sa, ns.name()))
+                 .status());
+  // A priority level of one share that may not borrow and rejects instead of queueing (a few
+  // seats on this server), and a flow schema that puts only this service account there.
+  const ResourceRef levels =
+      FlowControl("prioritylevelconfigurations", "PriorityLevelConfiguration");
+  const ResourceRef schemas = FlowControl("flowschemas", "FlowSchema");
+  const std::string name = ns.name();
+  REQUIRE_OK(client
+                 ->Create(levels, "",
+                          fmt::format(R"({{"apiVersion":"flowcontrol.apiserver.k8s.io/v1",)"
+                                      R"("kind":"PriorityLevelConfiguration",)"
+                                      R"("metadata":{{"name":"{}"}},"spec":{{"type":"Limited",)"
+                                      R"("limited":{{"nominalConcurrencyShares":1,)"
+                                      R"("lendablePercent":0,"borrowingLimitPercent":0,)"
+                                      R"("limitResponse":{{"type":"Reject"}}}}}}}})",
+                                      name))
+                 .status());
+  REQUIRE_OK(
+      client
+          ->Create(
+              schemas, "",
+              fmt::format(R"({{"apiVersion":"flowcontrol.apiserver.k8s.io/v1",)"
+                          R"("kind":"FlowSchema","metadata":{{"name":"{0}"}},)"
+                          R"("spec":{{"priorityLevelConfiguration":{{"name":"{0}"}},)"
+                          R"("matchingPrecedence":100,"distinguisherMethod":{{"type":"ByUser"}},)"
+                          R"("rules":[{{"subjects":[{{"kind":"ServiceAccount",)"
+                          R"("serviceAccount":{{"namespace":"{0}","name":"{1}"}}}}],)"
+                          R"("resourceRules":[{{"verbs":["*"],"apiGroups":["*"],)"
+                          R"("resources":["*"],"namespaces":["*"]}}]}}]}}}})",
+                          name, sa))
+          .status());
+  struct Cleanup {
+    Client& c;
+    ResourceRef levels, schemas;
+    std::string name;
+    ~Cleanup() {
+      (void)c.Delete(schemas, "", name);
+      (void)c.Delete(levels, "", name);
+    }
+  } cleanup{*client, levels, schemas, name};
+
+  // Enough configmaps that a LIST keeps a seat busy for a while.
+  const std::string payload(2000, 'x');
+  for (int i = 0; i < 200; ++i) {
+    REQUIRE_OK(client
+                   ->Create(ConfigMaps(), ns.name(),
+                            fmt::format(R"({{"apiVersion":"v1","kind":"ConfigMap",)"
+                                        R"("metadata":{{"name":"bulk-{}"}},"data":{{"p":"{}"}}}})",
+                                        i, payload))
+                   .status());
+  }
+  absl::StatusOr<json::Document> token_request =
+      client->CreateSubresource(ServiceAccounts(), ns.name(), sa, "token",
+                                R"({"apiVersion":"authentication.k8s.io/v1","kind":"TokenRequest",)"
+                                R"("spec":{"expirationSeconds":3600}})");
+  REQUIRE_OK(token_request.status());
+  RestConfig config;
+  config.server = admin.server;
+  config.ca_pem = admin.ca_pem;
+  config.bearer_token =
+      std::string(json::AsView(*json::FindPath(*token_request, {"status", "token"})));
+  absl::StatusOr<std::unique_ptr<Transport>> https = NewHttpsTransport(config);
+  REQUIRE_OK(https.status());
+  auto counting = std::make_unique<CountingTransport>(*std::move(https));
+  CountingTransport* counts = counting.get();
+  RetryPolicy policy;
+  policy.max_retries = 30;  // every thread competes for a few seats after each Retry-After
+  Client throttled(std::make_unique<RetryingTransport>(std::move(counting), policy, 0, 1,
+                                                       basalt::Clock::Real()));
+  // The flow schema takes effect once the API server's APF controller has seen it.
+  const auto deadline = steady_clock::now() + seconds(30);
+  constexpr int kThreads = 32;
+  std::atomic<int> lists_ok{0}, creates_ok{0}, failed{0};
+  std::string first_error;
+  std::mutex error_mu;
+  auto record = [&](const absl::Status& s, std::atomic<int>& ok) {
+    if (s.ok()) {
+      ++ok;
+      return;
+    }
+    ++failed;
+    std::lock_guard<std::mutex> l(error_mu);
+    if (first_error.empty()) first_error = std::string(MessageOf(s));
+  };
+  int rounds = 0;
+  const auto start = steady_clock::now();
+  while (counts->throttled() == 0 && steady_clock::now() < deadline) {
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads; ++t) {
+      threads.emplace_back([&, t] {
+        for (int i = 0; i < 3; ++i)
+          record(throttled.List(ConfigMaps(), ns.name()).status(), lists_ok);
+        record(throttled
+                   .Create(ConfigMaps(), ns.name(),
+                           fmt::format(R"({{"apiVersion":"v1","kind":"ConfigMap",)"
+                                       R"("metadata":{{"name":"c-{}-{}"}}}})",
+                                       rounds, t))
+                   .status(),
+               creates_ok);
+      });
+    }
+    for (std::thread& th : threads) th.join();
+    ++rounds;
+  }
+  const double secs = std::chrono::duration<double>(steady_clock::now() - start).count();
+  WARN(
+      fmt::format("{} rounds, {} LISTs and {} creates ok, {} answers were 429 ({} with "
+                  "Retry-After), {:.1f} s",
+                  rounds, lists_ok.load(), creates_ok.load(), counts->throttled(),
+                  counts->with_retry_after(), secs));
+  INFO(first_error);
+  REQUIRE(counts->throttled() > 0);  // the server did push back
+  CHECK(counts->with_retry_after() == counts->throttled());
+  CHECK(failed == 0);
+  CHECK(lists_ok == rounds * kThreads * 3);
+  CHECK(creates_ok == rounds * kThreads);
+  // Each create took effect exactly once: a 429 means the server did not act.
+  absl::StatusOr<ObjectList> all = client->List(ConfigMaps(), ns.name());
+  REQUIRE_OK(all.status());
+  int created = 0;
+  for (const json::Document& d : all->items) {
+    if (Meta(d, "name").rfind("c-", 0) == 0) ++created;
+  }
+  CHECK(created == rounds * kThreads);
 }
