@@ -25,31 +25,13 @@ while (($#)); do
     *) echo "unknown argument $1" >&2; exit 2 ;;
   esac
 done
-: "${KUBECONFIG:?}" "${BASALT_BUILD_DIR:?}"
-CM=$BASALT_BUILD_DIR/controllers/vc-controller-manager
+# shellcheck source=lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 TP=$BASALT_BUILD_DIR/bench/controllers/controllers_job_throughput
-RAW=$BASALT_BUILD_DIR/bench/controllers/controllers_raw_create
-now() { date +%s.%N; }
-count_pods() { # namespace
-  kubectl get --raw "/api/v1/namespaces/$1/pods?limit=1" | jq '(.metadata.remainingItemCount // 0) + (.items | length)'
-}
 pods=$((JOBS * REPLICAS))
 run=$RANDOM
 ns=bench-jobs-$run rawns=bench-jobsraw-$run
-kubectl create namespace "$ns" >/dev/null
-kubectl create namespace "$rawns" >/dev/null
-log=$(mktemp)
-"$CM" --kubeconfig="$KUBECONFIG" --leader-elect=false --metrics-addr=127.0.0.1:0 --health-addr=127.0.0.1:0 \
-  --kube-api-qps="$QPS" --kube-api-burst="$QPS" --worker-threads="$WORKERS" >"$log" 2>&1 &
-cm=$!
-cleanup() {
-  kill "$cm" 2>/dev/null || true
-  wait "$cm" 2>/dev/null || true
-  kubectl delete namespace "$ns" "$rawns" --wait=false >/dev/null 2>&1 || true
-}
-trap cleanup EXIT
-until grep -q "Caches synced" "$log"; do sleep 0.1; done
-sleep 1
+start_controller_manager "$ns" "$rawns" -- --worker-threads="$WORKERS"
 
 run_raw() {
   raw_out=$("$RAW" --kubeconfig="$KUBECONFIG" --namespace="$rawns" --count="$pods" --concurrency=16 \

@@ -22,13 +22,8 @@ while (($#)); do
     *) echo "unknown argument $1" >&2; exit 2 ;;
   esac
 done
-: "${KUBECONFIG:?}" "${BASALT_BUILD_DIR:?}"
-CM=$BASALT_BUILD_DIR/controllers/vc-controller-manager
-RAW=$BASALT_BUILD_DIR/bench/controllers/controllers_raw_create
-now() { date +%s.%N; }
-count_pods() { # namespace
-  kubectl get --raw "/api/v1/namespaces/$1/pods?limit=1" | jq '(.metadata.remainingItemCount // 0) + (.items | length)'
-}
+# shellcheck source=lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 job() { # namespace name replicas
   cat <<JOB
 apiVersion: batch.volcano.sh/v1alpha1
@@ -51,20 +46,7 @@ admit_when_created() { # namespace name
 
 run=$RANDOM
 ns=bench-ctrl-$run rawns=bench-raw-$run
-kubectl create namespace "$ns" >/dev/null
-kubectl create namespace "$rawns" >/dev/null
-log=$(mktemp)
-"$CM" --kubeconfig="$KUBECONFIG" --leader-elect=false --metrics-addr=127.0.0.1:0 --health-addr=127.0.0.1:0 \
-  --kube-api-qps="$QPS" --kube-api-burst="$QPS" >"$log" 2>&1 &
-cm=$!
-cleanup() {
-  kill "$cm" 2>/dev/null || true
-  wait "$cm" 2>/dev/null || true
-  kubectl delete namespace "$ns" "$rawns" --wait=false >/dev/null 2>&1 || true
-}
-trap cleanup EXIT
-until grep -q "Caches synced" "$log"; do sleep 0.1; done
-sleep 1
+start_controller_manager "$ns" "$rawns"
 rss_idle=$(awk '/VmRSS/ {print $2}' /proc/$cm/status)
 
 run_raw() {

@@ -731,6 +731,24 @@ TEST_CASE(
   CHECK(absl::IsNotFound(gone));
 }
 
+// Creates service account `name` in `ns` and returns a token for it (TokenRequest, 1 h).
+std::string ServiceAccountToken(Client& client, const std::string& ns, const std::string& name) {
+  REQUIRE_OK(client
+                 .Create(ServiceAccounts(), ns,
+                         fmt::format(R"({{"apiVersion":"v1","kind":"ServiceAccount",)"
+                                     R"("metadata":{{"name":"{}"}}}})",
+                                     name))
+                 .status());
+  absl::StatusOr<json::Document> request =
+      client.CreateSubresource(ServiceAccounts(), ns, name, "token",
+                               R"({"apiVersion":"authentication.k8s.io/v1","kind":"TokenRequest",)"
+                               R"("spec":{"expirationSeconds":3600}})");
+  REQUIRE_OK(request.status());
+  const json::Value* token = json::FindPath(*request, {"status", "token"});
+  REQUIRE(token != nullptr);
+  return std::string(json::AsView(*token));
+}
+
 TEST_CASE(
     "service account tokens: a rotated token file is picked up, a bad or expired token is "
     "kUnauthenticated naming the file",
@@ -738,20 +756,7 @@ TEST_CASE(
   const RestConfig admin = TestConfig();
   std::unique_ptr<Client> client = NewClient(admin);
   TestNamespace ns(*client);
-  REQUIRE_OK(
-      client
-          ->Create(ServiceAccounts(), ns.name(),
-                   R"({"apiVersion":"v1","kind":"ServiceAccount","metadata":{"name":"it-sa"}})")
-          .status());
-  absl::StatusOr<json::Document> request =
-      client->CreateSubresource(ServiceAccounts(), ns.name(), "it-sa", "token",
-                                R"({"apiVersion":"authentication.k8s.io/v1","kind":"TokenRequest",)"
-                                R"("spec":{"expirationSeconds":3600}})");
-  INFO(MessageOf(request.status()));
-  REQUIRE(request.ok());
-  const json::Value* token_value = json::FindPath(*request, {"status", "token"});
-  REQUIRE(token_value != nullptr);
-  const std::string token(json::AsView(*token_value));
+  const std::string token = ServiceAccountToken(*client, ns.name(), "it-sa");
   const std::string sa_user = fmt::format("system:serviceaccount:{}:it-sa", ns.name());
 
   char tmpl[] = "/tmp/basalt-token-test-XXXXXX";
@@ -857,12 +862,7 @@ TEST_CASE(
   std::unique_ptr<Client> client = NewClient(admin);
   TestNamespace ns(*client);
   const std::string sa = "throttled";
-  REQUIRE_OK(client
-                 ->Create(ServiceAccounts(), ns.name(),
-                          fmt::format(R"({{"apiVersion":"v1","kind":"ServiceAccount",)"
-                                      R"("metadata":{{"name":"{}"}}}})",
-                                      sa))
-                 .status());
+  const std::string token = ServiceAccountToken(*client, ns.name(), sa);
   ResourceRef role_bindings{"rbac.authorization.k8s.io", "v1", "rolebindings", true, "RoleBinding"};
   REQUIRE_OK(client
                  ->Create(role_bindings, ns.name(),
@@ -924,16 +924,10 @@ TEST_CASE(
                                         i, payload))
                    .status());
   }
-  absl::StatusOr<json::Document> token_request =
-      client->CreateSubresource(ServiceAccounts(), ns.name(), sa, "token",
-                                R"({"apiVersion":"authentication.k8s.io/v1","kind":"TokenRequest",)"
-                                R"("spec":{"expirationSeconds":3600}})");
-  REQUIRE_OK(token_request.status());
   RestConfig config;
   config.server = admin.server;
   config.ca_pem = admin.ca_pem;
-  config.bearer_token =
-      std::string(json::AsView(*json::FindPath(*token_request, {"status", "token"})));
+  config.bearer_token = token;
   absl::StatusOr<std::unique_ptr<Transport>> https = NewHttpsTransport(config);
   REQUIRE_OK(https.status());
   auto counting = std::make_unique<CountingTransport>(*std::move(https));
