@@ -5,6 +5,9 @@ REPO_ROOT=$(cd "$HACK_DIR/.." && pwd)
 BUILD_DIR=${BASALT_BUILD_DIR:-$REPO_ROOT/_output/build}
 export CCACHE_DIR=${CCACHE_DIR:-${BASALT_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/basalt}/ccache}
 export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-5G}
+# Paths under the checkout are hashed relative to the build directory, so two clones or worktrees
+# of the same commit share ccache hits.
+export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$REPO_ROOT}
 
 hlog() { printf '%s [%s] %s\n' "$(date +%H:%M:%S)" "$(basename "$0" .sh)" "$*" >&2; }
 
