@@ -17,7 +17,7 @@ done
 BUILD_PACKAGES=(
   build-essential cmake ninja-build ccache pkg-config git
   libboost1.81-dev rapidjson-dev libyaml-cpp-dev libabsl-dev libfmt-dev catch2
-  libspdlog-dev prometheus-cpp-dev libssl-dev
+  prometheus-cpp-dev libssl-dev
 )
 # What the tests and scripts need on top.
 TEST_PACKAGES=(clang-format openssl curl ca-certificates procps psmisc jq yq)
