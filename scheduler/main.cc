@@ -54,7 +54,6 @@ int Main(int argc, char** argv) {
       controller::ParseLeaderElectionFlags(args);
   if (!le_flags.ok()) return runtime::UsageError(kComponent, MessageOf(le_flags.status()));
   SchedulerOptions options;
-  options.scheduler_names = TakeRepeatedFlag(args, "scheduler-name");
   client::FlagSet flags(kComponent);
   client::ClientOptions client_options;
   // A scheduler binds and patches in bursts; Volcano's defaults are 2000/2000.
@@ -63,8 +62,8 @@ int Main(int argc, char** argv) {
   client_options.AddFlags(flags);
   options.AddFlags(flags);
   if (absl::Status s = flags.Parse(args); !s.ok()) {
-    std::string usage = flags.Usage() + "  --scheduler-name NAME (repeatable, default volcano)\n" +
-                        controller::LeaderElectionFlagsUsage() + runtime::RuntimeFlagsUsage();
+    std::string usage =
+        flags.Usage() + controller::LeaderElectionFlagsUsage() + runtime::RuntimeFlagsUsage();
     if (s.code() == absl::StatusCode::kCancelled) {
       std::printf("%s", usage.c_str());
       return 0;

@@ -1,9 +1,9 @@
 #pragma once
-// A tiny command-line flag parser every Basalt binary shares, and ClientOptions, the API
-// server connection flags (--kubeconfig, --master, --context, --kube-api-qps,
-// --kube-api-burst) with the client-go rules for choosing a configuration.
+// ClientOptions, the API server connection flags (--kubeconfig, --master, --context,
+// --kube-api-qps, --kube-api-burst) with the client-go rules for choosing a configuration,
+// registered on the binaries' FlagSet (common/util/flags.h).
 //
-//   basalt::client::FlagSet flags("vc-scheduler");
+//   basalt::FlagSet flags("vc-scheduler");
 //   basalt::client::ClientOptions client_options;
 //   client_options.AddFlags(flags);
 //   int verbosity = 0;
@@ -12,56 +12,16 @@
 //
 // Thread-compatible.
 
-#include <cstdint>
-#include <functional>
 #include <string>
-#include <string_view>
-#include <vector>
 
 #include "absl/status/statusor.h"
 #include "common/client/config.h"
+#include "common/util/flags.h"
 
 namespace basalt::client {
 
-// Accepts `--name=value`, `--name value`, and `-name` forms; a bool flag alone means true
-// (`--leader-elect`, `--leader-elect=false`). `--` ends the flags. Unknown flags and bad values
-// are kInvalidArgument naming the flag. `--help`/`-h` makes Parse() return kCancelled (the
-// caller prints Usage() and exits 0) unless the binary registered its own "help" flag.
-class FlagSet {
- public:
-  explicit FlagSet(std::string program = "") : program_(std::move(program)) {}
-
-  void String(std::string_view name, std::string* target, std::string_view help);
-  void Int(std::string_view name, int* target, std::string_view help);
-  void Int64(std::string_view name, int64_t* target, std::string_view help);
-  void Double(std::string_view name, double* target, std::string_view help);
-  void Bool(std::string_view name, bool* target, std::string_view help);
-  // Comma-separated list (`--controllers=job,queue`); replaces the default.
-  void StringList(std::string_view name, std::vector<std::string>* target, std::string_view help);
-
-  // Parses argv[1..argc). Non-flag arguments go to `positional` if given, else are an error.
-  absl::Status Parse(int argc, const char* const* argv,
-                     std::vector<std::string>* positional = nullptr);
-  absl::Status Parse(const std::vector<std::string>& args,
-                     std::vector<std::string>* positional = nullptr);
-
-  // "Usage of <program>:" and one line per flag with its default.
-  std::string Usage() const;
-
- private:
-  struct Flag {
-    std::string name;
-    std::string help;
-    std::string default_value;
-    bool is_bool = false;
-    std::function<absl::Status(std::string_view)> set;
-  };
-  void Add(Flag flag);
-  const Flag* Find(std::string_view name) const;
-
-  std::string program_;
-  std::vector<Flag> flags_;
-};
+// The binaries' flag parser (common/util/flags.h), under the name the options headers use.
+using ::basalt::FlagSet;
 
 inline constexpr double kDefaultQps = 50;
 inline constexpr int kDefaultBurst = 100;

@@ -2,6 +2,8 @@
 // TokenBucketRateLimiter: client-side throttling of API requests, like client-go's
 // flowcontrol.NewTokenBucketRateLimiter. The bucket holds up to `burst` tokens and refills at
 // `qps` tokens per second; every request takes one token, waiting when none is left.
+// Basalt's one token bucket: the work queues' overall retry limit
+// (controller::BucketRateLimiter) is this bucket's Reserve().
 //
 // Thread-safe. The Clock is not owned and must outlive the limiter.
 

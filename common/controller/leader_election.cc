@@ -11,6 +11,7 @@
 
 #include "common/client/errors.h"
 #include "common/client/resource.h"
+#include "common/util/duration.h"
 #include "common/util/log.h"
 #include "common/util/status.h"
 #include "fmt/format.h"
@@ -440,50 +441,6 @@ absl::Status LeaderElector::Run(std::stop_token stop) {
 
 // --- Flags ----------------------------------------------------------------------------
 
-absl::StatusOr<Clock::Duration> ParseGoDuration(std::string_view text) {
-  auto bad = [&] {
-    return absl::InvalidArgumentError(
-        fmt::format("invalid duration \"{}\" (want e.g. 15s, 1m30s, 500ms)", text));
-  };
-  std::string_view s = text;
-  if (s == "0") return Clock::Duration::zero();
-  if (s.empty()) return bad();
-  double total_ns = 0;
-  while (!s.empty()) {
-    std::size_t i = 0;
-    while (i < s.size() && (std::isdigit(static_cast<unsigned char>(s[i])) || s[i] == '.')) ++i;
-    if (i == 0) return bad();
-    double value = 0;
-    const auto [end, err] = std::from_chars(s.data(), s.data() + i, value);
-    if (err != std::errc() || end != s.data() + i) return bad();
-    s.remove_prefix(i);
-    std::size_t j = 0;
-    while (j < s.size() && !std::isdigit(static_cast<unsigned char>(s[j])) && s[j] != '.') ++j;
-    const std::string_view unit = s.substr(0, j);
-    s.remove_prefix(j);
-    double scale = 0;
-    if (unit == "ns") {
-      scale = 1;
-    } else if (unit == "us" || unit == "µs") {
-      scale = 1e3;
-    } else if (unit == "ms") {
-      scale = 1e6;
-    } else if (unit == "s") {
-      scale = 1e9;
-    } else if (unit == "m") {
-      scale = 60e9;
-    } else if (unit == "h") {
-      scale = 3600e9;
-    } else {
-      return bad();
-    }
-    total_ns += value * scale;
-  }
-  if (total_ns > 1e18) return bad();
-  return duration_cast<Clock::Duration>(
-      std::chrono::nanoseconds(static_cast<int64_t>(std::llround(total_ns))));
-}
-
 void LeaderElectionFlags::ApplyTo(LeaderElectionConfig& config) const {
   config.lease_namespace = resource_namespace;
   config.lease_name = resource_name;
@@ -492,93 +449,48 @@ void LeaderElectionFlags::ApplyTo(LeaderElectionConfig& config) const {
   config.retry_period = retry_period;
 }
 
-absl::StatusOr<LeaderElectionFlags> ParseLeaderElectionFlags(std::vector<std::string>& args,
-                                                             LeaderElectionFlags defaults) {
-  LeaderElectionFlags flags = std::move(defaults);
-  std::vector<std::string> rest;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    const std::string_view arg = args[i];
-    if (arg == "--") {  // Everything after belongs to the binary.
-      rest.insert(rest.end(), args.begin() + static_cast<std::ptrdiff_t>(i), args.end());
-      break;
-    }
-    if (!arg.starts_with("--leader-elect")) {
-      rest.emplace_back(arg);
-      continue;
-    }
-    const std::string_view body = arg.substr(2);
-    const std::size_t eq = body.find('=');
-    const std::string_view name = body.substr(0, eq);
-    if (name == "leader-elect") {
-      if (eq == std::string_view::npos) {
-        flags.leader_elect = true;
-        continue;
-      }
-      const std::string_view v = body.substr(eq + 1);
-      if (v == "true" || v == "1") {
-        flags.leader_elect = true;
-      } else if (v == "false" || v == "0") {
-        flags.leader_elect = false;
-      } else {
-        return absl::InvalidArgumentError(
-            fmt::format("--leader-elect: want true or false, got \"{}\"", v));
-      }
-      continue;
-    }
-    Clock::Duration* duration = nullptr;
-    std::string* text = nullptr;
-    if (name == "leader-elect-lease-duration") {
-      duration = &flags.lease_duration;
-    } else if (name == "leader-elect-renew-deadline") {
-      duration = &flags.renew_deadline;
-    } else if (name == "leader-elect-retry-period") {
-      duration = &flags.retry_period;
-    } else if (name == "leader-elect-resource-name") {
-      text = &flags.resource_name;
-    } else if (name == "leader-elect-resource-namespace") {
-      text = &flags.resource_namespace;
-    } else {
-      rest.emplace_back(arg);  // Not ours (e.g. --leader-elect-resource-lock).
-      continue;
-    }
-    std::string value;
-    if (eq != std::string_view::npos) {
-      value = std::string(body.substr(eq + 1));
-    } else if (i + 1 < args.size()) {
-      value = args[++i];
-    } else {
-      return absl::InvalidArgumentError(fmt::format("{}: missing value", arg));
-    }
-    if (duration != nullptr) {
-      absl::StatusOr<Clock::Duration> d = ParseGoDuration(value);
-      if (!d.ok()) return Annotate(d.status(), fmt::format("--{}", name));
-      if (*d <= Clock::Duration::zero()) {
-        return absl::InvalidArgumentError(fmt::format("--{}: must be positive", name));
-      }
-      *duration = *d;
-    } else {
-      if (value.empty()) {
-        return absl::InvalidArgumentError(fmt::format("--{}: must not be empty", name));
-      }
-      *text = std::move(value);
-    }
+namespace {
+
+absl::Status SetPositiveDuration(std::string_view text, Clock::Duration* target) {
+  absl::StatusOr<std::chrono::nanoseconds> d = ParseGoDuration(text);
+  if (!d.ok()) return absl::InvalidArgumentError("want a duration such as 15s or 1m30s");
+  if (*d <= std::chrono::nanoseconds::zero()) {
+    return absl::InvalidArgumentError("must be positive");
   }
-  args = std::move(rest);
-  return flags;
+  *target = duration_cast<Clock::Duration>(*d);
+  return absl::OkStatus();
 }
 
-std::string LeaderElectionFlagsUsage() {
-  return "  --leader-elect[=BOOL]                   campaign for a Lease before running "
-         "(default true)\n"
-         "  --leader-elect-lease-duration=DUR       how long candidates wait for an unrenewed "
-         "Lease (default 15s)\n"
-         "  --leader-elect-renew-deadline=DUR       how long the leader acts without renewing "
-         "(default 10s)\n"
-         "  --leader-elect-retry-period=DUR         time between acquire/renew attempts "
-         "(default 2s)\n"
-         "  --leader-elect-resource-name=NAME       name of the Lease\n"
-         "  --leader-elect-resource-namespace=NS    namespace of the Lease (default "
-         "volcano-system)\n";
+absl::Status SetNonEmpty(std::string_view text, std::string* target) {
+  if (text.empty()) return absl::InvalidArgumentError("must not be empty");
+  *target = std::string(text);
+  return absl::OkStatus();
 }
+
+}  // namespace
+
+void LeaderElectionFlags::AddFlags(FlagSet& flags) {
+  flags.Bool("leader-elect", &leader_elect, "campaign for a Lease before running");
+  flags.Func("leader-elect-lease-duration", "how long candidates wait for an unrenewed Lease",
+             FormatGoDuration(lease_duration),
+             [this](std::string_view v) { return SetPositiveDuration(v, &lease_duration); });
+  flags.Func("leader-elect-renew-deadline", "how long the leader acts without renewing",
+             FormatGoDuration(renew_deadline),
+             [this](std::string_view v) { return SetPositiveDuration(v, &renew_deadline); });
+  flags.Func("leader-elect-retry-period", "time between acquire/renew attempts",
+             FormatGoDuration(retry_period),
+             [this](std::string_view v) { return SetPositiveDuration(v, &retry_period); });
+  flags.Func("leader-elect-resource-name", "name of the Lease", resource_name,
+             [this](std::string_view v) { return SetNonEmpty(v, &resource_name); });
+  flags.Func("leader-elect-resource-namespace", "namespace of the Lease", resource_namespace,
+             [this](std::string_view v) { return SetNonEmpty(v, &resource_namespace); });
+}
+
+absl::StatusOr<LeaderElectionFlags> ParseLeaderElectionFlags(std::vector<std::string>& args,
+                                                             LeaderElectionFlags defaults) {
+  return ParseKnownFlags(args, std::move(defaults));
+}
+
+std::string LeaderElectionFlagsUsage() { return FlagsUsageOf<LeaderElectionFlags>(); }
 
 }  // namespace basalt::controller

@@ -58,6 +58,7 @@
 #include "common/api/core.h"
 #include "common/client/client.h"
 #include "common/util/clock.h"
+#include "common/util/flags.h"
 
 namespace basalt::controller {
 
@@ -207,19 +208,20 @@ struct LeaderElectionFlags {
 
   // Copies the Lease name, namespace and durations into `config`.
   void ApplyTo(LeaderElectionConfig& config) const;
+  // Registers the flags above, writing into this struct. Durations must be positive and
+  // names non-empty.
+  void AddFlags(FlagSet& flags);
 };
 
 // Removes the leader-election flags from `args` (argv without argv[0]) and returns them
-// applied over `defaults`; other arguments stay, in order (as runtime::ParseRuntimeFlags).
-// `--flag=value` and `--flag value` are accepted for the valued flags; --leader-elect takes
-// only the `=` form. kInvalidArgument for a missing or malformed value.
+// applied over `defaults`; other arguments stay, in order (FlagSet::ParseKnown, as
+// runtime::ParseRuntimeFlags). `--flag=value` and `--flag value` are accepted for the valued
+// flags; --leader-elect takes only the `=` form. kInvalidArgument for a missing or malformed
+// value.
 absl::StatusOr<LeaderElectionFlags> ParseLeaderElectionFlags(std::vector<std::string>& args,
                                                              LeaderElectionFlags defaults = {});
 
-// Help text for the flags above, one flag per line.
+// Help text for the flags above (FlagSet::FlagsUsage).
 std::string LeaderElectionFlagsUsage();
-
-// Parses a Go duration ("15s", "1m30s", "1.5h", "250ms", "0"). kInvalidArgument otherwise.
-absl::StatusOr<Clock::Duration> ParseGoDuration(std::string_view text);
 
 }  // namespace basalt::controller

@@ -35,23 +35,7 @@ int ItemExponentialFailureRateLimiter::NumRequeues(const std::string& key) {
 }
 
 BucketRateLimiter::BucketRateLimiter(Clock* clock, double qps, int burst)
-    : clock_(clock), qps_(qps), burst_(burst), tokens_(burst), last_(clock->Now()) {}
-
-Clock::Duration BucketRateLimiter::When(const std::string&) {
-  std::lock_guard<std::mutex> l(mu_);
-  const Clock::TimePoint now = clock_->Now();
-  if (now > last_) {
-    const double elapsed = std::chrono::duration<double>(now - last_).count();
-    tokens_ = std::min(burst_, tokens_ + elapsed * qps_);
-    last_ = now;
-  }
-  tokens_ -= 1;
-  if (tokens_ >= 0) return Clock::Duration::zero();
-  if (qps_ <= 0) return Clock::Duration::max();
-  // Wait until the refill brings the bucket back to zero, i.e. our token exists.
-  return std::chrono::duration_cast<Clock::Duration>(
-      std::chrono::duration<double>(-tokens_ / qps_));
-}
+    : bucket_(qps, burst, clock) {}
 
 MaxOfRateLimiter::MaxOfRateLimiter(std::vector<std::unique_ptr<RateLimiter>> limiters)
     : limiters_(std::move(limiters)) {}

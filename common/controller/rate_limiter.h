@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
+#include "common/client/rate_limiter.h"
 #include "common/util/clock.h"
 
 namespace basalt::controller {
@@ -60,7 +61,8 @@ class ItemExponentialFailureRateLimiter final : public RateLimiter {
 // A token bucket shared by all keys: `burst` tokens, refilled at `qps` per second of the
 // injected clock. Each When() takes a token; when none is left it reserves a future one and
 // returns the wait until then, so retries of many keys are spread out at `qps`. Keys are
-// not tracked (Forget is a no-op, NumRequeues is 0).
+// not tracked (Forget is a no-op, NumRequeues is 0). The bucket is the API client's
+// (client::TokenBucketRateLimiter::Reserve), so `qps` <= 0 means no overall limit.
 class BucketRateLimiter final : public RateLimiter {
  public:
   static constexpr double kDefaultQps = 10;
@@ -69,18 +71,12 @@ class BucketRateLimiter final : public RateLimiter {
   // `clock` must outlive the limiter.
   BucketRateLimiter(Clock* clock, double qps = kDefaultQps, int burst = kDefaultBurst);
 
-  Clock::Duration When(const std::string& key) override;
+  Clock::Duration When(const std::string&) override { return bucket_.Reserve(); }
   void Forget(const std::string&) override {}
   int NumRequeues(const std::string&) override { return 0; }
 
  private:
-  Clock* const clock_;
-  const double qps_;
-  const double burst_;
-  std::mutex mu_;
-  // May go negative: tokens reserved by callers told to wait.
-  double tokens_ ABSL_GUARDED_BY(mu_);
-  Clock::TimePoint last_ ABSL_GUARDED_BY(mu_);
+  client::TokenBucketRateLimiter bucket_;
 };
 
 // Returns the longest delay of its limiters; Forget forwards to all, NumRequeues is the

@@ -8,7 +8,8 @@
 //   --version                  print the version and exit
 //
 // ParseRuntimeFlags takes these out of the argument list and leaves the binary's own flags,
-// in order, for its parser. `--flag=value` and `--flag value` are both accepted.
+// in order, for its parser; both are the one FlagSet of common/util/flags.h (`--flag=value`,
+// `--flag value`, `-flag`).
 
 #include <cstdio>
 #include <optional>
@@ -17,6 +18,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "common/util/flags.h"
 
 namespace basalt::runtime {
 
@@ -25,6 +27,9 @@ struct RuntimeOptions {
   std::string health_addr = ":8081";
   int verbosity = 0;
   bool print_version = false;
+
+  // Registers the flags above, writing into this struct.
+  void AddFlags(FlagSet& flags);
 };
 
 // Removes the runtime flags from `args` (argv without argv[0]) and returns them applied
@@ -37,7 +42,7 @@ absl::StatusOr<RuntimeOptions> ParseRuntimeFlags(std::vector<std::string>& args,
 bool MaybePrintVersion(const RuntimeOptions& options, std::string_view binary_name,
                        std::FILE* out = stdout);
 
-// Help text for the runtime flags, one flag per line, for the binary's usage message.
+// Help text for the runtime flags (FlagSet::FlagsUsage), for the binary's usage message.
 std::string RuntimeFlagsUsage();
 
 // For main(): prints "<binary>: <message>" and returns 2, the exit code of a usage error.

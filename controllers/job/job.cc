@@ -4,6 +4,7 @@
 #include <cmath>
 #include <utility>
 
+#include "common/util/duration.h"
 #include "common/util/status.h"
 #include "fmt/format.h"
 
@@ -109,7 +110,7 @@ absl::StatusOr<std::vector<LifecyclePolicy>> ParsePolicies(const json::Value* li
     if (auto t = json::GetOptionalString(p, "timeout")) {
       auto d = ParseGoDuration(*t);
       if (!d.ok()) return d.status();
-      policy.timeout = *d;
+      policy.timeout = std::chrono::round<std::chrono::milliseconds>(*d);
     }
     out.push_back(std::move(policy));
   }
@@ -327,89 +328,6 @@ absl::StatusOr<JobView> ParseJob(const json::Value& job) {
     }
   }
   return view;
-}
-
-absl::StatusOr<std::chrono::milliseconds> ParseGoDuration(std::string_view text) {
-  auto invalid = [&] {
-    return absl::InvalidArgumentError(fmt::format("invalid duration \"{}\"", text));
-  };
-  std::string_view s = text;
-  bool negative = false;
-  if (!s.empty() && (s[0] == '-' || s[0] == '+')) {
-    negative = s[0] == '-';
-    s.remove_prefix(1);
-  }
-  if (s == "0") return std::chrono::milliseconds(0);
-  if (s.empty()) return invalid();
-  // Accumulate in nanoseconds as a long double over exact integer parts; durations in policies
-  // are seconds to hours, far from precision limits.
-  long double total_ns = 0;
-  while (!s.empty()) {
-    size_t i = 0;
-    long double value = 0;
-    bool digits = false;
-    while (i < s.size() && s[i] >= '0' && s[i] <= '9') {
-      value = value * 10 + (s[i] - '0');
-      ++i;
-      digits = true;
-    }
-    if (i < s.size() && s[i] == '.') {
-      ++i;
-      long double scale = 0.1L;
-      while (i < s.size() && s[i] >= '0' && s[i] <= '9') {
-        value += (s[i] - '0') * scale;
-        scale /= 10;
-        ++i;
-        digits = true;
-      }
-    }
-    if (!digits) return invalid();
-    size_t j = i;
-    while (j < s.size() && !(s[j] >= '0' && s[j] <= '9') && s[j] != '.') ++j;
-    std::string_view unit = s.substr(i, j - i);
-    long double ns_per_unit;
-    if (unit == "ns") {
-      ns_per_unit = 1;
-    } else if (unit == "us" || unit == "\xC2\xB5s" || unit == "\xCE\xBCs") {
-      ns_per_unit = 1e3L;
-    } else if (unit == "ms") {
-      ns_per_unit = 1e6L;
-    } else if (unit == "s") {
-      ns_per_unit = 1e9L;
-    } else if (unit == "m") {
-      ns_per_unit = 60e9L;
-    } else if (unit == "h") {
-      ns_per_unit = 3600e9L;
-    } else {
-      return invalid();
-    }
-    total_ns += value * ns_per_unit;
-    s.remove_prefix(j);
-  }
-  if (total_ns > 9.2e18L) return invalid();
-  auto ms = static_cast<int64_t>(std::llround(total_ns / 1e6L));
-  return std::chrono::milliseconds(negative ? -ms : ms);
-}
-
-std::string FormatGoDuration(std::chrono::milliseconds d) {
-  int64_t ms = d.count();
-  if (ms == 0) return "0s";
-  std::string sign = ms < 0 ? "-" : "";
-  uint64_t u = ms < 0 ? 0 - static_cast<uint64_t>(ms) : static_cast<uint64_t>(ms);
-  if (u < 1000) return fmt::format("{}{}ms", sign, u);
-  uint64_t hours = u / 3600000;
-  uint64_t minutes = (u / 60000) % 60;
-  uint64_t seconds = (u / 1000) % 60;
-  uint64_t frac = u % 1000;
-  std::string sec = fmt::format("{}", seconds);
-  if (frac != 0) {
-    std::string f = fmt::format("{:03}", frac);
-    while (!f.empty() && f.back() == '0') f.pop_back();
-    sec += "." + f;
-  }
-  if (hours > 0) return fmt::format("{}{}h{}m{}s", sign, hours, minutes, sec);
-  if (minutes > 0) return fmt::format("{}{}m{}s", sign, minutes, sec);
-  return fmt::format("{}{}s", sign, sec);
 }
 
 std::string MakePodName(std::string_view job, std::string_view task, int32_t index) {

@@ -220,11 +220,6 @@ struct JobView {
 // the error cases are a non-object input and a task template that is not an object.
 absl::StatusOr<JobView> ParseJob(const json::Value& job);
 
-// Parses a Go duration string ("300ms", "1.5h", "2h45m", "10s"). Errors name the input.
-absl::StatusOr<std::chrono::milliseconds> ParseGoDuration(std::string_view text);
-// Formats like Go's time.Duration.String() at millisecond precision ("5m0s", "1h0m0s", "1.5s").
-std::string FormatGoDuration(std::chrono::milliseconds d);
-
 // `<job>-<task>-<index>`, the name of a task's pod.
 std::string MakePodName(std::string_view job, std::string_view task, int32_t index);
 

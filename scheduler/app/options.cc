@@ -1,12 +1,14 @@
 #include "scheduler/app/options.h"
 
-#include "common/controller/leader_election.h"
+#include "common/util/duration.h"
 #include "common/util/status.h"
 #include "fmt/format.h"
 
 namespace basalt::sched::app {
 
 void SchedulerOptions::AddFlags(client::FlagSet& flags) {
+  flags.StringArray("scheduler-name", &scheduler_names,
+                    "pods with this schedulerName are scheduled (repeatable; default volcano)");
   flags.String("scheduler-conf", &scheduler_conf,
                "scheduler configuration file (re-read when it changes); built-in default if empty");
   flags.String("schedule-period", &schedule_period,
@@ -28,7 +30,7 @@ void SchedulerOptions::AddFlags(client::FlagSet& flags) {
 
 absl::Status SchedulerOptions::Finish() {
   if (scheduler_names.empty()) scheduler_names = {"volcano"};
-  absl::StatusOr<Clock::Duration> d = controller::ParseGoDuration(schedule_period);
+  absl::StatusOr<std::chrono::nanoseconds> d = ParseGoDuration(schedule_period);
   if (!d.ok()) {
     return absl::InvalidArgumentError(fmt::format("--schedule-period: {}", MessageOf(d.status())));
   }
@@ -47,33 +49,6 @@ absl::Status SchedulerOptions::Finish() {
     return absl::InvalidArgumentError("--minimum-feasible-nodes must be >= 0");
   }
   return absl::OkStatus();
-}
-
-std::vector<std::string> TakeRepeatedFlag(std::vector<std::string>& args, std::string_view name) {
-  std::vector<std::string> values;
-  std::vector<std::string> rest;
-  const std::string eq1 = fmt::format("--{}=", name);
-  const std::string eq2 = fmt::format("-{}=", name);
-  const std::string bare1 = fmt::format("--{}", name);
-  const std::string bare2 = fmt::format("-{}", name);
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    if (a == "--") {
-      rest.insert(rest.end(), args.begin() + static_cast<long>(i), args.end());
-      break;
-    }
-    if (a.rfind(eq1, 0) == 0) {
-      values.push_back(a.substr(eq1.size()));
-    } else if (a.rfind(eq2, 0) == 0) {
-      values.push_back(a.substr(eq2.size()));
-    } else if ((a == bare1 || a == bare2) && i + 1 < args.size()) {
-      values.push_back(args[++i]);
-    } else {
-      rest.push_back(a);
-    }
-  }
-  args = std::move(rest);
-  return values;
 }
 
 }  // namespace basalt::sched::app

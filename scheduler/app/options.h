@@ -45,8 +45,4 @@ struct SchedulerOptions {
   absl::Status Finish();
 };
 
-// Takes every `--scheduler-name X` / `--scheduler-name=X` out of `args` (the flag is
-// repeatable, which FlagSet is not) and returns the values in order.
-std::vector<std::string> TakeRepeatedFlag(std::vector<std::string>& args, std::string_view name);
-
 }  // namespace basalt::sched::app

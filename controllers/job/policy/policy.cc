@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "common/util/duration.h"
 #include "fmt/format.h"
 
 namespace basalt::controllers {

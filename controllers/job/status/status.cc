@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "common/util/duration.h"
+
 namespace basalt::controllers {
 
 absl::StatusOr<JobView> JobViewFromApi(const api::Job& job) { return ParseJob(job.doc()); }

@@ -569,17 +569,5 @@ TEST_CASE("Leader election flags: defaults, bare --leader-elect and errors", "[l
   CHECK_THAT(LeaderElectionFlagsUsage(), Catch::Contains("--leader-elect-renew-deadline"));
 }
 
-TEST_CASE("ParseGoDuration: Go duration syntax", "[leaderelection]") {
-  CHECK(*ParseGoDuration("15s") == seconds(15));
-  CHECK(*ParseGoDuration("1m30s") == seconds(90));
-  CHECK(*ParseGoDuration("1.5h") == std::chrono::minutes(90));
-  CHECK(*ParseGoDuration("250ms") == milliseconds(250));
-  CHECK(*ParseGoDuration("0") == Clock::Duration::zero());
-  CHECK_FALSE(ParseGoDuration("").ok());
-  CHECK_FALSE(ParseGoDuration("10").ok());
-  CHECK_FALSE(ParseGoDuration("s").ok());
-  CHECK_FALSE(ParseGoDuration("5d").ok());
-}
-
 }  // namespace
 }  // namespace basalt::controller

@@ -145,32 +145,6 @@ TEST_CASE("Job: names of phases, actions and events round-trip", "[controllers][
   CHECK_FALSE(IsFinishedPhase(JobPhase::kAborting));
 }
 
-TEST_CASE("Job: Go durations parse and print like Go", "[controllers][job]") {
-  struct Case {
-    std::string_view text;
-    int64_t ms;
-    std::string_view printed;
-  };
-  for (const Case& c : std::vector<Case>{{"10s", 10000, "10s"},
-                                         {"1m30s", 90000, "1m30s"},
-                                         {"1.5h", 5400000, "1h30m0s"},
-                                         {"300ms", 300, "300ms"},
-                                         {"2h45m", 9900000, "2h45m0s"},
-                                         {"0", 0, "0s"},
-                                         {"1.5s", 1500, "1.5s"},
-                                         {"10m", 600000, "10m0s"}}) {
-    INFO(c.text);
-    auto d = ParseGoDuration(c.text);
-    REQUIRE(d.ok());
-    CHECK(d->count() == c.ms);
-    CHECK(FormatGoDuration(*d) == c.printed);
-  }
-  for (std::string_view bad : {"", "10", "1x", "s", "1.s5"}) {
-    INFO(bad);
-    CHECK_FALSE(ParseGoDuration(bad).ok());
-  }
-}
-
 TEST_CASE("Job: pod names are <job>-<task>-<index>", "[controllers][job]") {
   CHECK(MakePodName("bert", "worker", 3) == "bert-worker-3");
 }

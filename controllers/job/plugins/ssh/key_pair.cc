@@ -10,6 +10,7 @@
 #include <memory>
 #include <vector>
 
+#include "absl/strings/escaping.h"
 #include "fmt/format.h"
 
 namespace basalt::controllers {
@@ -72,34 +73,10 @@ absl::StatusOr<std::string> OpenSshPublicKey(EVP_PKEY* pkey) {
   PutString(blob, "ssh-rsa");
   PutMpint(blob, e.get());
   PutMpint(blob, n.get());
-  return "ssh-rsa " + Base64Encode(blob);
+  return "ssh-rsa " + absl::Base64Escape(blob);
 }
 
 }  // namespace
-
-std::string Base64Encode(std::string_view data) {
-  std::string out(4 * ((data.size() + 2) / 3) + 1, '\0');
-  int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
-                          reinterpret_cast<const unsigned char*>(data.data()),
-                          static_cast<int>(data.size()));
-  out.resize(static_cast<size_t>(n));
-  return out;
-}
-
-absl::StatusOr<std::string> Base64Decode(std::string_view text) {
-  if (text.size() % 4 != 0) return absl::InvalidArgumentError("base64 length not a multiple of 4");
-  std::string out(3 * text.size() / 4 + 1, '\0');
-  int n = EVP_DecodeBlock(reinterpret_cast<unsigned char*>(out.data()),
-                          reinterpret_cast<const unsigned char*>(text.data()),
-                          static_cast<int>(text.size()));
-  if (n < 0) return absl::InvalidArgumentError("malformed base64");
-  size_t len = static_cast<size_t>(n);
-  // EVP_DecodeBlock counts padding as zero bytes.
-  if (!text.empty() && text.back() == '=') --len;
-  if (text.size() >= 2 && text[text.size() - 2] == '=') --len;
-  out.resize(len);
-  return out;
-}
 
 absl::StatusOr<SshKeyPair> GenerateRsaKeyPair(int bits) {
   std::unique_ptr<EVP_PKEY_CTX, PkeyCtxFree> ctx(EVP_PKEY_CTX_new_id(EVP_PKEY_RSA, nullptr));

@@ -21,8 +21,4 @@ absl::StatusOr<SshKeyPair> GenerateRsaKeyPair(int bits);
 // The OpenSSH public key ("ssh-rsa <base64>") of an RSA private key in PEM (PKCS#1 or PKCS#8).
 absl::StatusOr<std::string> OpenSshPublicKeyFromPrivatePem(std::string_view private_key_pem);
 
-// Standard base64 with padding, and its inverse (kInvalidArgument on malformed input).
-std::string Base64Encode(std::string_view data);
-absl::StatusOr<std::string> Base64Decode(std::string_view text);
-
 }  // namespace basalt::controllers

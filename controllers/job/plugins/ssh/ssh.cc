@@ -2,6 +2,7 @@
 
 #include <charconv>
 
+#include "absl/strings/escaping.h"
 #include "controllers/job/plugins/ssh/key_pair.h"
 #include "fmt/format.h"
 
@@ -77,7 +78,10 @@ class SshPlugin final : public JobPlugin {
     json::Set(secret, "type", json::MakeString("Opaque", a), a);
     json::Value data(rapidjson::kObjectType);
     auto put = [&](std::string_view key, std::string_view value) {
-      json::Set(data, key, json::MakeString(Base64Encode(value), a), a);
+      json::Set(
+          data, key,
+          json::MakeString(absl::Base64Escape(absl::string_view(value.data(), value.size())), a),
+          a);
     };
     put(kSshPrivateKey, keys.private_key_pem);
     put(kSshPublicKey, keys.public_key);
