@@ -22,8 +22,6 @@ namespace {
 using std::chrono::duration_cast;
 using std::chrono::milliseconds;
 
-// How often waits re-read a non-real clock (a FakeClock moves without notifying anyone).
-constexpr milliseconds kFakeClockPollInterval{1};
 // Upper bound of one request when request_timeout is not set.
 constexpr milliseconds kMaxRequestTimeout{10000};
 
@@ -96,7 +94,6 @@ LeaderElector::LeaderElector(client::Client* client, LeaderElectionConfig config
       config_(std::move(config)),
       identity_(config_.identity.empty() ? DefaultLeaderIdentity() : config_.identity),
       clock_(config_.clock != nullptr ? config_.clock : Clock::Real()),
-      real_clock_(dynamic_cast<RealClock*>(clock_) != nullptr),
       rng_(std::random_device{}()) {}
 
 LeaderElector::~LeaderElector() {
@@ -320,11 +317,7 @@ bool LeaderElector::WaitUntil(Clock::TimePoint deadline, const std::stop_token& 
   while (true) {
     if (stop.stop_requested() || lost_ || finished_) return false;
     if (clock_->Now() >= deadline) return true;
-    if (real_clock_) {
-      cond_.wait_until(l, deadline);
-    } else {
-      cond_.wait_for(l, kFakeClockPollInterval);
-    }
+    clock_->WaitUntil(l, cond_, deadline);
   }
 }
 
@@ -381,11 +374,7 @@ void LeaderElector::WatchdogLoop() {
       StopActing("renew deadline passed");
       return;
     }
-    if (real_clock_) {
-      cond_.wait_until(l, deadline);
-    } else {
-      cond_.wait_for(l, kFakeClockPollInterval);
-    }
+    clock_->WaitUntil(l, cond_, deadline);
   }
 }
 

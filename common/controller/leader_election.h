@@ -164,7 +164,6 @@ class LeaderElector {
   const LeaderElectionConfig config_;
   const std::string identity_;
   Clock* const clock_;
-  const bool real_clock_;
   std::mt19937_64 rng_;
 
   // Only the thread running TryAcquireOrRenew/Release touches these.

@@ -18,7 +18,6 @@ std::optional<WorkQueueMetrics::Series> SeriesFor(WorkQueueMetrics* metrics,
 WorkQueue::WorkQueue(WorkQueueOptions options)
     : name_(std::move(options.name)),
       clock_(options.clock != nullptr ? options.clock : Clock::Real()),
-      real_clock_(dynamic_cast<RealClock*>(clock_) != nullptr),
       rate_limiter_(options.rate_limiter != nullptr ? std::move(options.rate_limiter)
                                                     : DefaultControllerRateLimiter(clock_)),
       metrics_(SeriesFor(options.metrics, name_)) {
@@ -167,11 +166,8 @@ void WorkQueue::DelayLoop() {
     }
     if (waiting_.empty()) {
       delay_cond_.wait(l);
-    } else if (real_clock_) {
-      // RealClock::Now() is steady_clock, so the remaining time is real time.
-      delay_cond_.wait_until(l, waiting_.begin()->first);
     } else {
-      delay_cond_.wait_for(l, kFakeClockPollInterval);
+      clock_->WaitUntil(l, delay_cond_, waiting_.begin()->first);
     }
   }
 }

@@ -22,11 +22,9 @@
 //   }
 //
 // Delays: a background thread moves delayed keys into the queue when the clock reaches
-// their time. It waits on a condition variable so an earlier key or ShutDown wakes it at
-// once. With the real clock it sleeps exactly until the earliest deadline; with any other
-// Clock (FakeClock in tests) it re-reads Clock::Now() every kFakeClockPollInterval of real
-// time, because a fake clock moves without notifying anyone. So after FakeClock::Advance,
-// due keys appear within about a millisecond, and tests never sleep for the delay itself.
+// their time. It waits on the Clock's timer (Clock::WaitUntil) for the earliest deadline, so
+// an earlier key or ShutDown wakes it at once, and with FakeClock it wakes when Advance()
+// reaches the deadline: tests neither sleep for the delay nor poll.
 //
 // Thread-safety: all methods are safe to call from any thread. Ownership: the Clock and the
 // optional WorkQueueMetrics must outlive the queue; the queue owns its RateLimiter.
@@ -66,9 +64,6 @@ struct WorkQueueOptions {
 
 class WorkQueue {
  public:
-  // How often the delay thread re-reads a non-real clock (see the file comment).
-  static constexpr std::chrono::milliseconds kFakeClockPollInterval{1};
-
   explicit WorkQueue(WorkQueueOptions options);
   // Shuts the queue down (without drain) and joins the delay thread.
   ~WorkQueue();
@@ -116,7 +111,6 @@ class WorkQueue {
 
   const std::string name_;
   Clock* const clock_;
-  const bool real_clock_;
   const std::unique_ptr<RateLimiter> rate_limiter_;
   const std::optional<WorkQueueMetrics::Series> metrics_;
 

@@ -15,8 +15,6 @@ namespace {
 // A watch that ends cleanly without delivering anything this soon is treated as a failure, so a
 // server (or proxy) that closes streams at once cannot make the reflector spin.
 constexpr auto kMinHealthyWatch = std::chrono::seconds(1);
-// How often waits on a non-real clock re-read it (a FakeClock moves without notifying).
-constexpr auto kFakeClockPoll = std::chrono::milliseconds(1);
 
 std::string ResourceName(const ListWatchSource& s) {
   std::string name = s.resource.group.empty()
@@ -41,7 +39,6 @@ Reflector::Reflector(client::Client* client, ListWatchSource source, Transform t
       sink_(sink),
       options_(std::move(options)),
       clock_(options_.clock != nullptr ? options_.clock : Clock::Real()),
-      real_clock_(dynamic_cast<RealClock*>(clock_) != nullptr),
       random_(options_.random),
       next_backoff_(options_.initial_backoff) {
   if (!random_) {
@@ -70,14 +67,8 @@ ReflectorStats Reflector::stats() const {
 bool Reflector::WaitUntil(Clock::TimePoint deadline) {
   std::unique_lock<std::mutex> l(wait_mu_);
   while (!stopped()) {
-    Clock::Duration left = deadline - clock_->Now();
-    if (left <= Clock::Duration::zero()) return true;
-    // RealClock::Now() is steady_clock, so `left` is real time; a fake clock is polled.
-    if (real_clock_) {
-      wait_cv_.wait_for(l, left);
-    } else {
-      wait_cv_.wait_for(l, kFakeClockPoll);
-    }
+    if (clock_->Now() >= deadline) return true;
+    clock_->WaitUntil(l, wait_cv_, deadline);
   }
   return false;
 }

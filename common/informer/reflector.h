@@ -135,7 +135,6 @@ class Reflector {
   ReflectorSink* const sink_;
   const ReflectorOptions options_;
   Clock* const clock_;
-  const bool real_clock_;
   std::function<double()> random_;  // Run() thread only
 
   std::atomic<bool> stopped_{false};

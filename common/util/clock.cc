@@ -37,11 +37,73 @@ bool FakeClock::SleepUntil(TimePoint deadline) {
   return true;
 }
 
+void FakeClock::WaitUntil(std::unique_lock<std::mutex>& lock, std::condition_variable& cv,
+                          TimePoint deadline) {
+  std::list<Timer>::iterator timer;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    if (now_ >= deadline) return;
+    timer = timers_.insert(timers_.end(), Timer{deadline, lock.mutex(), &cv});
+    cv_.notify_all();  // for WaitForTimers
+  }
+  // Advance() takes `lock`'s mutex before it notifies, so it cannot wake us between the
+  // registration above and this wait (we hold the mutex until the wait releases it).
+  cv.wait(lock);
+  std::unique_lock<std::mutex> l(mu_);
+  if (timer->firing) {
+    // Advance() is about to take `lock`'s mutex or to notify `cv`: let it finish first.
+    lock.unlock();
+    cv_.wait(l, [&] { return !timer->firing; });
+    timers_.erase(timer);
+    l.unlock();
+    lock.lock();
+    return;
+  }
+  timers_.erase(timer);
+}
+
 void FakeClock::Advance(Duration d) {
-  std::lock_guard<std::mutex> l(mu_);
+  std::unique_lock<std::mutex> l(mu_);
   now_ += d;
   wall_now_ += std::chrono::duration_cast<std::chrono::system_clock::duration>(d);
   cv_.notify_all();
+  // Wake the due WaitUntil callers, earliest first, each with the clock's mutex released
+  // (the waiter's mutex may be held by a thread that calls Now()).
+  while (true) {
+    Timer* due = nullptr;
+    for (Timer& t : timers_) {
+      if (!t.firing && t.deadline <= now_ && (due == nullptr || t.deadline < due->deadline)) {
+        due = &t;
+      }
+    }
+    if (due == nullptr) break;
+    due->firing = true;
+    std::mutex* mu = due->mu;
+    std::condition_variable* cv = due->cv;
+    l.unlock();
+    { std::lock_guard<std::mutex> waiter(*mu); }
+    cv->notify_all();
+    l.lock();
+    due->firing = false;
+    due->deadline = TimePoint::max();  // woken once; it erases itself
+    cv_.notify_all();
+  }
+}
+
+int FakeClock::Timers() const {
+  std::lock_guard<std::mutex> l(mu_);
+  int n = 0;
+  for (const Timer& t : timers_) n += t.deadline != TimePoint::max();
+  return n;
+}
+
+bool FakeClock::WaitForTimers(int n, std::chrono::seconds timeout) const {
+  std::unique_lock<std::mutex> l(mu_);
+  return cv_.wait_for(l, timeout, [&] {
+    int armed = 0;
+    for (const Timer& t : timers_) armed += t.deadline != TimePoint::max();
+    return armed >= n;
+  });
 }
 
 int FakeClock::Sleepers() const {

@@ -1,7 +1,9 @@
 #pragma once
 // Clock is the injectable source of time for every Basalt component. Production code
 // uses RealClock; unit tests use FakeClock, whose timers fire only on Advance(), so no
-// test ever sleeps.
+// test ever sleeps or polls. The timers are the two ways to wait for a time: SleepUntil
+// (block the thread) and WaitUntil (a timed wait on the caller's condition variable, woken
+// early by its notify).
 //
 // Thread-safety: all Clock implementations are safe for concurrent use.
 
@@ -9,6 +11,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
+#include <list>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -34,6 +37,14 @@ class Clock {
   virtual bool SleepUntil(TimePoint deadline) = 0;
   bool SleepFor(Duration d) { return SleepUntil(Now() + d); }
 
+  // cv.wait_until on this clock: with `lock` (of the mutex guarding the caller's state) held,
+  // waits until `cv` is notified, the clock reaches `deadline`, or spuriously; returns with
+  // `lock` held. Callers re-check their predicate and Now() in a loop, as with any condition
+  // variable. FakeClock wakes the waiter when Advance() reaches the deadline (taking the
+  // mutex first, so the wake is not lost); it may release and re-take `lock` on the way out.
+  virtual void WaitUntil(std::unique_lock<std::mutex>& lock, std::condition_variable& cv,
+                         TimePoint deadline) = 0;
+
   // The process-wide real clock.
   static Clock* Real();
 };
@@ -43,16 +54,23 @@ class RealClock final : public Clock {
   TimePoint Now() const override { return std::chrono::steady_clock::now(); }
   SystemTimePoint WallNow() const override { return std::chrono::system_clock::now(); }
   bool SleepUntil(TimePoint deadline) override;
+  void WaitUntil(std::unique_lock<std::mutex>& lock, std::condition_variable& cv,
+                 TimePoint deadline) override {
+    cv.wait_until(lock, deadline);
+  }
 };
 
-// FakeClock starts at an arbitrary fixed point and moves only when Advance() or Set() is
-// called. Threads blocked in SleepUntil() wake when the fake time reaches their deadline.
+// FakeClock starts at an arbitrary fixed point and moves only when Advance() is called.
+// Threads blocked in SleepUntil() or WaitUntil() wake when the fake time reaches their
+// deadline: Advance() returns after it has woken every waiter that became due.
 class FakeClock final : public Clock {
  public:
   FakeClock();
   TimePoint Now() const override;
   SystemTimePoint WallNow() const override;
   bool SleepUntil(TimePoint deadline) override;
+  void WaitUntil(std::unique_lock<std::mutex>& lock, std::condition_variable& cv,
+                 TimePoint deadline) override;
 
   void Advance(Duration d);
   // Number of threads currently blocked in SleepUntil (lets tests wait for a sleeper
@@ -60,13 +78,30 @@ class FakeClock final : public Clock {
   int Sleepers() const;
   // Blocks (really) until at least `n` threads sleep in SleepUntil.
   void WaitForSleepers(int n) const;
+  // Number of WaitUntil calls waiting for a deadline, and a (real) wait for at least `n`:
+  // lets a test advance only once the code under test has armed its timer.
+  // WaitForTimers gives up after `timeout` of real time and returns false (a test failure,
+  // not a hang, when the code under test never waits again).
+  int Timers() const;
+  bool WaitForTimers(int n, std::chrono::seconds timeout = std::chrono::seconds(10)) const;
 
  private:
+  // One WaitUntil in progress. `firing` while Advance() wakes it: the waiter then waits
+  // before it returns, so that Advance() never touches a mutex or condition variable whose
+  // owner has gone.
+  struct Timer {
+    TimePoint deadline;
+    std::mutex* mu;
+    std::condition_variable* cv;
+    bool firing = false;
+  };
+
   mutable std::mutex mu_;
   mutable std::condition_variable cv_;
   TimePoint now_;
   SystemTimePoint wall_now_;
   int sleepers_ = 0;
+  std::list<Timer> timers_;  // guarded by mu_
 };
 
 }  // namespace basalt

@@ -399,7 +399,8 @@ TEST_CASE("LeaderElector: a leader that cannot renew stops acting at the renew d
   f.server->SetFailure(absl::UnavailableError("connection refused"));
   // Still acting just before the deadline.
   for (int i = 0; i < 19; ++i) f.clock.Advance(milliseconds(500));
-  std::this_thread::sleep_for(milliseconds(20));
+  // Both the renewal loop and the watchdog wait for a later time again: nothing is pending.
+  REQUIRE(f.clock.WaitForTimers(2));
   CHECK(e->IsLeader());
   CHECK(rec.stopped == 0);
   f.clock.Advance(milliseconds(500));  // acquired + 10 s: the renew deadline.
@@ -464,7 +465,7 @@ TEST_CASE("LeaderElector: health check fails when a stopped leader keeps running
   // A leader callback that ignores its stop token (a bug the liveness probe must catch).
   c.callbacks.on_started_leading = [&](std::stop_token) {
     started = true;
-    while (!release) std::this_thread::sleep_for(milliseconds(1));
+    release.wait(false);
   };
   auto e = f.New(std::move(c));
   CHECK(e->Check().ok());  // Not leading: healthy.
@@ -481,6 +482,7 @@ TEST_CASE("LeaderElector: health check fails when a stopped leader keeps running
   CHECK_FALSE(health.ok());
   CHECK_THAT(std::string(MessageOf(health)), Catch::Contains("not renewed"));
   release = true;
+  release.notify_all();
   t.join();
   CHECK(e->Check().ok());
 }

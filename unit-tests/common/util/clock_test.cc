@@ -1,7 +1,12 @@
 #include "common/util/clock.h"
 
+#include <atomic>
 #include <catch2/catch.hpp>
+#include <condition_variable>
+#include <mutex>
+#include <string>
 #include <thread>
+#include <vector>
 
 using namespace std::chrono_literals;
 
@@ -30,4 +35,85 @@ TEST_CASE("FakeClock: a sleeper wakes when fake time reaches its deadline", "[cl
   t.join();
   REQUIRE(woke.load());
   REQUIRE(clock.Sleepers() == 0);
+}
+
+TEST_CASE("FakeClock: WaitUntil wakes on Advance to the deadline, not before", "[clock]") {
+  basalt::FakeClock clock;
+  std::mutex mu;
+  std::condition_variable cv;
+  const auto deadline = clock.Now() + 10s;
+  std::atomic<int> wakes{0};
+  std::thread t([&] {
+    std::unique_lock<std::mutex> l(mu);
+    while (clock.Now() < deadline) {
+      clock.WaitUntil(l, cv, deadline);
+      ++wakes;
+    }
+  });
+  REQUIRE(clock.WaitForTimers(1));
+  clock.Advance(9s);
+  CHECK(clock.Timers() == 1);  // 1s left: still armed, not woken
+  CHECK(wakes == 0);
+  clock.Advance(1s);  // returns after waking the waiter
+  t.join();
+  CHECK(wakes == 1);
+  CHECK(clock.Timers() == 0);
+}
+
+TEST_CASE("FakeClock: WaitUntil also returns on the caller's notify, and at once when due",
+          "[clock]") {
+  basalt::FakeClock clock;
+  std::mutex mu;
+  std::condition_variable cv;
+  bool stop = false;
+  std::thread t([&] {
+    std::unique_lock<std::mutex> l(mu);
+    while (!stop) clock.WaitUntil(l, cv, clock.Now() + 1h);
+  });
+  REQUIRE(clock.WaitForTimers(1));
+  {
+    std::lock_guard<std::mutex> l(mu);
+    stop = true;
+  }
+  cv.notify_all();
+  t.join();
+  CHECK(clock.Timers() == 0);
+
+  std::unique_lock<std::mutex> l(mu);
+  clock.WaitUntil(l, cv, clock.Now());  // already due: does not block
+  CHECK(l.owns_lock());
+}
+
+TEST_CASE("FakeClock: one Advance wakes every due waiter", "[clock]") {
+  basalt::FakeClock clock;
+  std::mutex mu;
+  std::condition_variable cv_a;
+  std::condition_variable cv_b;
+  std::vector<std::string> order;
+  std::mutex order_mu;
+  auto waiter = [&](std::condition_variable& cv, basalt::Clock::Duration d, std::string name) {
+    const auto deadline = clock.Now() + d;
+    std::unique_lock<std::mutex> l(mu);
+    while (clock.Now() < deadline) clock.WaitUntil(l, cv, deadline);
+    std::lock_guard<std::mutex> o(order_mu);
+    order.push_back(std::move(name));
+  };
+  std::thread a(waiter, std::ref(cv_a), 5s, "a");
+  std::thread b(waiter, std::ref(cv_b), 3s, "b");
+  REQUIRE(clock.WaitForTimers(2));
+  clock.Advance(1h);
+  a.join();
+  b.join();
+  CHECK(order.size() == 2);
+  CHECK(clock.Timers() == 0);
+}
+
+TEST_CASE("RealClock: WaitUntil returns at the deadline", "[clock]") {
+  basalt::Clock* clock = basalt::Clock::Real();
+  std::mutex mu;
+  std::condition_variable cv;
+  std::unique_lock<std::mutex> l(mu);
+  const auto deadline = clock->Now() + 2ms;
+  while (clock->Now() < deadline) clock->WaitUntil(l, cv, deadline);
+  CHECK(clock->Now() >= deadline);
 }
