@@ -81,16 +81,17 @@ bool ClosedWhileIdle(Connection& conn) {
   return ::poll(&pfd, 1, 0) != 0;
 }
 
-// What a failed attempt on a pooled connection allows. A stale keep-alive connection (the
-// server closed it, e.g. it restarted) fails with end of stream / reset before any response
-// byte. The request never reached the server if writing it failed (the server cannot act on a
-// request it did not get whole); if the write went out, only an idempotent request may be sent
-// again (the server may have acted on it before the connection broke).
-bool MayResendOnFreshConnection(const Connection& conn, const beast::error_code& ec,
-                                bool request_written, bool got_response_bytes, bool idempotent) {
-  return conn.reused && IsStaleConnectionError(ec) && !got_response_bytes &&
-         (!request_written || idempotent);
+// Whether a failed attempt met a stale pooled connection: the server had closed it (e.g. it
+// restarted), so it failed with end of stream / reset before any response byte.
+bool IsStaleFailure(const Connection& conn, const beast::error_code& ec, bool got_response_bytes) {
+  return conn.reused && IsStaleConnectionError(ec) && !got_response_bytes;
 }
+
+// Whether a request that met a stale connection may be sent again on a fresh one: when it
+// never reached the server (writing it failed: the server cannot act on a request it did not
+// get whole), or when it is idempotent (if the write went out, the server may have acted on it
+// before the connection broke).
+bool MayResend(bool request_written, bool idempotent) { return !request_written || idempotent; }
 
 std::string DescribeCredentials(const RestConfig& config) {
   std::string what;
@@ -143,9 +144,9 @@ class HttpsTransport final : public Transport {
         http::async_write(conn->stream, req, std::move(handler));
       });
       if (ec) {
-        if (MayResendOnFreshConnection(*conn, ec, false, false, idempotent)) {
+        if (IsStaleFailure(*conn, ec, false)) {
           OnStaleConnection(request, "sending request", ec);
-          continue;
+          if (MayResend(/*request_written=*/false, idempotent)) continue;
         }
         return Failure(request, "sending request", ec, deadline, /*sent=*/false);
       }
@@ -156,9 +157,9 @@ class HttpsTransport final : public Transport {
         http::async_read(conn->stream, conn->buffer, parser, std::move(handler));
       });
       if (ec) {
-        if (MayResendOnFreshConnection(*conn, ec, true, parser.got_some(), idempotent)) {
+        if (IsStaleFailure(*conn, ec, parser.got_some())) {
           OnStaleConnection(request, "reading response", ec);
-          continue;
+          if (MayResend(/*request_written=*/true, idempotent)) continue;
         }
         return Failure(request, "reading response", ec, deadline, /*sent=*/true);
       }
@@ -188,9 +189,9 @@ class HttpsTransport final : public Transport {
         http::async_write(conn->stream, req, std::move(handler));
       });
       if (ec) {
-        if (MayResendOnFreshConnection(*conn, ec, false, false, idempotent)) {
+        if (IsStaleFailure(*conn, ec, false)) {
           OnStaleConnection(request, "sending request", ec);
-          continue;
+          if (MayResend(/*request_written=*/false, idempotent)) continue;
         }
         return Failure(request, "sending request", ec, deadline, /*sent=*/false);
       }
@@ -201,9 +202,9 @@ class HttpsTransport final : public Transport {
         http::async_read_header(conn->stream, conn->buffer, *parser, std::move(handler));
       });
       if (ec) {
-        if (MayResendOnFreshConnection(*conn, ec, true, parser->got_some(), idempotent)) {
+        if (IsStaleFailure(*conn, ec, parser->got_some())) {
           OnStaleConnection(request, "reading response headers", ec);
-          continue;
+          if (MayResend(/*request_written=*/true, idempotent)) continue;
         }
         return Failure(request, "reading response headers", ec, deadline, /*sent=*/true);
       }
@@ -339,7 +340,8 @@ class HttpsTransport final : public Transport {
 
   // A pooled connection turned out stale: the connections that went idle before now are
   // probably stale too (the server restarted or dropped them together), so they are closed
-  // rather than tried one by one; the request is re-sent on a freshly dialled connection.
+  // rather than tried one by one. The caller re-sends on a freshly dialled connection if it
+  // may (MayResend).
   void OnStaleConnection(const Request& request, std::string_view stage,
                          const beast::error_code& ec) {
     const SteadyTime now = std::chrono::steady_clock::now();
@@ -351,9 +353,8 @@ class HttpsTransport final : public Transport {
       dropped.assign(std::make_move_iterator(stale), std::make_move_iterator(idle_.end()));
       idle_.erase(stale, idle_.end());
     }
-    BASALT_VLOG(2, "Stale pooled connection, re-sending on a new one", "verb", request.verb, "path",
-                request.path, "stage", stage, "error", Describe(ec), "idle_connections_closed",
-                dropped.size());
+    BASALT_VLOG(2, "Stale pooled connection", "verb", request.verb, "path", request.path, "stage",
+                stage, "error", Describe(ec), "idle_connections_closed", dropped.size());
     // `dropped` closes its sockets here, outside the lock.
   }
 
