@@ -28,6 +28,7 @@
 #include "common/util/stop.h"
 #include "controllers/app/controller.h"
 #include "controllers/app/reconcile_loop.h"
+#include "controllers/job/validate/validate.h"
 #include "fmt/format.h"
 #include "fmt/ranges.h"
 
@@ -52,6 +53,7 @@ int Main(int argc, char** argv) {
   std::vector<std::string> requested = {"*"};
   int workers = 8;
   int max_requeue_num = 15;
+  int64_t max_job_pods = kDefaultMaxJobPods;
   std::vector<std::string> scheduler_names = {"volcano"};
   bool create_default_queue = true;
   flags.StringList(
@@ -61,6 +63,10 @@ int Main(int argc, char** argv) {
   flags.Int("max-requeue-num", &max_requeue_num,
             "rate-limited retries of a failing job before it is dropped until its next event "
             "(-1 = unlimited)");
+  flags.Int64("max-job-pods", &max_job_pods,
+              fmt::format("a Job with more pods (replicas summed over its tasks) gets no pods and "
+                          "a Warning saying so (default {})",
+                          kDefaultMaxJobPods));
   flags.StringList("scheduler-name", &scheduler_names,
                    "pods of these schedulers without a PodGroup get one (podgroup controller)");
   flags.Bool("create-default-queue", &create_default_queue,
@@ -81,6 +87,9 @@ int Main(int argc, char** argv) {
   if (max_requeue_num < -1) {
     return runtime::UsageError(kComponent,
                                "--max-requeue-num must be -1 (unlimited) or at least 0");
+  }
+  if (max_job_pods < 1) {
+    return runtime::UsageError(kComponent, "--max-job-pods must be at least 1");
   }
   const auto registry = NewControllerRegistry();
   std::vector<std::string> known;
@@ -113,6 +122,7 @@ int Main(int argc, char** argv) {
   ctx.queue_metrics = &queue_metrics;
   ctx.workers = workers;
   ctx.max_requeue_num = max_requeue_num;
+  ctx.max_job_pods = max_job_pods;
   ctx.scheduler_names = scheduler_names;
   std::vector<std::unique_ptr<Controller>> controllers;
   for (const std::string& name : *enabled) {

@@ -1,6 +1,7 @@
 #include "common/api/time.h"
 
 #include <cstdint>
+#include <limits>
 
 #include "fmt/format.h"
 
@@ -58,6 +59,28 @@ Civil ToCivil(Time t) {
                static_cast<int64_t>(rest.count())};
 }
 
+// secs + nanos/1e9 (0 <= nanos < 1e9) as a Time, saturated to [Time::min(), Time::max()].
+Time FromSecondsAndNanos(int64_t secs, int64_t nanos) {
+  using Rep = Time::duration::rep;
+  constexpr int64_t kPerSecond = Time::duration::period::den / Time::duration::period::num;
+  static_assert(kPerSecond >= 1 && kPerSecond <= 1'000'000'000 && 1'000'000'000 % kPerSecond == 0);
+  const int64_t ticks = nanos / (1'000'000'000 / kPerSecond);  // truncates below the tick
+  constexpr Rep kMax = std::numeric_limits<Rep>::max();
+  constexpr Rep kMin = std::numeric_limits<Rep>::min();
+  // Floor division keeps the remainders non-negative, so the comparisons below are exact.
+  constexpr int64_t kMaxSecs = kMax / kPerSecond;
+  constexpr int64_t kMaxRest = kMax % kPerSecond;
+  constexpr int64_t kMinSecs = kMin / kPerSecond - (kMin % kPerSecond != 0 ? 1 : 0);
+  constexpr int64_t kMinRest = kMin % kPerSecond != 0 ? kPerSecond + kMin % kPerSecond : 0;
+  if (secs > kMaxSecs || (secs == kMaxSecs && ticks > kMaxRest)) return Time::max();
+  if (secs < kMinSecs || (secs == kMinSecs && ticks < kMinRest)) return Time::min();
+  // In range: (secs + 1) * kPerSecond cannot overflow at the low end, secs * kPerSecond at the
+  // high end.
+  const Rep count =
+      secs >= 0 ? secs * kPerSecond + ticks : (secs + 1) * kPerSecond - (kPerSecond - ticks);
+  return Time(Time::duration(count));
+}
+
 }  // namespace
 
 absl::StatusOr<Time> ParseRfc3339(std::string_view text) {
@@ -103,9 +126,11 @@ absl::StatusOr<Time> ParseRfc3339(std::string_view text) {
     return Bad(text, "missing zone (Z or +hh:mm)");
   }
   if (pos != text.size()) return Bad(text, "trailing characters");
-  auto tp = std::chrono::sys_days(ymd) + hours(hour) + minutes(minute) + seconds(second) +
-            nanoseconds(nanos) - minutes(offset_minutes);
-  return std::chrono::time_point_cast<Time::duration>(tp);
+  // Whole seconds first: years 0000..9999 fit in int64 seconds, not always in nanoseconds.
+  const int64_t secs =
+      static_cast<int64_t>(std::chrono::sys_days(ymd).time_since_epoch().count()) * 86400 +
+      int64_t{hour} * 3600 + int64_t{minute} * 60 + second - int64_t{offset_minutes} * 60;
+  return FromSecondsAndNanos(secs, nanos);
 }
 
 std::string FormatRfc3339(Time t) {

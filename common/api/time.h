@@ -18,6 +18,15 @@ using Time = std::chrono::system_clock::time_point;
 
 // Parses "YYYY-MM-DDTHH:MM:SS[.fraction](Z|+hh:mm|-hh:mm)" (a lowercase "t"/"z" is accepted;
 // up to 9 fraction digits). Errors are kInvalidArgument and quote the input.
+//
+// Time counts int64 nanoseconds, so it spans 1677-09-21T00:12:43.145224192Z to
+// 2262-04-11T23:47:16.854775807Z, while RFC 3339 (and Go's metav1.Time) go from year 0000 to
+// 9999. A valid timestamp outside that span saturates to Time::min() / Time::max() rather than
+// failing: it still compares earlier / later than every instant Basalt meets (which is all a
+// start time, a deadline or a lease renewal is used for), and the object carrying it stays
+// readable (failing would make a whole Pod or Job unreadable for one odd field set by someone
+// else). Formatting a saturated value prints the bound ("2262-04-11T23:47:16Z"), so it is
+// never mistaken for a realistic time; no arithmetic on it overflows in the parser.
 absl::StatusOr<Time> ParseRfc3339(std::string_view text);
 
 // "2024-05-01T10:00:00Z": seconds precision, truncating sub-seconds (metav1.Time).

@@ -4,7 +4,9 @@
 #include <openssl/err.h>
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
+#include <poll.h>
 
+#include <algorithm>
 #include <boost/asio/ip/address.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
@@ -13,6 +15,7 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl.hpp>
+#include <iterator>
 #include <mutex>
 #include <vector>
 
@@ -62,7 +65,33 @@ struct Connection {
   beast::flat_buffer buffer;
   bool reused = false;
   bool name_mismatch = false;  // set by the verify callback during the handshake
+  SteadyTime idle_since{};     // when it went back to the pool
 };
+
+// Whether an idle keep-alive connection was closed by the server: nothing may arrive on an idle
+// HTTP/1.1 connection but the end of the stream (FIN, RST, TLS close_notify), so a readable or
+// hung-up socket is dead. Catches what it can before a request is spent on the connection
+// (Go's transport does the same with its idle read loop); races remain, see Do().
+bool ClosedWhileIdle(Connection& conn) {
+  beast::tcp_stream& tcp = beast::get_lowest_layer(conn.stream);
+  if (!tcp.socket().is_open()) return true;
+  pollfd pfd{};
+  pfd.fd = tcp.socket().native_handle();
+  pfd.events = POLLIN;
+  return ::poll(&pfd, 1, 0) != 0;
+}
+
+// Whether a failed attempt met a stale pooled connection: the server had closed it (e.g. it
+// restarted), so it failed with end of stream / reset before any response byte.
+bool IsStaleFailure(const Connection& conn, const beast::error_code& ec, bool got_response_bytes) {
+  return conn.reused && IsStaleConnectionError(ec) && !got_response_bytes;
+}
+
+// Whether a request that met a stale connection may be sent again on a fresh one: when it
+// never reached the server (writing it failed: the server cannot act on a request it did not
+// get whole), or when it is idempotent (if the write went out, the server may have acted on it
+// before the connection broke).
+bool MayResend(bool request_written, bool idempotent) { return !request_written || idempotent; }
 
 std::string DescribeCredentials(const RestConfig& config) {
   std::string what;
@@ -104,17 +133,22 @@ class HttpsTransport final : public Transport {
         std::chrono::steady_clock::now() +
         (request.timeout.count() > 0 ? request.timeout : options_.request_timeout);
     BASALT_ASSIGN_OR_RETURN(http::request<http::string_body> req, BuildRequest(request));
+    const bool idempotent = IsIdempotentVerb(request.verb);
+    // Attempt 0 may use a pooled connection; attempt 1 (after a stale one) only a fresh one.
     for (int attempt = 0;; ++attempt) {
-      BASALT_ASSIGN_OR_RETURN(std::unique_ptr<Connection> conn, Acquire(deadline));
-      bool reused = conn->reused;
+      BASALT_ASSIGN_OR_RETURN(std::unique_ptr<Connection> conn,
+                              Acquire(deadline, /*fresh=*/attempt > 0));
       beast::tcp_stream& tcp = beast::get_lowest_layer(conn->stream);
       tcp.expires_at(deadline);
       beast::error_code ec = RunOp(conn->ioc, [&](auto handler) {
         http::async_write(conn->stream, req, std::move(handler));
       });
       if (ec) {
-        if (reused && attempt == 0 && IsStaleConnectionError(ec)) continue;
-        return Failure(request, "sending request", ec, deadline);
+        if (IsStaleFailure(*conn, ec, false)) {
+          OnStaleConnection(request, "sending request", ec);
+          if (MayResend(/*request_written=*/false, idempotent)) continue;
+        }
+        return Failure(request, "sending request", ec, deadline, /*sent=*/false);
       }
       http::response_parser<http::string_body> parser;
       parser.body_limit(options_.max_response_bytes);
@@ -123,8 +157,11 @@ class HttpsTransport final : public Transport {
         http::async_read(conn->stream, conn->buffer, parser, std::move(handler));
       });
       if (ec) {
-        if (reused && attempt == 0 && !parser.got_some() && IsStaleConnectionError(ec)) continue;
-        return Failure(request, "reading response", ec, deadline);
+        if (IsStaleFailure(*conn, ec, parser.got_some())) {
+          OnStaleConnection(request, "reading response", ec);
+          if (MayResend(/*request_written=*/true, idempotent)) continue;
+        }
+        return Failure(request, "reading response", ec, deadline, /*sent=*/true);
       }
       http::response<http::string_body> msg = parser.release();
       Response response;
@@ -144,16 +181,19 @@ class HttpsTransport final : public Transport {
     BASALT_ASSIGN_OR_RETURN(http::request<http::string_body> req, BuildRequest(request));
     std::unique_ptr<Connection> conn;
     std::unique_ptr<http::response_parser<http::buffer_body>> parser;
+    const bool idempotent = IsIdempotentVerb(request.verb);
     for (int attempt = 0;; ++attempt) {
-      BASALT_ASSIGN_OR_RETURN(conn, Acquire(deadline));
-      bool reused = conn->reused;
+      BASALT_ASSIGN_OR_RETURN(conn, Acquire(deadline, /*fresh=*/attempt > 0));
       beast::get_lowest_layer(conn->stream).expires_at(deadline);
       beast::error_code ec = RunOp(conn->ioc, [&](auto handler) {
         http::async_write(conn->stream, req, std::move(handler));
       });
       if (ec) {
-        if (reused && attempt == 0 && IsStaleConnectionError(ec)) continue;
-        return Failure(request, "sending request", ec, deadline);
+        if (IsStaleFailure(*conn, ec, false)) {
+          OnStaleConnection(request, "sending request", ec);
+          if (MayResend(/*request_written=*/false, idempotent)) continue;
+        }
+        return Failure(request, "sending request", ec, deadline, /*sent=*/false);
       }
       parser = std::make_unique<http::response_parser<http::buffer_body>>();
       parser->body_limit(boost::none);  // a watch body never ends by size
@@ -162,8 +202,11 @@ class HttpsTransport final : public Transport {
         http::async_read_header(conn->stream, conn->buffer, *parser, std::move(handler));
       });
       if (ec) {
-        if (reused && attempt == 0 && !parser->got_some() && IsStaleConnectionError(ec)) continue;
-        return Failure(request, "reading response headers", ec, deadline);
+        if (IsStaleFailure(*conn, ec, parser->got_some())) {
+          OnStaleConnection(request, "reading response headers", ec);
+          if (MayResend(/*request_written=*/true, idempotent)) continue;
+        }
+        return Failure(request, "reading response headers", ec, deadline, /*sent=*/true);
       }
       break;
     }
@@ -219,7 +262,8 @@ class HttpsTransport final : public Transport {
               fmt::format("{} {}: no data from {} for {} ms", request.verb, request.path,
                           endpoint_name_, request.stream_idle_timeout.count()));
         } else {
-          status = Failure(request, success ? "reading stream" : "reading response", ec, deadline)
+          status = Failure(request, success ? "reading stream" : "reading response", ec, deadline,
+                           /*sent=*/true)
                        .status();
         }
         break;
@@ -280,35 +324,64 @@ class HttpsTransport final : public Transport {
     return req;
   }
 
+  // `sent`: the request may have reached the server. When it cannot have (the write failed),
+  // the status is marked with MarkRequestNotSent so RetryingTransport may retry any verb.
   absl::StatusOr<Response> Failure(const Request& request, std::string_view stage,
-                                   const beast::error_code& ec, SteadyTime deadline) const {
+                                   const beast::error_code& ec, SteadyTime deadline,
+                                   bool sent) const {
     std::string msg = fmt::format("{} {}: {} {}: {}", request.verb, request.path, stage,
                                   endpoint_name_, Describe(ec));
-    if (ec == beast::error::timeout || std::chrono::steady_clock::now() >= deadline) {
-      return absl::DeadlineExceededError(msg);
-    }
-    return absl::UnavailableError(msg);
+    absl::Status status =
+        ec == beast::error::timeout || std::chrono::steady_clock::now() >= deadline
+            ? absl::DeadlineExceededError(msg)
+            : absl::UnavailableError(msg);
+    return sent ? status : MarkRequestNotSent(std::move(status));
   }
 
-  absl::StatusOr<std::unique_ptr<Connection>> Acquire(SteadyTime request_deadline) {
+  // A pooled connection turned out stale: the connections that went idle before now are
+  // probably stale too (the server restarted or dropped them together), so they are closed
+  // rather than tried one by one. The caller re-sends on a freshly dialled connection if it
+  // may (MayResend).
+  void OnStaleConnection(const Request& request, std::string_view stage,
+                         const beast::error_code& ec) {
+    const SteadyTime now = std::chrono::steady_clock::now();
+    std::vector<std::unique_ptr<Connection>> dropped;
     {
       std::lock_guard<std::mutex> l(mu_);
-      if (!idle_.empty()) {
-        std::unique_ptr<Connection> conn = std::move(idle_.back());
+      auto stale = std::stable_partition(idle_.begin(), idle_.end(),
+                                         [now](const auto& c) { return c->idle_since >= now; });
+      dropped.assign(std::make_move_iterator(stale), std::make_move_iterator(idle_.end()));
+      idle_.erase(stale, idle_.end());
+    }
+    BASALT_VLOG(2, "Stale pooled connection", "verb", request.verb, "path", request.path, "stage",
+                stage, "error", Describe(ec), "idle_connections_closed", dropped.size());
+    // `dropped` closes its sockets here, outside the lock.
+  }
+
+  // A pooled connection (unless `fresh`) or a new one.
+  absl::StatusOr<std::unique_ptr<Connection>> Acquire(SteadyTime request_deadline, bool fresh) {
+    while (!fresh) {
+      std::unique_ptr<Connection> conn;
+      {
+        std::lock_guard<std::mutex> l(mu_);
+        if (idle_.empty()) break;
+        conn = std::move(idle_.back());
         idle_.pop_back();
-        conn->reused = true;
-        return conn;
       }
+      if (ClosedWhileIdle(*conn)) continue;  // closed by the server while idle: drop it
+      conn->reused = true;
+      return conn;
     }
     SteadyTime deadline =
         std::min(request_deadline, std::chrono::steady_clock::now() + options_.connect_timeout);
     auto conn = std::make_unique<Connection>(*ctx_);
-    BASALT_RETURN_IF_ERROR(Connect(*conn, deadline));
+    BASALT_RETURN_IF_ERROR(MarkRequestNotSent(Connect(*conn, deadline)));
     return conn;
   }
 
   void Release(std::unique_ptr<Connection> conn) {
     conn->buffer.clear();
+    conn->idle_since = std::chrono::steady_clock::now();
     std::lock_guard<std::mutex> l(mu_);
     if (static_cast<int>(idle_.size()) < options_.max_idle_connections) {
       idle_.push_back(std::move(conn));

@@ -10,8 +10,16 @@
 // connection's io_context), without an I/O thread pool or hand-offs between threads: each of N
 // concurrent callers uses its own connection, so N requests proceed in parallel, and up to
 // max_idle_connections stay open for reuse. Watches hold their connection for the life of the
-// stream. A request that fails on a reused connection before any response byte arrived (the
-// server closed an idle keep-alive connection) is re-sent once on a fresh connection.
+// stream.
+//
+// Stale connections (the API server restarted or closed idle keep-alive connections): an idle
+// connection the server has closed is detected (readable socket) and dropped before use. When a
+// pooled connection still fails with end of stream / reset before any response byte, the
+// request is re-sent once, on a freshly dialled connection (never another pooled one), if it
+// is idempotent or provably never reached the server (writing it failed); and every connection
+// that went idle before that failure is closed, since it is probably stale too. A failure where
+// the request provably was not sent (refused connect, failed write) carries MarkRequestNotSent,
+// so RetryingTransport retries it with backoff whatever the verb.
 //
 // Thread-safe.
 

@@ -4,6 +4,7 @@
 #include <charconv>
 #include <optional>
 
+#include "absl/strings/cord.h"
 #include "common/util/log.h"
 #include "common/util/status.h"
 
@@ -28,7 +29,18 @@ std::optional<std::chrono::seconds> ParseRetryAfter(std::string_view value) {
   return std::chrono::seconds(seconds);
 }
 
+constexpr char kNotSentPayload[] = "basalt.io/client/request-not-sent";
+
 }  // namespace
+
+absl::Status MarkRequestNotSent(absl::Status status) {
+  if (!status.ok()) status.SetPayload(kNotSentPayload, absl::Cord("true"));
+  return status;
+}
+
+bool RequestNotSent(const absl::Status& status) {
+  return status.GetPayload(kNotSentPayload).has_value();
+}
 
 bool IsIdempotentVerb(std::string_view verb) {
   return verb == "GET" || verb == "HEAD" || verb == "OPTIONS" || verb == "PUT" || verb == "DELETE";
@@ -44,7 +56,7 @@ RetryDecision DecideRetry(const RetryPolicy& policy, const Request& request, int
     absl::StatusCode code = result.status().code();
     bool transient =
         code == absl::StatusCode::kUnavailable || code == absl::StatusCode::kDeadlineExceeded;
-    if (!transient || !idempotent) return no;
+    if (!transient || !(idempotent || RequestNotSent(result.status()))) return no;
     return {true, Backoff(policy, attempt), false};
   }
   int status = result->status_code;

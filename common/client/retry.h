@@ -5,8 +5,10 @@
 //
 // Policy: 429 is retried for every verb (the server did not act), honouring Retry-After;
 // 500/502/503/504 and connection failures/timeouts only for idempotent verbs (GET, HEAD,
-// OPTIONS, PUT, DELETE). POST and PATCH are never retried after a 5xx or a broken connection:
-// the server may have applied them (a JSON patch "add" applied twice is not the same).
+// OPTIONS, PUT, DELETE), or for any verb when the transport marked the failure as "request not
+// sent" (MarkRequestNotSent: connection refused, or the write failed). POST and PATCH are never
+// retried after a 5xx or a connection that broke once the request was out: the server may have
+// applied them (a JSON patch "add" applied twice is not the same).
 
 #include <chrono>
 #include <memory>
@@ -36,6 +38,12 @@ struct RetryDecision {
 };
 
 bool IsIdempotentVerb(std::string_view verb);
+
+// Marks a transport failure as one where the request provably never reached the server (the
+// connection could not be made, or writing the request failed), so any verb may be retried.
+// OK stays OK.
+absl::Status MarkRequestNotSent(absl::Status status);
+bool RequestNotSent(const absl::Status& status);
 
 // Decides whether attempt number `attempt` (0 = the first try) of `request`, which ended with
 // `result`, should be retried, and after what delay (before jitter).

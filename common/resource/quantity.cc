@@ -18,7 +18,12 @@ using absl::uint128;
 
 constexpr int kMaxDigits = 38;
 constexpr int32_t kNanoExponent = -9;
+// Limit of an exponent written in the input ("e100000") and of the exponent of the parsed
+// value (mantissa * 10^exponent with no trailing zeros in the mantissa). String() never prints
+// an exponent above the value's own, so limiting the value keeps every canonical string
+// parseable: "9000000000000e+100000" (9e100012) is rejected instead of printing "90e100011".
 constexpr int32_t kMaxSuffixExponent = 100000;
+constexpr int32_t kMaxValueExponent = kMaxSuffixExponent;
 constexpr size_t kMaxInputLength = 256;
 
 // 10^0 .. 10^38; all fit in uint128 (10^38 < 2^127).
@@ -285,7 +290,14 @@ absl::StatusOr<Quantity> Quantity::Parse(std::string_view text) {
         fmt::format("invalid quantity \"{}\": more than {} significant digits at nano precision",
                     text, kMaxDigits));
   }
-  return Make(Signed(mag, negative), mexp, format);
+  Quantity q = Make(Signed(mag, negative), mexp, format);
+  if (q.exponent_ > kMaxValueExponent) {
+    return absl::InvalidArgumentError(fmt::format(
+        "invalid quantity \"{}\": too large (it is {}e{}; the exponent of the last significant "
+        "digit may be at most {})",
+        text, ToDecimalString(Magnitude(q.mantissa_)), q.exponent_, kMaxValueExponent));
+  }
+  return q;
 }
 
 absl::StatusOr<Quantity> Quantity::FromJson(const rapidjson::Value& v) {
@@ -483,7 +495,14 @@ std::string Quantity::String() const {
     return out;
   }
   if (exp > 18) {
-    out.append(static_cast<size_t>(exp - 18), '0');
+    // Past "E" the value is padded with zeros. Sums and products of parsed values can get
+    // longer than Parse accepts; those print in exponent form (same value) instead.
+    const size_t zeros = static_cast<size_t>(exp - 18);
+    if (out.size() + zeros + 1 > kMaxInputLength) {
+      out += fmt::format("e{}", exp);
+      return out;
+    }
+    out.append(zeros, '0');
     exp = 18;
   }
   static constexpr std::string_view kDecimal[] = {"n", "u", "m", "", "k", "M", "G", "T", "P", "E"};

@@ -47,9 +47,12 @@ class Quantity {
   // As in Kubernetes, non-zero values are rounded up (away from zero) to nano precision and
   // binary-SI values are capped at 2^63-1. Deliberately stricter than Kubernetes: a number
   // without any digit ("", "-", ".") is rejected rather than read as 0, and decimal exponents
-  // are limited to |e| <= 100000, and a decimal value needing more than 38 significant digits
-  // at nano precision is rejected (Kubernetes would keep it in arbitrary precision). Errors are
-  // kInvalidArgument and name the input and the rule.
+  // are limited to |e| <= 100000, so is the exponent of the value's last significant digit
+  // (Kubernetes reads the exponent as an int64 and truncates it to int32), and a decimal value
+  // needing more than 38 significant digits at nano precision is rejected (Kubernetes would
+  // keep it in arbitrary precision). Errors are kInvalidArgument and name the input and the
+  // rule. For every quantity Parse returns, Parse(q.String()) returns an equal quantity whose
+  // String() is the same string.
   static absl::StatusOr<Quantity> Parse(std::string_view text);
 
   // Reads a quantity from JSON: a string (parsed as above) or a number (8 -> "8", 0.5 ->
@@ -68,7 +71,9 @@ class Quantity {
   // Canonical Kubernetes string: zero is "0"; otherwise the largest suffix that needs no
   // fractional digits. Binary-SI values below 1024 in magnitude or with a fractional part are
   // printed as decimal SI, as Kubernetes does. Deliberate difference: decimal-SI values past
-  // the "E" suffix print as "<digits>E" (Kubernetes drops the suffix there, changing the value).
+  // the "E" suffix print as "<digits>E" (Kubernetes drops the suffix there, changing the value),
+  // or as "<digits>e<exponent>" when that would be longer than Parse accepts (256 characters;
+  // only sums and products of huge values get there).
   std::string String() const;
 
   // The value in units (Value) or thousandths (MilliValue), rounded away from zero as

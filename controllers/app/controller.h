@@ -36,6 +36,9 @@ struct ControllerContext {
   // --max-requeue-num: rate-limited retries of a failing job key before it is dropped until
   // the next event (-1 = unlimited). Volcano's default.
   int max_requeue_num = 15;
+  // --max-job-pods: the job controller creates no pods for a Job with more in total (it gets
+  // an InvalidJobSpec Warning instead); see kDefaultMaxJobPods.
+  int64_t max_job_pods = 100000;
   // Pods of these schedulers get a PodGroup from the podgroup controller.
   std::vector<std::string> scheduler_names = {"volcano"};
 };

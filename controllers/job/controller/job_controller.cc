@@ -48,7 +48,8 @@ class JobController final : public Controller {
         ctx.client,
         JobListers{&jobs_->store(), &pods_->store(), &pod_groups_->store(),
                    &priority_classes_->store(), &queues_->store()},
-        JobReconcilerOptions{.clock = ctx.clock, .recorder = ctx.recorder});
+        JobReconcilerOptions{
+            .clock = ctx.clock, .recorder = ctx.recorder, .max_job_pods = ctx.max_job_pods});
     const int max_requeues = ctx.max_requeue_num;
     loop_ = std::make_unique<ReconcileLoop>(
         ReconcileLoopOptions{

@@ -26,6 +26,10 @@ namespace {
 
 constexpr auto kCreatedExpectation = std::chrono::seconds(60);
 constexpr auto kOwnDeletionMemory = std::chrono::minutes(30);
+// How soon a job whose sync left missing pods for later (PodSyncPlan::more_missing) comes back.
+constexpr auto kMorePodsRequeue = std::chrono::milliseconds(1);
+
+absl::Status NotAttempted() { return absl::CancelledError("not attempted"); }
 
 std::string JobKey(std::string_view ns, std::string_view name) {
   return fmt::format("{}/{}", ns, name);
@@ -150,6 +154,8 @@ struct JobReconciler::Work {
   std::string problem_message{};
   // The spec has problems (ValidateJobSpec, or it does not parse): the sync creates nothing.
   bool spec_invalid = false;
+  // The sync created what one visit may and more pods are missing: come back right away.
+  bool more_pods_to_create = false;
 };
 
 JobReconciler::JobReconciler(client::Client* client, JobListers listers,
@@ -290,7 +296,13 @@ ReconcileResult JobReconciler::Reconcile(const std::string& key) {
   if (job.deletion_timestamp()) return std::optional<Clock::Duration>();
   std::string spec_problem;
   BASALT_ASSIGN_OR_RETURN(JobView view, ParseJobLeniently(job, &spec_problem));
-  if (spec_problem.empty()) spec_problem = JoinProblems(ValidateJobSpec(view.spec));
+  if (spec_problem.empty()) {
+    std::vector<std::string> problems = ValidateJobSpec(view.spec);
+    for (std::string& p : ValidateJobSize(view.spec, options_.max_job_pods)) {
+      problems.push_back(std::move(p));
+    }
+    spec_problem = JoinProblems(problems);
+  }
   if (memory->job_uid != view.uid) {
     // A new Job under a name seen before: what was remembered about the old one is void
     // (e.g. its pods expected by name would hide the new Job's missing pods).
@@ -417,11 +429,14 @@ ReconcileResult JobReconciler::Visit(Work& w) {
   ResolvedAction sync;
   BASALT_RETURN_IF_ERROR(Execute(w, sync, QueuedRequest{}));
 
+  std::optional<Clock::Duration> requeue;
   if (std::optional<Clock::TimePoint> next = memory->delayed.NextDue()) {
-    return std::optional<Clock::Duration>(
-        std::max<Clock::Duration>(*next - clock_->Now(), std::chrono::milliseconds(1)));
+    requeue = std::max<Clock::Duration>(*next - clock_->Now(), std::chrono::milliseconds(1));
   }
-  return std::optional<Clock::Duration>();
+  if (w.more_pods_to_create && (!requeue || *requeue > kMorePodsRequeue)) {
+    requeue = kMorePodsRequeue;
+  }
+  return requeue;
 }
 
 void JobReconciler::ConsumeCommand(const QueuedRequest& q) {
@@ -537,17 +552,23 @@ absl::StatusOr<JobCounts> JobReconciler::SyncJob(Work& w) {
     return plugins.status();
   }
 
-  std::vector<absl::Status> results(plan.create.size());
-  // Tasks whose template the API server rejected in this visit: their other pods would be
-  // rejected the same way, so they are not POSTed (a 1,000-replica task costs a few requests
-  // per retry, not 1,000).
+  // Creation in slow-start batches (1, 2, 4, ... pods, as Kubernetes' ReplicaSet controller
+  // does): a template the API server rejects, a quota or an outage costs a few requests, not
+  // one per missing pod. A batch in which a create failed ends the visit's creations, except
+  // for 422 Invalid: that task's other pods would be rejected the same way and are skipped,
+  // while the other tasks carry on. Only plan.create (at most kMaxPodCreatesPerSync) is ever
+  // held; more_missing brings the job back for the rest.
+  std::vector<absl::Status> results(plan.create.size(), NotAttempted());
   std::mutex rejected_mu;
   std::set<std::string> rejected_tasks;
   const absl::Status kSkipped = absl::CancelledError("skipped");
-  ParallelFor(plan.create.size(), options_.pod_concurrency, [&](size_t i) {
+  auto create_one = [&](size_t i) {
     const auto& c = plan.create[i];
     const TaskSpecView* task = w.view.spec.FindTask(c.task);
-    if (task == nullptr) return;
+    if (task == nullptr) {
+      results[i] = kSkipped;
+      return;
+    }
     {
       std::lock_guard<std::mutex> l(rejected_mu);
       if (rejected_tasks.count(c.task) > 0) {
@@ -574,14 +595,29 @@ absl::StatusOr<JobCounts> JobReconciler::SyncJob(Work& w) {
         std::lock_guard<std::mutex> l(rejected_mu);
         rejected_tasks.insert(c.task);
       }
+      return;
     }
-  });
+    results[i] = absl::OkStatus();
+  };
+  bool stopped = false;
+  for (size_t begin = 0, batch = 1; begin < plan.create.size() && !stopped; batch *= 2) {
+    const size_t n = std::min(batch, plan.create.size() - begin);
+    ParallelFor(n, options_.pod_concurrency, [&](size_t k) { create_one(begin + k); });
+    for (size_t i = begin; i < begin + n; ++i) {
+      if (!results[i].ok() && !absl::IsCancelled(results[i]) && !client::IsInvalid(results[i])) {
+        stopped = true;
+      }
+    }
+    begin += n;
+  }
+  if (plan.more_missing && !stopped) w.more_pods_to_create = true;
   absl::Status first_error;
   std::string first_error_pod;
   int created = 0;
   const Clock::TimePoint now = clock_->Now();
   for (size_t i = 0; i < plan.create.size(); ++i) {
     const auto& c = plan.create[i];
+    if (absl::IsCancelled(results[i])) continue;  // skipped or never attempted
     const std::string name = MakePodName(w.view.name, c.task, c.index);
     if (results[i].ok()) {
       ++created;
@@ -591,7 +627,7 @@ absl::StatusOr<JobCounts> JobReconciler::SyncJob(Work& w) {
       s.task = c.task;
       s.phase = "Pending";
       snapshots.push_back(std::move(s));
-    } else if (first_error.ok() && !absl::IsCancelled(results[i])) {
+    } else if (first_error.ok()) {
       first_error = results[i];
       first_error_pod = fmt::format("pod {} of task {}", name, c.task);
     }

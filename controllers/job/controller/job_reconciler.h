@@ -54,6 +54,7 @@
 #include "controllers/job/policy/delayed_actions.h"
 #include "controllers/job/policy/policy.h"
 #include "controllers/job/requests/requests.h"
+#include "controllers/job/validate/validate.h"
 
 namespace basalt::controllers {
 
@@ -86,6 +87,8 @@ struct JobReconcilerOptions {
   controller::EventRecorder* recorder = nullptr;  // optional
   // Pod creations and deletions in flight at once for one job.
   int pod_concurrency = 16;
+  // --max-job-pods: a Job with more pods in total is refused (InvalidJobSpec, no pods).
+  int64_t max_job_pods = kDefaultMaxJobPods;
 };
 
 class JobReconciler {

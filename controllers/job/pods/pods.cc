@@ -1,6 +1,7 @@
 #include "controllers/job/pods/pods.h"
 
 #include <algorithm>
+#include <charconv>
 #include <set>
 
 #include "controllers/job/keys.h"
@@ -229,26 +230,57 @@ bool TaskDependenciesMet(const JobView& job, const TaskSpecView& task,
 }
 
 PodSyncPlan PlanPodSync(const JobView& job, const std::vector<PodSnapshot>& pods) {
-  return PlanPodSyncImpl(job, pods, std::vector<bool>(job.spec.tasks.size(), true));
+  return PlanPodSyncImpl(job, pods, std::vector<bool>(job.spec.tasks.size(), true),
+                         kMaxPodCreatesPerSync);
+}
+
+std::optional<int32_t> PodIndexIn(std::string_view job, std::string_view task,
+                                  std::string_view name) {
+  const size_t prefix = job.size() + 1 + task.size() + 1;
+  if (name.size() <= prefix || name.substr(0, job.size()) != job || name[job.size()] != '-' ||
+      name.substr(job.size() + 1, task.size()) != task || name[prefix - 1] != '-') {
+    return std::nullopt;
+  }
+  const std::string_view digits = name.substr(prefix);
+  if (digits.size() > 1 && digits[0] == '0') return std::nullopt;  // not MakePodName's form
+  int32_t index = 0;
+  auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), index);
+  if (ec != std::errc() || end != digits.data() + digits.size() || index < 0) return std::nullopt;
+  return index;
 }
 
 PodSyncPlan PlanPodSyncImpl(const JobView& job, const std::vector<PodSnapshot>& pods,
-                            const std::vector<bool>& task_ready) {
+                            const std::vector<bool>& task_ready, size_t max_create) {
   PodSyncPlan plan;
-  std::set<std::string> existing;
-  for (const auto& p : pods) existing.insert(p.name);
-  std::set<std::string> desired;
+  // Existing pod indexes per task (by spec position); a pod no task claims is not desired.
+  std::vector<std::set<int32_t>> existing(job.spec.tasks.size());
+  for (const auto& p : pods) {
+    bool desired = false;
+    for (size_t t = 0; t < job.spec.tasks.size(); ++t) {
+      const TaskSpecView& task = job.spec.tasks[t];
+      std::optional<int32_t> index = PodIndexIn(job.name, task.name, p.name);
+      if (!index) continue;
+      existing[t].insert(*index);
+      desired = *index < task.replicas;
+      break;
+    }
+    if (p.terminating || (desired && !p.out_of_sync)) continue;
+    plan.remove.push_back(p.name);
+  }
   for (size_t t = 0; t < job.spec.tasks.size(); ++t) {
     const TaskSpecView& task = job.spec.tasks[t];
+    if (!task_ready[t]) continue;
+    // Walks indexes 0, 1, ... skipping existing ones: at most |existing| + max_create + 1 steps.
+    auto next_existing = existing[t].begin();
     for (int32_t i = 0; i < task.replicas; ++i) {
-      std::string name = MakePodName(job.name, task.name, i);
-      if (existing.count(name) == 0 && task_ready[t]) plan.create.push_back({task.name, i});
-      desired.insert(std::move(name));
+      while (next_existing != existing[t].end() && *next_existing < i) ++next_existing;
+      if (next_existing != existing[t].end() && *next_existing == i) continue;
+      if (plan.create.size() >= max_create) {
+        plan.more_missing = true;
+        return plan;
+      }
+      plan.create.push_back({task.name, i});
     }
-  }
-  for (const auto& p : pods) {
-    if (p.terminating || (desired.count(p.name) > 0 && !p.out_of_sync)) continue;
-    plan.remove.push_back(p.name);
   }
   return plan;
 }

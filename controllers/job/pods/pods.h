@@ -10,7 +10,9 @@
 // Pure functions; thread-safe.
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -57,9 +59,14 @@ struct PodSyncPlan {
     std::string task;
     int32_t index = 0;
   };
-  std::vector<ToCreate> create;     // missing pods, task by task, index order
+  std::vector<ToCreate> create;     // missing pods, task by task, index order; at most max_create
   std::vector<std::string> remove;  // pods of a task beyond its replicas, or of an unknown task
+  bool more_missing = false;        // missing pods beyond max_create were left for a later sync
 };
+
+// Most pods one sync plans to create (the reconciler creates them in slow-start batches and
+// comes back for the rest).
+inline constexpr size_t kMaxPodCreatesPerSync = 1000;
 
 // Missing pods (name not among `pods`) are created; existing ones, whatever their phase, are
 // kept (Succeeded/Failed pods are not re-created by a sync, only restart actions delete them);
@@ -67,10 +74,20 @@ struct PodSyncPlan {
 // and so are pods an earlier kill marked out-of-sync but failed to delete (unless already
 // terminating). Tasks for which `task_ready(task)` is false (dependsOn not met)
 // get no new pods.
+//
+// Work and memory are O(pods + tasks + max_create) whatever the replicas: only the first
+// max_create missing pods are listed (more_missing says whether there are others), and pods are
+// matched to tasks by name, never by enumerating every replica, so a task with
+// replicas: 1000000000 costs what its existing pods cost.
 template <typename TaskReadyFn>
 PodSyncPlan PlanPodSync(const JobView& job, const std::vector<PodSnapshot>& pods,
-                        TaskReadyFn task_ready);
+                        TaskReadyFn task_ready, size_t max_create = kMaxPodCreatesPerSync);
 PodSyncPlan PlanPodSync(const JobView& job, const std::vector<PodSnapshot>& pods);
+
+// The index of pod `name` if it is `<job>-<task>-<index>` for `task` with a canonical decimal
+// index (MakePodName's form), else nullopt.
+std::optional<int32_t> PodIndexIn(std::string_view job, std::string_view task,
+                                  std::string_view name);
 
 // dependsOn: whether `task` may get pods. A dependency task is ready when its pods that are
 // Succeeded, or Running with all containers ready, number at least its minAvailable (a task
@@ -81,15 +98,15 @@ bool TaskDependenciesMet(const JobView& job, const TaskSpecView& task,
 
 // Implementation detail of the template above.
 PodSyncPlan PlanPodSyncImpl(const JobView& job, const std::vector<PodSnapshot>& pods,
-                            const std::vector<bool>& task_ready);
+                            const std::vector<bool>& task_ready, size_t max_create);
 
 template <typename TaskReadyFn>
 PodSyncPlan PlanPodSync(const JobView& job, const std::vector<PodSnapshot>& pods,
-                        TaskReadyFn task_ready) {
+                        TaskReadyFn task_ready, size_t max_create) {
   std::vector<bool> ready;
   ready.reserve(job.spec.tasks.size());
   for (const auto& t : job.spec.tasks) ready.push_back(task_ready(t));
-  return PlanPodSyncImpl(job, pods, ready);
+  return PlanPodSyncImpl(job, pods, ready, max_create);
 }
 
 }  // namespace basalt::controllers

@@ -158,6 +158,17 @@ std::vector<std::string> ValidateJobSpec(const JobSpecView& spec) {
   return out;
 }
 
+std::vector<std::string> ValidateJobSize(const JobSpecView& spec, int64_t max_pods) {
+  int64_t total = 0;
+  for (const TaskSpecView& t : spec.tasks) total += std::max<int64_t>(t.replicas, 0);
+  if (total <= max_pods) return {};
+  return {fmt::format(
+      "spec.tasks: {} pods in total is more than the job controller creates for one job "
+      "(--max-job-pods={}); no pod is created: lower the tasks' replicas, or raise "
+      "--max-job-pods of vc-controller-manager (and of the webhook)",
+      total, max_pods)};
+}
+
 std::string JoinProblems(const std::vector<std::string>& problems) {
   std::string out;
   for (const std::string& p : problems) {

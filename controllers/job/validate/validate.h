@@ -13,6 +13,7 @@
 //
 // Pure functions; thread-safe.
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,17 @@ namespace basalt::controllers {
 
 // The spec's problems, in field order; empty when the controller can act on the Job.
 std::vector<std::string> ValidateJobSpec(const JobSpecView& spec);
+
+// --max-job-pods of vc-controller-manager: the default most pods (replicas summed over the
+// tasks) the job controller creates for one Job. Ten times the webhook's default admission
+// limit, so that whatever an operator admits after raising the webhook's limit a little is
+// still handled; far above real gangs, far below what would exhaust the controller.
+inline constexpr int64_t kDefaultMaxJobPods = 100000;
+
+// The size problem of a Job with more than `max_pods` pods in total, empty otherwise. Such a
+// Job (admitted while the webhook was down, bypassed or configured with a higher limit) gets no
+// pods: building a billion pods' names alone would exhaust the controller's memory.
+std::vector<std::string> ValidateJobSize(const JobSpecView& spec, int64_t max_pods);
 
 // The problems joined into one message for an Event and status.state.message.
 std::string JoinProblems(const std::vector<std::string>& problems);

@@ -162,6 +162,18 @@ TEST_CASE("Pod: a bad request quantity names the container path", "[api][pod]") 
         std::string_view::npos);
 }
 
+TEST_CASE("Pod: a start time after 2262 stays readable and keeps its text", "[api][pod]") {
+  // Fuzzer reproducer: status.startTime in year 8970 overflowed int64 nanoseconds.
+  constexpr std::string_view kFarFuture =
+      R"({"kind":"Pod","metadata":{"name":"p","namespace":"ns"},)"
+      R"("status":{"phase":"Running","startTime":"8970-05-01T10:00:00Z"}})";
+  auto pod = Pod::Parse(kFarFuture);
+  REQUIRE(pod.ok());
+  REQUIRE(pod->status().start_time.has_value());
+  CHECK(*pod->status().start_time == basalt::api::Time::max());
+  CHECK(pod->ToJson() == Normalize(kFarFuture));  // the object itself is not rewritten
+}
+
 TEST_CASE("CompactPod: keeps only scheduling fields", "[api][compact]") {
   auto pod = Pod::Parse(kPod);
   REQUIRE(pod.ok());

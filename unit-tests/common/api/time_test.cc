@@ -56,3 +56,40 @@ TEST_CASE("Time: malformed timestamps are rejected with the input quoted", "[api
           std::string_view::npos);
   }
 }
+
+TEST_CASE("Time: timestamps beyond the nanosecond range saturate instead of overflowing",
+          "[api][time]") {
+  // Fuzzer reproducer: a pod's status.startTime in year 8970.
+  auto late = ParseRfc3339("8970-05-01T10:00:00Z");
+  REQUIRE(late.ok());
+  CHECK(*late == Time::max());
+  CHECK(FormatRfc3339(*late) == "2262-04-11T23:47:16Z");
+  CHECK(*late > *ParseRfc3339("2262-04-11T23:47:16Z"));
+  auto last = ParseRfc3339("9999-12-31T23:59:60.999999999-23:59");
+  REQUIRE(last.ok());
+  CHECK(*last == Time::max());
+
+  auto early = ParseRfc3339("0000-01-01T00:00:00+23:59");
+  REQUIRE(early.ok());
+  CHECK(*early == Time::min());
+  CHECK(*early < *ParseRfc3339("1677-09-21T00:12:44Z"));
+}
+
+TEST_CASE("Time: the last and first representable instants parse exactly", "[api][time]") {
+  auto max = ParseRfc3339("2262-04-11T23:47:16.854775807Z");
+  REQUIRE(max.ok());
+  CHECK(*max == Time::max());
+  auto below_max = ParseRfc3339("2262-04-11T23:47:16.854775806Z");
+  REQUIRE(below_max.ok());
+  CHECK(below_max->time_since_epoch().count() == Time::max().time_since_epoch().count() - 1);
+  CHECK(*ParseRfc3339("2262-04-11T23:47:16.854775808Z") == Time::max());
+
+  auto min = ParseRfc3339("1677-09-21T00:12:43.145224192Z");
+  REQUIRE(min.ok());
+  CHECK(*min == Time::min());
+  auto above_min = ParseRfc3339("1677-09-21T00:12:43.145224193Z");
+  REQUIRE(above_min.ok());
+  CHECK(above_min->time_since_epoch().count() == Time::min().time_since_epoch().count() + 1);
+  CHECK(*ParseRfc3339("1677-09-21T00:12:43.145224191Z") == Time::min());
+  CHECK(FormatRfc3339Micro(*above_min) == "1677-09-21T00:12:43.145224Z");
+}

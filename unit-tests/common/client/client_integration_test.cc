@@ -2,9 +2,13 @@
 // (CTest fixture "cluster"; the admin kubeconfig is in $BASALT_TEST_KUBECONFIG). Every test
 // works in its own namespace and cleans up after itself.
 
+#include <arpa/inet.h>
+#include <netdb.h>
+#include <netinet/in.h>
 #include <openssl/evp.h>
 #include <openssl/pem.h>
 #include <stdlib.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -991,4 +995,217 @@ TEST_CASE(
     if (Meta(d, "name").rfind("c-", 0) == 0) ++created;
   }
   CHECK(created == rounds * kThreads);
+}
+
+namespace {
+
+// A TCP proxy in front of the API server whose connections can be "restarted" the way an API
+// server restart leaves a client's keep-alive pool: Break() drops every upstream connection at
+// once; with close_clients the client side is closed too (FIN, as a restarted server's kernel
+// does), otherwise it stays open and the next request on it is answered by a close (the race of
+// a server closing an idle connection as the client reuses it). Thread-safe.
+class BreakableProxy {
+ public:
+  explicit BreakableProxy(const ServerAddress& upstream) {
+    addrinfo hints{};
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    REQUIRE(getaddrinfo(upstream.host.c_str(), upstream.port.c_str(), &hints, &upstream_) == 0);
+    listen_fd_ = socket(AF_INET, SOCK_STREAM, 0);
+    REQUIRE(listen_fd_ >= 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    REQUIRE(bind(listen_fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
+    REQUIRE(listen(listen_fd_, 64) == 0);
+    socklen_t len = sizeof addr;
+    REQUIRE(getsockname(listen_fd_, reinterpret_cast<sockaddr*>(&addr), &len) == 0);
+    port_ = ntohs(addr.sin_port);
+    accept_thread_ = std::thread([this] { AcceptLoop(); });
+  }
+  ~BreakableProxy() {
+    shutdown(listen_fd_, SHUT_RDWR);
+    accept_thread_.join();
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      for (auto& c : conns_) {
+        shutdown(c->client, SHUT_RDWR);
+        shutdown(c->upstream, SHUT_RDWR);
+      }
+    }
+    for (std::thread& t : pumps_) t.join();
+    for (auto& c : conns_) {
+      close(c->client);
+      close(c->upstream);
+    }
+    close(listen_fd_);
+    freeaddrinfo(upstream_);
+  }
+
+  int port() const { return port_; }
+  int accepted() const { return accepted_; }
+  // Requests that arrived on a connection after Break() (each was answered by a close).
+  int requests_on_broken() const { return requests_on_broken_; }
+
+  void Break(bool close_clients) {
+    std::lock_guard<std::mutex> l(mu_);
+    for (auto& c : conns_) {
+      if (c->broken.exchange(true)) continue;
+      shutdown(c->upstream, SHUT_RDWR);
+      if (close_clients) shutdown(c->client, SHUT_RDWR);
+    }
+  }
+
+ private:
+  struct Conn {
+    int client = -1;
+    int upstream = -1;
+    std::atomic<bool> broken{false};
+  };
+
+  static bool SendAll(int fd, const char* p, ssize_t n) {
+    while (n > 0) {
+      ssize_t k = send(fd, p, static_cast<size_t>(n), MSG_NOSIGNAL);
+      if (k <= 0) return false;
+      p += k;
+      n -= k;
+    }
+    return true;
+  }
+
+  void AcceptLoop() {
+    for (;;) {
+      int fd = accept(listen_fd_, nullptr, nullptr);
+      if (fd < 0) return;  // shut down
+      auto c = std::make_shared<Conn>();
+      c->client = fd;
+      c->upstream = socket(upstream_->ai_family, SOCK_STREAM, 0);
+      if (connect(c->upstream, upstream_->ai_addr, upstream_->ai_addrlen) != 0) {
+        close(c->upstream);
+        close(fd);
+        continue;
+      }
+      ++accepted_;
+      std::lock_guard<std::mutex> l(mu_);
+      conns_.push_back(c);
+      pumps_.emplace_back([this, c] { ClientToUpstream(*c); });
+      pumps_.emplace_back([c] { UpstreamToClient(*c); });
+    }
+  }
+
+  void ClientToUpstream(Conn& c) {
+    char buf[16384];
+    for (;;) {
+      ssize_t n = recv(c.client, buf, sizeof buf, 0);
+      if (n <= 0) break;
+      if (c.broken) {
+        // A TLS record of an HTTP request is hundreds of bytes; a close_notify alert is ~24.
+        if (n >= 64) ++requests_on_broken_;
+        shutdown(c.client, SHUT_RDWR);
+        break;
+      }
+      if (!SendAll(c.upstream, buf, n)) break;
+    }
+    shutdown(c.upstream, SHUT_RDWR);
+  }
+
+  static void UpstreamToClient(Conn& c) {
+    char buf[16384];
+    for (;;) {
+      ssize_t n = recv(c.upstream, buf, sizeof buf, 0);
+      if (n <= 0 || c.broken) break;
+      if (!SendAll(c.client, buf, n)) break;
+    }
+    if (!c.broken) shutdown(c.client, SHUT_RDWR);  // a broken one stays open, stale
+  }
+
+  addrinfo* upstream_ = nullptr;
+  int listen_fd_ = -1;
+  int port_ = 0;
+  std::atomic<int> accepted_{0};
+  std::atomic<int> requests_on_broken_{0};
+  std::thread accept_thread_;
+  std::mutex mu_;
+  std::vector<std::shared_ptr<Conn>> conns_;  // guarded by mu_
+  std::vector<std::thread> pumps_;            // guarded by mu_
+};
+
+// Fills the transport's pool with `n` idle connections: n watches at once (each holds its own
+// connection), which the server ends after a second, leaving the connections for reuse.
+void FillPool(Transport& transport, int n) {
+  std::vector<std::thread> threads;
+  std::atomic<int> ok{0};
+  for (int i = 0; i < n; ++i) {
+    threads.emplace_back([&] {
+      Request r;
+      r.path = "/api/v1/namespaces/default/configmaps?watch=true&timeoutSeconds=1";
+      auto result = transport.Stream(
+          r, [](std::string_view) { return absl::OkStatus(); }, nullptr);
+      if (result.ok() && result->status_code == 200) ++ok;
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  REQUIRE(ok == n);
+}
+
+}  // namespace
+
+TEST_CASE(
+    "HttpsTransport: after the API server drops N pooled connections, the next N requests all "
+    "succeed at the first try and only one stale connection is ever tried",
+    "[integration][client]") {
+  RestConfig config = TestConfig();
+  absl::StatusOr<ServerAddress> upstream = ParseServer(config.server);
+  REQUIRE(upstream.ok());
+  BreakableProxy proxy(*upstream);
+  config.server = fmt::format("https://127.0.0.1:{}", proxy.port());  // the certificate's IP
+  // The raw transport: no RetryingTransport behind it to hide a failure.
+  absl::StatusOr<std::unique_ptr<Transport>> made = NewHttpsTransport(config);
+  REQUIRE(made.ok());
+  Transport& transport = **made;
+  constexpr int kPooled = 8;
+  Request get;
+  get.path = "/api/v1/namespaces/default";
+
+  SECTION("connections that stay open but are dead (the server closes them as they are reused)") {
+    FillPool(transport, kPooled);
+    REQUIRE(proxy.accepted() == kPooled);
+    proxy.Break(/*close_clients=*/false);
+    for (int i = 0; i < kPooled; ++i) {
+      absl::StatusOr<Response> r = transport.Do(get);
+      INFO("request " << i << ": " << MessageOf(r.status()));
+      REQUIRE(r.ok());
+      CHECK(r->status_code == 200);
+    }
+    // The first request met a stale connection and was re-sent on a fresh one; the other seven
+    // stale connections were closed with it instead of being tried one by one.
+    CHECK(proxy.requests_on_broken() == 1);
+    CHECK(proxy.accepted() == kPooled + 1);
+
+    // A POST that went out on a stale connection is not sent again: the server may have acted.
+    FillPool(transport, 2);
+    proxy.Break(/*close_clients=*/false);
+    Request post;
+    post.verb = "POST";
+    post.path = "/api/v1/namespaces/default/configmaps";
+    post.body = R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"generateName":"stale-"}})";
+    absl::StatusOr<Response> r = transport.Do(post);
+    INFO(MessageOf(r.status()));
+    CHECK(r.status().code() == absl::StatusCode::kUnavailable);
+    CHECK_FALSE(RequestNotSent(r.status()));
+    CHECK(proxy.requests_on_broken() == 2);
+    // The next GET succeeds (re-sent on a fresh connection if it meets the other stale one).
+    CHECK(transport.Do(get).ok());
+  }
+
+  SECTION("connections the server closed (FIN) while idle are dropped before use") {
+    FillPool(transport, kPooled);
+    proxy.Break(/*close_clients=*/true);
+    for (int i = 0; i < kPooled; ++i) {
+      absl::StatusOr<Response> r = transport.Do(get);
+      INFO("request " << i << ": " << MessageOf(r.status()));
+      REQUIRE(r.ok());
+    }
+    CHECK(proxy.requests_on_broken() == 0);  // none was even tried
+  }
 }

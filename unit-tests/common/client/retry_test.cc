@@ -126,6 +126,53 @@ TEST_CASE("RetryingTransport: a POST that gets a 500 is not retried", "[retry]")
   REQUIRE(t->requests().size() == 1);
 }
 
+TEST_CASE("DecideRetry: a request that never reached the server is retried whatever the verb",
+          "[retry]") {
+  RetryPolicy policy;
+  absl::StatusOr<Response> refused = basalt::client::MarkRequestNotSent(
+      absl::UnavailableError("POST /api/v1/namespaces/ns/pods: connecting to 10.0.0.1:6443: "
+                             "Connection refused"));
+  absl::StatusOr<Response> write_timeout = basalt::client::MarkRequestNotSent(
+      absl::DeadlineExceededError("POST /api/v1/namespaces/ns/pods: sending request: timed out"));
+  for (const char* verb : {"POST", "PATCH", "GET"}) {
+    INFO(verb);
+    CHECK(DecideRetry(policy, Req(verb), 0, refused).retry);
+    CHECK(DecideRetry(policy, Req(verb), 0, write_timeout).retry);
+    CHECK_FALSE(DecideRetry(policy, Req(verb), policy.max_retries, refused).retry);  // bounded
+  }
+  // Marking keeps the code and message, and a request that may have been sent is not marked.
+  CHECK(refused.status().code() == absl::StatusCode::kUnavailable);
+  CHECK(basalt::client::RequestNotSent(refused.status()));
+  CHECK_FALSE(basalt::client::RequestNotSent(absl::UnavailableError("reading response")));
+  CHECK(basalt::client::MarkRequestNotSent(absl::OkStatus()).ok());
+  // A certificate that does not verify is not transient, sent or not.
+  CHECK_FALSE(DecideRetry(policy, Req("POST"), 0,
+                          absl::StatusOr<Response>(basalt::client::MarkRequestNotSent(
+                              absl::FailedPreconditionError("TLS handshake failed"))))
+                  .retry);
+}
+
+TEST_CASE("RetryingTransport: a POST refused before it was sent is sent again after backoff",
+          "[retry]") {
+  FakeClock clock;
+  auto fake = std::make_unique<FakeTransport>();
+  FakeTransport* t = fake.get();
+  t->AddResponse("POST", "",
+                 basalt::client::MarkRequestNotSent(absl::UnavailableError("connection refused")));
+  t->AddJson("POST", "", 201, "{}");
+  RetryPolicy policy;
+  policy.jitter = 0;
+  RetryingTransport transport(std::move(fake), policy, /*qps=*/0, 1, &clock);
+  absl::StatusOr<Response> result;
+  std::thread caller([&] { result = transport.Do(Req("POST")); });
+  clock.WaitForSleepers(1);
+  clock.Advance(milliseconds(100));
+  caller.join();
+  REQUIRE(result.ok());
+  CHECK(result->status_code == 201);
+  CHECK(t->requests().size() == 2);
+}
+
 TEST_CASE("RetryingTransport: requests beyond the burst wait for the rate limiter", "[retry]") {
   FakeClock clock;
   auto fake = std::make_unique<FakeTransport>();

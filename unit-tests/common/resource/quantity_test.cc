@@ -273,3 +273,97 @@ TEST_CASE("Quantity: fmt prints the canonical string and doubles approximate for
   CHECK(MustParse("-2Ki").AsApproximateDouble() == Approx(-2048.0));
   CHECK(Quantity().AsApproximateDouble() == 0.0);
 }
+
+TEST_CASE("Quantity: a value whose canonical exponent could not be parsed back is rejected",
+          "[quantity]") {
+  // Fuzzer reproducer: 9e100012 parsed, and its canonical "90e100011" did not.
+  auto huge = Quantity::Parse("9000000000000e+100000");
+  REQUIRE_FALSE(huge.ok());
+  CHECK(huge.status().code() == absl::StatusCode::kInvalidArgument);
+  CHECK(std::string(MessageOf(huge.status())).find("too large") != std::string::npos);
+  // The largest exponents that are accepted print and parse back.
+  for (const char* text : {"1e100000", "-999e99998", "12.5e99999", "1e-100000"}) {
+    INFO(text);
+    Quantity q = MustParse(text);
+    auto back = Quantity::Parse(q.String());
+    REQUIRE(back.ok());
+    CHECK(*back == q);
+    CHECK(back->String() == q.String());
+  }
+}
+
+TEST_CASE("Quantity: sums too long for the E form print in exponent form with the same value",
+          "[quantity]") {
+  const std::string big = "1" + std::string(254, '0') + "E";  // 256 characters
+  Quantity q = MustParse(big);
+  CHECK(q.String() == big);
+  Quantity sum = q.MulInt(10);
+  const std::string s = sum.String();
+  CHECK(s.size() <= 256);
+  auto back = Quantity::Parse(s);
+  REQUIRE(back.ok());
+  CHECK(*back == sum);
+}
+
+namespace {
+
+// A random string of the quantity grammar, biased towards edges: long digit runs, exponents
+// near the limits, every suffix.
+std::string RandomQuantityText(std::mt19937_64& rng) {
+  static constexpr const char* kSuffixes[] = {"",  "n", "u",  "m",  "k",  "M",  "G",  "T",
+                                              "P", "E", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"};
+  auto pick = [&rng](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  auto digits = [&](int n) {
+    std::string d;
+    for (int i = 0; i < n; ++i) d.push_back(static_cast<char>('0' + pick(0, 9)));
+    return d;
+  };
+  std::string s;
+  switch (pick(0, 3)) {
+    case 0:
+      s += '-';
+      break;
+    case 1:
+      s += '+';
+      break;
+    default:
+      break;
+  }
+  const int lengths[] = {0, 1, 3, 13, 19, 38, 45};
+  s += digits(lengths[pick(0, 6)]);
+  if (pick(0, 1) == 1) {
+    s += '.';
+    s += digits(lengths[pick(0, 6)]);
+  }
+  if (pick(0, 2) != 0) {
+    s += kSuffixes[pick(0, 15)];
+  } else {
+    s += pick(0, 1) == 0 ? "e" : "E";
+    const int sign = pick(0, 2);
+    if (sign == 1) s += '-';
+    if (sign == 2) s += '+';
+    const int edges[] = {0, 1, 17, 18, 19, 37, 99950, 99999, 100000, 100001};
+    s += std::to_string(pick(0, 1) == 0 ? edges[pick(0, 9)] : pick(0, 100000));
+  }
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("Quantity: every string that parses prints a canonical form that parses back",
+          "[quantity]") {
+  std::mt19937_64 rng(110005);
+  int parsed = 0;
+  for (int i = 0; i < 50000; ++i) {
+    const std::string text = RandomQuantityText(rng);
+    auto q = Quantity::Parse(text);
+    if (!q.ok()) continue;
+    ++parsed;
+    INFO("input \"" << text << "\" canonical \"" << q->String() << "\"");
+    auto back = Quantity::Parse(q->String());
+    REQUIRE(back.ok());
+    CHECK(*back == *q);
+    CHECK(back->String() == q->String());
+  }
+  CHECK(parsed > 10000);  // the generator exercises the parser, not just its errors
+}

@@ -2,7 +2,11 @@
 // missing Queue, templates the API server rejects, a PodGroup deleted by hand) and with job
 // volumes (PVCs created from spec.volumes), against an in-memory API server.
 
+#include <sys/resource.h>
+
 #include <catch2/catch.hpp>
+#include <chrono>
+#include <set>
 #include <string>
 
 #include "common/controller/event_recorder.h"
@@ -67,12 +71,14 @@ controller::EventRecorderOptions RecorderOptions() {
 }
 
 struct Fixture {
-  explicit Fixture(bool with_queues = false, int pod_concurrency = 16)
-      : reconciler(
-            &api.client(),
-            JobListers{&jobs, &pods, &pod_groups, nullptr, with_queues ? &queues : nullptr},
-            JobReconcilerOptions{
-                .clock = nullptr, .recorder = &recorder, .pod_concurrency = pod_concurrency}) {}
+  explicit Fixture(bool with_queues = false, int pod_concurrency = 16,
+                   int64_t max_job_pods = kDefaultMaxJobPods)
+      : reconciler(&api.client(),
+                   JobListers{&jobs, &pods, &pod_groups, nullptr, with_queues ? &queues : nullptr},
+                   JobReconcilerOptions{.clock = nullptr,
+                                        .recorder = &recorder,
+                                        .pod_concurrency = pod_concurrency,
+                                        .max_job_pods = max_job_pods}) {}
 
   FakeApiServer api;
   informer::Store jobs;
@@ -248,6 +254,89 @@ TEST_CASE(
   CacheObject(f.jobs, f.api.Object(kJobPath));
   REQUIRE(f.reconciler.Reconcile("ns/train").ok());
   CHECK(f.api.RequestsMatching("POST", kPodsPath).size() == 6);
+  CHECK(f.Field({"status", "state", "reason"}).empty());
+}
+
+// Peak resident memory of this process so far, in MB.
+long PeakRssMb() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return u.ru_maxrss / 1024;
+}
+
+TEST_CASE(
+    "JobReconciler: a Job of a billion replicas above --max-job-pods is InvalidJobSpec with a "
+    "message, and gets neither PodGroup nor pods",
+    "[controllers][job-controller][bad-input]") {
+  Fixture f;  // the default limit
+  const long rss_before = PeakRssMb();
+  f.AddJob(JobJson(fmt::format(R"("minAvailable":1,"tasks":[{}])", Task("worker", 1000000000))));
+  REQUIRE(f.reconciler.Reconcile("ns/train").ok());  // not retried: the spec must change first
+  CHECK(PeakRssMb() - rss_before < 64);
+  CHECK_FALSE(f.api.Has(kPodGroupPath));
+  CHECK(f.api.RequestsMatching("POST", kPodsPath).empty());
+  CHECK(f.Field({"status", "state", "phase"}) == "Pending");
+  CHECK(f.Field({"status", "state", "reason"}) == "InvalidJobSpec");
+  const std::string message = f.Field({"status", "state", "message"});
+  CHECK_THAT(message, Catch::Contains("spec.tasks: 1000000000 pods in total is more than the job "
+                                      "controller creates for one job (--max-job-pods=100000)"));
+  CHECK(AnyContains(f.Events(), "Warning InvalidJobSpec: spec.tasks: 1000000000 pods in total"));
+}
+
+TEST_CASE(
+    "JobReconciler: under a limit raised to two billion, a billion-replica job creates one "
+    "bounded batch of pods per visit and comes back for the next",
+    "[controllers][job-controller][bad-input]") {
+  Fixture f(/*with_queues=*/false, /*pod_concurrency=*/16, /*max_job_pods=*/2'000'000'000);
+  const long rss_before = PeakRssMb();
+  f.AddJob(JobJson(fmt::format(R"("minAvailable":1,"tasks":[{}])", Task("worker", 1000000000)),
+                   R"({"state":{"phase":"Pending"}})"));
+  f.AddPodGroup(PodGroupJson("Inqueue"));
+  ReconcileResult first = f.reconciler.Reconcile("ns/train");
+  REQUIRE(first.ok());
+  REQUIRE(first->has_value());  // requeued at once for the rest
+  CHECK(**first <= std::chrono::milliseconds(1));
+  CHECK(f.api.RequestsMatching("POST", kPodsPath).size() == kMaxPodCreatesPerSync);
+
+  CacheObject(f.jobs, f.api.Object(kJobPath));
+  ReconcileResult second = f.reconciler.Reconcile("ns/train");
+  REQUIRE(second.ok());
+  // The pods of the first visit (expected, not yet in the cache) are not created again.
+  const auto posts = f.api.RequestsMatching("POST", kPodsPath);
+  REQUIRE(posts.size() == 2 * kMaxPodCreatesPerSync);
+  std::set<std::string> names;
+  for (const auto& r : posts) {
+    json::Document pod = *json::Parse(r.body);
+    names.insert(std::string(json::GetString(*json::Find(pod, "metadata"), "name")));
+  }
+  CHECK(names.size() == 2 * kMaxPodCreatesPerSync);
+  CHECK(names.count("train-worker-0") == 1);
+  CHECK(names.count("train-worker-1999") == 1);
+  CHECK(names.count("train-worker-2000") == 0);
+  // Memory follows the pods created (2,000), not the replicas (a billion names would be GBs).
+  CHECK(PeakRssMb() - rss_before < 64);
+}
+
+TEST_CASE(
+    "JobReconciler: pods are created in slow-start batches, and a failing batch stops the "
+    "visit's creations",
+    "[controllers][job-controller][bad-input]") {
+  Fixture f(/*with_queues=*/false, /*pod_concurrency=*/16);
+  f.AddJob(JobJson(fmt::format(R"("minAvailable":1,"tasks":[{}])", Task("worker", 50)),
+                   R"({"state":{"phase":"Pending"}})"));
+  f.AddPodGroup(PodGroupJson("Inqueue"));
+  f.api.FailRequests("POST", kPodsPath, 403, "Forbidden",
+                     "pods \"train-worker-0\" is forbidden: exceeded quota: pods");
+  ReconcileResult r = f.reconciler.Reconcile("ns/train");
+  REQUIRE_FALSE(r.ok());                                         // retried with backoff
+  CHECK(f.api.RequestsMatching("POST", kPodsPath).size() == 1);  // the batch of one
+  CHECK(f.Field({"status", "state", "reason"}) == "FailedCreate");
+  CHECK_THAT(f.Field({"status", "state", "message"}), Catch::Contains("exceeded quota"));
+
+  f.api.ClearFailures();
+  CacheObject(f.jobs, f.api.Object(kJobPath));
+  REQUIRE(f.reconciler.Reconcile("ns/train").ok());
+  CHECK(f.api.RequestsMatching("POST", kPodsPath).size() == 51);  // 1 + 1, 2, 4, 8, 16, 19
   CHECK(f.Field({"status", "state", "reason"}).empty());
 }
 

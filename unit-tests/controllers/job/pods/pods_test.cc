@@ -217,6 +217,63 @@ TEST_CASE("JobPods: sync creates missing pods and removes scaled-down ones",
   CHECK(waiting.create[0].task == "master");
 }
 
+TEST_CASE("JobPods: a billion-replica task plans one bounded batch, skipping existing pods",
+          "[controllers][job][pods]") {
+  JobView job = MakeJob("j")
+                    .Task(MakeTask("worker").Replicas(1'000'000'000))
+                    .Task(MakeTask("ps").Replicas(2))
+                    .Build();
+  std::vector<PodSnapshot> pods = {
+      {"j-worker-0", "worker", "Running", false, std::nullopt},
+      {"j-worker-2", "worker", "Pending", false, std::nullopt},
+      {"j-worker-999999999", "worker", "Running", false, std::nullopt},   // the last index
+      {"j-worker-1000000000", "worker", "Running", false, std::nullopt},  // beyond replicas
+      {"j-worker-01", "worker", "Running", false, std::nullopt},          // not a name Basalt makes
+  };
+  PodSyncPlan plan = PlanPodSync(
+      job, pods, [](const TaskSpecView&) { return true; }, 5);
+  CHECK(plan.more_missing);
+  REQUIRE(plan.create.size() == 5);
+  std::vector<int32_t> indexes;
+  for (const auto& c : plan.create) {
+    CHECK(c.task == "worker");
+    indexes.push_back(c.index);
+  }
+  CHECK(indexes == std::vector<int32_t>{1, 3, 4, 5, 6});
+  CHECK(plan.remove == std::vector<std::string>{"j-worker-1000000000", "j-worker-01"});
+
+  // The default budget: kMaxPodCreatesPerSync, whatever the replicas.
+  PodSyncPlan full = PlanPodSync(job, pods);
+  CHECK(full.create.size() == kMaxPodCreatesPerSync);
+  CHECK(full.more_missing);
+
+  // Once the big task is complete the next task's pods come, and nothing is left over.
+  JobView small =
+      MakeJob("j").Task(MakeTask("worker").Replicas(2)).Task(MakeTask("ps").Replicas(2)).Build();
+  PodSyncPlan rest = PlanPodSync(
+      small, pods, [](const TaskSpecView&) { return true; }, 5);
+  CHECK_FALSE(rest.more_missing);
+  REQUIRE(rest.create.size() == 3);
+  CHECK(rest.create[0].task == "worker");
+  CHECK(rest.create[0].index == 1);
+  CHECK(rest.create[1].task == "ps");
+  CHECK(rest.create[2].task == "ps");
+}
+
+TEST_CASE("JobPods: PodIndexIn reads only names of MakePodName's form",
+          "[controllers][job][pods]") {
+  CHECK(PodIndexIn("j", "worker", "j-worker-0") == 0);
+  CHECK(PodIndexIn("j", "worker", "j-worker-17") == 17);
+  CHECK(PodIndexIn("j", "a-1", "j-a-1-0") == 0);
+  CHECK_FALSE(PodIndexIn("j", "a", "j-a-1-0").has_value());  // task "a-1", not "a"
+  CHECK_FALSE(PodIndexIn("j", "worker", "j-worker-").has_value());
+  CHECK_FALSE(PodIndexIn("j", "worker", "j-worker-007").has_value());
+  CHECK_FALSE(PodIndexIn("j", "worker", "j-worker-1x").has_value());
+  CHECK_FALSE(PodIndexIn("j", "worker", "j-worker-99999999999").has_value());  // > int32
+  CHECK_FALSE(PodIndexIn("j", "worker", "k-worker-0").has_value());
+  CHECK_FALSE(PodIndexIn("j", "worker", "j-workers-0").has_value());
+}
+
 TEST_CASE("JobPods: pods of forwarded jobs are marked", "[controllers][job][pods]") {
   const JobView job = Job();
   auto pod = BuildPod(job, job.spec.tasks[0], 0, /*forwarded=*/true);
