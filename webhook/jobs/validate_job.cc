@@ -240,6 +240,15 @@ void ValidateVolumes(const json::Value* volumes, const FieldPath& path, ErrorLis
 void ValidateQueue(std::string_view queue_name, const FieldPath& path, const ClusterLister& lister,
                    ErrorList& errors) {
   if (queue_name.empty()) queue_name = "default";
+  // Queue names may be DNS subdomains of up to 253 characters, but the job controller labels
+  // every pod with its queue (volcano.sh/queue-name), and label values stop at 63: such a
+  // Job could never create a pod.
+  if (std::vector<std::string> label_errors = LabelValueErrors(queue_name); !label_errors.empty()) {
+    errors.Invalid(path, fmt::format("Invalid value: \"{}\": {} (the job controller puts it in "
+                                     "the pods' volcano.sh/queue-name label)",
+                                     queue_name, label_errors.front()));
+    return;
+  }
   auto queue = lister.GetQueue(queue_name);
   if (!queue.ok()) {
     if (absl::IsNotFound(queue.status())) {

@@ -347,6 +347,12 @@ TEST_CASE("JobValidator: CREATE rules on the queue", "[webhook][jobs]") {
        "spec.queue: can not submit job to root queue", 403},
       {"queue with children", MutatedBertJob().SetString("/spec/queue", "parent-q"),
        "spec.queue: can only submit job to leaf queue, queue `parent-q` has 2 child queues", 403},
+      // A valid queue name, but too long for the label every pod of the Job carries.
+      {"a queue name too long for a label",
+       MutatedBertJob().SetString("/spec/queue", std::string(64, 'q')),
+       "spec.queue: Invalid value: \"" + std::string(64, 'q') +
+           "\": must be no more than 63 characters (the job controller puts it in the pods' "
+           "volcano.sh/queue-name label)"},
       {"field errors and queue errors together answer 403",
        MutatedBertJob().SetString("/spec/queue", "nope").Set("/spec/minAvailable", "5"),
        "spec.minAvailable: job 'minAvailable' should not be greater than total replicas in tasks; "
