@@ -25,7 +25,9 @@ std::unique_ptr<Router> NewAdmissionRouter(const AdmissionDeps& deps) {
 
   auto router = std::make_unique<Router>();
   router->Register("/jobs/mutate", "Job", std::make_unique<JobMutator>(scheduler_name));
-  router->Register("/jobs/validate", "Job", std::make_unique<JobValidator>(lister));
+  router->Register(
+      "/jobs/validate", "Job",
+      std::make_unique<JobValidator>(lister, JobLimits{.max_pods = options.max_job_pods}));
   router->Register("/queues/mutate", "Queue", std::make_unique<QueueMutator>());
   router->Register("/queues/validate", "Queue", std::make_unique<QueueValidator>(lister, options));
   router->Register("/podgroups/mutate", "PodGroup", std::make_unique<PodGroupMutator>(lister));

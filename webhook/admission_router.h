@@ -18,10 +18,12 @@
 // Content-Type: application/json checks, and the body size cap (read at most
 // kMaxAdmissionReviewBytes + 1 bytes, Serve answers 413 beyond the limit).
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "webhook/jobs/validate_job.h"
 #include "webhook/lister.h"
 #include "webhook/router.h"
 
@@ -36,6 +38,8 @@ struct AdmissionOptions {
   // --enable-root-queue-protection: the `root` queue's capability/deserved/guarantee are
   // immutable.
   bool root_queue_protection = true;
+  // --max-job-pods: most replicas of one Job task, and of all its tasks together.
+  int64_t max_job_pods = kDefaultMaxJobPods;
 };
 
 struct AdmissionDeps {

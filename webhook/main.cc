@@ -3,8 +3,10 @@
 // Start-up: flags -> API client -> serving certificate (files, --cert-dir or --cert-secret)
 // -> informer caches -> HTTPS server; then, in the background, the caBundle of the webhook
 // configurations is kept equal to the CA and the `default` queue is created if missing.
-// /readyz passes once the caches have synced and the HTTPS server listens. SIGTERM stops
-// accepting, drains requests in progress and exits.
+// /readyz passes once the caches have synced and the HTTPS server listens; until the caches
+// have synced, reviews whose verdict depends on them get 503 with Retry-After (the API server
+// retries), never an answer from a half-filled cache. SIGTERM stops accepting, drains
+// requests in progress and exits.
 
 #include <algorithm>
 #include <atomic>
@@ -212,6 +214,7 @@ int Main(int argc, char** argv) {
   deps.options.scheduler_names = options.scheduler_names;
   deps.options.max_queue_depth = options.max_queue_depth;
   deps.options.root_queue_protection = options.root_queue_protection;
+  deps.options.max_job_pods = options.max_job_pods;
   std::unique_ptr<Router> router = NewAdmissionRouter(deps);
   runtime::Runner runner(kComponent, runtime_options);
   BASALT_LOG_INFO("Starting", "version", runtime::VersionLine(kComponent), "paths",
@@ -247,30 +250,46 @@ int Main(int argc, char** argv) {
   server_options.address = options.ServingAddress();
   server_options.max_body_bytes = kMaxAdmissionReviewBytes;
   server_options.request_timeout = std::chrono::seconds(options.request_timeout_seconds);
+  server_options.idle_timeout = std::chrono::seconds(options.idle_timeout_seconds);
   server_options.max_connections = options.max_connections;
   server_options.threads = options.workers;
   server_options.shutdown_grace = std::chrono::seconds(options.shutdown_grace_seconds);
   server_options.tls = serving.Provider();
   runtime::HttpServer https(std::move(server_options));
-  RegisterAdmissionPaths(https.router(), *router, &metrics, *paths);
+  // One check for both /readyz and the admission paths that read the caches.
+  auto caches_synced = [&lister]() -> absl::Status {
+    if (lister.HasSynced()) return absl::OkStatus();
+    return absl::UnavailableError(
+        fmt::format("caches not synced: {}", fmt::join(lister.Unsynced(), ",")));
+  };
+  RegisterAdmissionPaths(https.router(), *router, &metrics, *paths, caches_synced);
   std::atomic<bool> listening{false};
 
-  runner.health().AddReadyzCheck("informers", [&lister]() -> absl::Status {
-    std::vector<std::string> unsynced = lister.Unsynced();
-    if (unsynced.empty()) return absl::OkStatus();
-    return absl::UnavailableError(fmt::format("caches not synced: {}", fmt::join(unsynced, ",")));
-  });
+  runner.health().AddReadyzCheck("informers", caches_synced);
   runner.health().AddReadyzCheck("webhook-server", [&listening]() -> absl::Status {
     return listening.load() ? absl::OkStatus()
                             : absl::UnavailableError("admission server not listening");
   });
-  runner.AddComponent(
-      "informers",
-      [&factory] {
+  if (options.testing_informer_start_delay_seconds == 0) {
+    runner.AddComponent(
+        "informers",
+        [&factory] {
+          factory.Start();
+          return absl::OkStatus();
+        },
+        [&factory] { factory.Shutdown(); });
+  } else {
+    BASALT_LOG_WARNING("Starting the informers late (a testing flag)", "delay_seconds",
+                       options.testing_informer_start_delay_seconds);
+    runner.AddRunnable("informers", [&](std::stop_token stop) {
+      if (SleepFor(stop, std::chrono::seconds(options.testing_informer_start_delay_seconds))) {
         factory.Start();
-        return absl::OkStatus();
-      },
-      [&factory] { factory.Shutdown(); });
+        SleepFor(stop, std::chrono::hours(24 * 365 * 100));
+      }
+      factory.Shutdown();
+      return absl::OkStatus();
+    });
+  }
   runner.AddComponent(
       "admission-server",
       [&]() -> absl::Status {

@@ -25,6 +25,11 @@ std::vector<std::string> Router::Paths() const {
   return out;
 }
 
+bool Router::ReadsClusterState(std::string_view path) const {
+  const AdmissionHandler* handler = Find(path.substr(0, path.find('?')));
+  return handler != nullptr && handler->ReadsClusterState();
+}
+
 HttpReply Router::Serve(std::string_view path, std::string_view body) const {
   path = path.substr(0, path.find('?'));
   auto route = routes_.find(path);

@@ -22,6 +22,11 @@ class AdmissionHandler {
   // Decides on one request. Requests of operations or kinds the handler does not act on are
   // allowed unchanged.
   virtual AdmissionResponse Handle(const AdmissionRequest& request) const = 0;
+  // Whether the verdict depends on the cluster state (the ClusterLister's caches). Such
+  // handlers must not be asked before the caches have synced (the HTTP layer refuses with a
+  // retryable error until then); handlers that look only at the object under review
+  // (defaulting, pod checks) answer from the start.
+  virtual bool ReadsClusterState() const { return true; }
 };
 
 // What the HTTP layer sends back.
@@ -47,6 +52,9 @@ class Router {
   const AdmissionHandler* Find(std::string_view path) const;
   // Registered paths, sorted.
   std::vector<std::string> Paths() const;
+  // Whether the handler for `path` (query string ignored) reads the cluster state (see
+  // AdmissionHandler::ReadsClusterState); false for unknown paths.
+  bool ReadsClusterState(std::string_view path) const;
 
   // Handles one POST to `path` (a query string such as "?timeout=10s", which the API server
   // appends, is ignored) with `body`:

@@ -1,5 +1,6 @@
 #include "webhook/validation.h"
 
+#include <limits>
 #include <utility>
 
 #include "common/util/status.h"
@@ -18,6 +19,27 @@ bool IsQualifiedNamePart(std::string_view s) {
     if (!IsAlnum(c) && c != '-' && c != '_' && c != '.') return false;
   }
   return true;
+}
+
+std::string ToLower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
+  return out;
+}
+
+// A value as Kubernetes prints it in "Invalid value: ..." (Go's %q), shortened: the value may
+// be as long as the object allows.
+std::string Quoted(std::string_view value) {
+  constexpr size_t kMaxShown = 80;
+  std::string out = "\"";
+  for (char c : value.substr(0, kMaxShown)) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  out += value.size() > kMaxShown ? "\"..." : "\"";
+  return out;
 }
 
 }  // namespace
@@ -140,6 +162,72 @@ std::vector<std::string> QualifiedNameErrors(std::string_view name) {
 }
 
 bool IsQualifiedName(std::string_view name) { return QualifiedNameErrors(name).empty(); }
+
+std::vector<std::string> LabelValueErrors(std::string_view value) {
+  std::vector<std::string> errs;
+  if (value.size() > 63) errs.emplace_back("must be no more than 63 characters");
+  if (!value.empty() && !IsQualifiedNamePart(value)) {
+    errs.emplace_back(
+        "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' "
+        "or '.', and must start and end with an alphanumeric character");
+  }
+  return errs;
+}
+
+void ValidateLabelsAndAnnotations(const json::Value* metadata, const FieldPath& path,
+                                  int64_t annotation_limit, std::string_view limit_note,
+                                  ErrorList& errors) {
+  if (metadata == nullptr || !metadata->IsObject()) return;
+  if (const json::Value* labels = json::Find(*metadata, "labels");
+      labels != nullptr && labels->IsObject()) {
+    const FieldPath labels_path = path.Child("labels");
+    for (const auto& member : labels->GetObject()) {
+      const std::string_view key = json::AsView(member.name);
+      for (const std::string& msg : QualifiedNameErrors(key)) {
+        errors.Invalid(labels_path, fmt::format("Invalid value: {}: {}", Quoted(key), msg));
+      }
+      if (!member.value.IsString()) continue;
+      const std::string_view value = json::AsView(member.value);
+      for (const std::string& msg : LabelValueErrors(value)) {
+        errors.Invalid(labels_path, fmt::format("Invalid value: {}: {}", Quoted(value), msg));
+      }
+    }
+  }
+  const json::Value* annotations = json::Find(*metadata, "annotations");
+  if (annotations == nullptr || !annotations->IsObject()) return;
+  const FieldPath annotations_path = path.Child("annotations");
+  int64_t total = 0;
+  for (const auto& member : annotations->GetObject()) {
+    const std::string_view key = json::AsView(member.name);
+    // Annotation keys are qualified names, but case does not matter (Kubernetes lowercases
+    // them before checking).
+    for (const std::string& msg : QualifiedNameErrors(ToLower(key))) {
+      errors.Invalid(annotations_path, fmt::format("Invalid value: {}: {}", Quoted(key), msg));
+    }
+    total += static_cast<int64_t>(key.size());
+    if (member.value.IsString()) total += member.value.GetStringLength();
+  }
+  if (total > annotation_limit) {
+    errors.Invalid(annotations_path,
+                   limit_note.empty()
+                       ? fmt::format("Too long: must have at most {} bytes", annotation_limit)
+                       : fmt::format("Too long: must have at most {} bytes ({})", annotation_limit,
+                                     limit_note));
+  }
+}
+
+int64_t SaturatingAdd(int64_t a, int64_t b) {
+  int64_t sum = 0;
+  if (!__builtin_add_overflow(a, b, &sum)) return sum;
+  return b > 0 ? std::numeric_limits<int64_t>::max() : std::numeric_limits<int64_t>::min();
+}
+
+int64_t SaturatingMul(int64_t a, int64_t b) {
+  int64_t product = 0;
+  if (!__builtin_mul_overflow(a, b, &product)) return product;
+  return (a < 0) != (b < 0) ? std::numeric_limits<int64_t>::min()
+                            : std::numeric_limits<int64_t>::max();
+}
 
 std::map<std::string, resource::Quantity> ReadResourceList(const json::Value* list,
                                                            const FieldPath& path,

@@ -6,6 +6,7 @@
 // All types are plain values; not thread-safe for concurrent mutation.
 
 #include <cstddef>
+#include <cstdint>
 #include <map>
 #include <string>
 #include <string_view>
@@ -86,6 +87,34 @@ bool IsQualifiedName(std::string_view name);
 
 // The reasons a value is not a qualified name, in Kubernetes' wording; empty when valid.
 std::vector<std::string> QualifiedNameErrors(std::string_view name);
+
+// Label values (k8s.io/apimachinery IsValidLabelValue): empty, or at most 63 characters of
+// [A-Za-z0-9_.-] starting and ending alphanumeric. The reasons in Kubernetes' wording; empty
+// when valid.
+std::vector<std::string> LabelValueErrors(std::string_view value);
+
+// Kubernetes' limit on the annotations of one object, keys plus values in bytes
+// (apimachinery's TotalAnnotationSizeLimitB).
+inline constexpr int64_t kTotalAnnotationSizeLimitBytes = 256 * 1024;
+
+// Checks `metadata.labels` and `metadata.annotations` of `metadata` (an object's or a pod
+// template's) as the API server will when the object is created: label keys are qualified
+// names and values valid label values, annotation keys are qualified names (case-insensitive)
+// and the annotations take at most `annotation_limit` bytes. Errors read as Kubernetes' do,
+// under `path`:
+//   spec.tasks[0].template.metadata.labels: Invalid value: "a b": name part must consist of ...
+//   spec.tasks[0].template.metadata.annotations: Too long: must have at most 262144 bytes
+// `limit_note`, when not empty, is appended to the Too long message in parentheses. Absent or
+// null maps are fine; values that are not strings are left to the API server's schema check.
+void ValidateLabelsAndAnnotations(const json::Value* metadata, const FieldPath& path,
+                                  int64_t annotation_limit, std::string_view limit_note,
+                                  ErrorList& errors);
+
+// Sums and products of counts read from untrusted objects (replicas, partitions), clamped to
+// the int64 range instead of overflowing: an AdmissionReview sent straight to the webhook is
+// not bounded by the CRD's int32 schema.
+int64_t SaturatingAdd(int64_t a, int64_t b);
+int64_t SaturatingMul(int64_t a, int64_t b);
 
 // Reads a ResourceList (resource name -> quantity, as string or number) found at `path`.
 // Invalid quantities are reported with the parser's message ("invalid quantity \"x\": ...")

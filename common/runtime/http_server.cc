@@ -47,6 +47,8 @@ using TlsStream = beast::ssl_stream<beast::tcp_stream>;
 // so that the kernel does not answer unread data with a reset that destroys our response.
 constexpr std::chrono::seconds kLingerTimeout{1};
 constexpr std::chrono::milliseconds kAcceptRetryDelay{100};
+// What one read of an idle connection may take in: the start of the next request.
+constexpr std::size_t kIdleReadBytes = 4096;
 
 std::string Str(beast::string_view s) { return std::string(s.data(), s.size()); }
 
@@ -253,6 +255,31 @@ class Session final : public SessionBase {
 
   void DoRead() {
     if (stopping_) return DoClose(/*linger=*/false);
+    if (served_ && buffer_.size() == 0) return WaitForNextRequest();
+    ReadHeader();
+  }
+
+  // Between requests on a kept-alive connection: waits up to idle_timeout for the first
+  // bytes of the next request, then gives the request its own request_timeout.
+  void WaitForNextRequest() {
+    beast::get_lowest_layer(stream_).expires_after(server_->options().idle_timeout);
+    reading_ = true;
+    stream_.async_read_some(buffer_.prepare(kIdleReadBytes),
+                            beast::bind_front_handler(&Session::OnIdleRead, Self()));
+  }
+
+  void OnIdleRead(beast::error_code ec, std::size_t bytes) {
+    reading_ = false;
+    if (ec) {
+      BASALT_VLOG(4, "Idle HTTP connection closed", "remote", remote_, "reason", ec.message());
+      return DoClose(/*linger=*/false);
+    }
+    buffer_.commit(bytes);
+    if (stopping_) return DoClose(/*linger=*/false);
+    ReadHeader();
+  }
+
+  void ReadHeader() {
     parser_.emplace();
     parser_->body_limit(server_->options().max_body_bytes);
     ArmTimer();
@@ -327,6 +354,7 @@ class Session final : public SessionBase {
   void OnWrite(bool keep_alive, bool linger, beast::error_code ec, std::size_t) {
     if (ec) return CloseNow();
     if (!keep_alive || stopping_) return DoClose(linger);
+    served_ = true;
     DoRead();
   }
 
@@ -368,6 +396,7 @@ class Session final : public SessionBase {
   // Only touched on the connection's strand.
   bool reading_ = false;
   bool stopping_ = false;
+  bool served_ = false;  // A response was written; the next wait is an idle one.
 };
 
 }  // namespace

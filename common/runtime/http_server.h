@@ -4,8 +4,12 @@
 // provider, the admission webhook's HTTPS.
 //
 // Limits: request bodies over `max_body_bytes` get 413, unparsable requests get 400, and
-// reading or writing one request (and waiting for the next one on a kept-alive connection)
-// may take at most `request_timeout`; slower clients are disconnected. At most
+// the TLS handshake, reading one request (from its first byte, or from the connection's
+// start for the first request) and writing its response may take at most
+// `request_timeout`; slower clients are disconnected. Between requests a kept-alive
+// connection may stay idle for `idle_timeout`, typically much longer: a client that reuses
+// its pooled connections (Go's http.Transport keeps them 90 s) must be the side that closes
+// them, or a request sent just as the server closes fails with a reset. At most
 // `max_connections` connections are open at once: when the limit is reached the server
 // stops accepting until one closes, so further clients wait in the listen backlog (the
 // behaviour of Go's netutil.LimitListener).
@@ -49,6 +53,8 @@ struct HttpServerOptions {
   std::string address = ":8080";
   std::size_t max_body_bytes = 1 << 20;
   std::chrono::milliseconds request_timeout{std::chrono::seconds(10)};
+  // How long a kept-alive connection may wait for the first byte of its next request.
+  std::chrono::milliseconds idle_timeout{std::chrono::seconds(120)};
   int max_connections = 64;
   // I/O threads; handlers run on them.
   int threads = 1;

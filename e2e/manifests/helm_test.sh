@@ -40,7 +40,7 @@ expect_contains "vc-webhook-manager's args by default" \
 o=$(json_of "$(render -n batch-system --set image.tag=v9.8.7 --set scheduler.replicas=2 --set controllers.logVerbosity=5 \
   --set image.registry=registry.example.com --set admission.certificates.mode=provided \
   --set admission.certificates.secretName=my-webhook-tls --set admission.webhooks.failurePolicy=Ignore \
-  --set createDefaultQueue=false --set 'imagePullSecrets[0].name=regcred')")
+  --set createDefaultQueue=false --set admission.maxJobPods=500 --set 'imagePullSecrets[0].name=regcred')")
 dep() { jq -c --arg n "$1" '.[] | select(.kind == "Deployment" and .metadata.name == $n)' <<<"$o"; }
 expect_eq "images with image.registry and image.tag" \
   "$(jq -r '[.[] | select(.kind == "Deployment") | .spec.template.spec.containers[0].image] | sort | join(" ")' <<<"$o")" \
@@ -57,6 +57,8 @@ adm=$(dep volcano-admission)
 expect_eq "certificate flags in mode provided" \
   "$(jq -r '[.spec.template.spec.containers[0].args[] | select(test("^--(cert-secret|tls-cert-file|tls-private-key-file|ca-cert-file|create-default-queue)"))] | join(" ")' <<<"$adm")" \
   "--tls-cert-file=/etc/basalt/webhook-certs/tls.crt --tls-private-key-file=/etc/basalt/webhook-certs/tls.key --ca-cert-file=/etc/basalt/webhook-certs/ca.crt --create-default-queue=false"
+expect_eq "admission.maxJobPods" \
+  "$(jq -r '.spec.template.spec.containers[0].args[] | select(startswith("--max-job-pods="))' <<<"$adm")" "--max-job-pods=500"
 expect_eq "the provided Secret is mounted where the flags point" \
   "$(jq -r '[.spec.template.spec.volumes[] | select(.name == "webhook-certs") | .secret.secretName] + [.spec.template.spec.containers[0].volumeMounts[] | select(.name == "webhook-certs") | .mountPath] | join(" ")' <<<"$adm")" \
   "my-webhook-tls /etc/basalt/webhook-certs"

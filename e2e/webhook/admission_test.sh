@@ -8,6 +8,9 @@
 #     plugins mpi and pytorch imply);
 #   - invalid Jobs and Queues are refused by `kubectl apply` with Volcano's messages
 #     (including guarantee <= deserved <= capability);
+#   - Jobs that could never run are refused with the rule: a billion replicas (above
+#     --max-job-pods), a 1 MB pod template annotation and an invalid template label value
+#     (every pod create would fail with 422);
 #   - deleting the default queue, or a queue that still has Jobs or PodGroups, is refused with
 #     the counts;
 #   - an update of an immutable Job field is refused, a mutable one goes through;
@@ -184,6 +187,25 @@ expect_refused "unknown plugin" "unable to find job plugin: nope" \
   "$(job j-plugin '  plugins: {nope: []}' "$(task w 1)")" -n "$ns"
 expect_refused "missing queue" 'unable to find job queue: queues.scheduling.volcano.sh "e2e-no-such-queue" not found' \
   "$(job j-noqueue '  queue: e2e-no-such-queue' "$(task w 1)")" -n "$ns"
+
+# Sizes: a billion pods (the controllers would build every pod name), pod templates whose
+# metadata the API server refuses on every pod.
+expect_refused "a billion replicas" \
+  "spec.tasks[0].replicas: Invalid value: 1000000000: must be no more than 10000 (the webhook's --max-job-pods)" \
+  "$(job j-huge '  minAvailable: 1' "$(task w 1000000000 'minAvailable: 1')")" -n "$ns"
+template_job() { # NAME METADATA_FLOW_MAPPING
+  printf 'apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: %s}\nspec:\n  tasks:\n  - name: w\n    replicas: 1\n    template:\n      metadata: %s\n      spec: {containers: [{name: c, image: busybox}]}\n' \
+    "$1" "$2"
+}
+# Server-side apply: client-side apply would copy the whole Job into its own
+# last-applied-configuration annotation, which the API server refuses first.
+expect_refused "a 1 MB pod template annotation" \
+  "spec.tasks[0].template.metadata.annotations: Too long: must have at most 258048 bytes" \
+  "$(template_job j-annotated "{annotations: {example.com/blob: $(head -c 1048576 /dev/zero | tr '\0' a)}}")" \
+  --server-side -n "$ns"
+expect_refused "a pod template label value with a slash" \
+  'spec.tasks[0].template.metadata.labels: Invalid value: "a/b": a valid label must be an empty string' \
+  "$(template_job j-label '{labels: {app: a/b}}')" -n "$ns"
 
 remember_if_new queue/e2e-closed
 kubectl apply -f - >/dev/null <<<"$(queue e2e-closed)"

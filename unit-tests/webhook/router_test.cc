@@ -129,6 +129,26 @@ TEST_CASE("NewAdmissionRouter: registers every Basalt admission path", "[webhook
                                                     "/queues/validate"});
 }
 
+TEST_CASE("NewAdmissionRouter: only handlers that read the cluster state wait for the caches",
+          "[webhook]") {
+  FakeLister lister;
+  auto router = NewAdmissionRouter({.lister = &lister, .options = {}});
+  // Validators that look up queues, counts, PriorityClasses, and the PodGroup mutator (the
+  // namespace's default queue) need synced caches; the defaulting of Jobs and Queues and the
+  // pod check do not.
+  for (std::string_view path :
+       {"/jobs/validate", "/queues/validate", "/podgroups/mutate", "/podgroups/validate"}) {
+    INFO(path);
+    CHECK(router->ReadsClusterState(path));
+  }
+  for (std::string_view path : {"/jobs/mutate", "/queues/mutate", "/pods/validate"}) {
+    INFO(path);
+    CHECK_FALSE(router->ReadsClusterState(path));
+  }
+  CHECK(router->ReadsClusterState("/jobs/validate?timeout=10s"));
+  CHECK_FALSE(router->ReadsClusterState("/unknown"));
+}
+
 TEST_CASE("NewAdmissionRouter: an end-to-end job CREATE through mutate then validate",
           "[webhook]") {
   FakeLister lister;

@@ -1,6 +1,9 @@
 #include "webhook/validation.h"
 
 #include <catch2/catch.hpp>
+#include <limits>
+
+#include "fmt/format.h"
 
 namespace basalt::webhook {
 namespace {
@@ -48,6 +51,59 @@ TEST_CASE("Name rules: DNS-1123 labels, subdomains and qualified names", "[webho
   CHECK(QualifiedNameErrors(std::string(64, 'a')) ==
         std::vector<std::string>{"name part must be no more than 63 characters"});
   CHECK(BracketList({"a", "b"}) == "[a b]");
+}
+
+TEST_CASE("Label values: empty or up to 63 qualified-name characters", "[webhook]") {
+  CHECK(LabelValueErrors("").empty());
+  CHECK(LabelValueErrors("My_value.1").empty());
+  CHECK(LabelValueErrors(std::string(63, 'a')).empty());
+  CHECK(LabelValueErrors(std::string(64, 'a')) ==
+        std::vector<std::string>{"must be no more than 63 characters"});
+  CHECK(LabelValueErrors("-a").size() == 1);
+  CHECK(LabelValueErrors("a b").size() == 1);
+}
+
+TEST_CASE("ValidateLabelsAndAnnotations: Kubernetes' rules for object metadata", "[webhook]") {
+  auto check = [](std::string_view metadata, int64_t limit) {
+    auto doc = json::Parse(metadata);
+    REQUIRE(doc.ok());
+    ErrorList errors;
+    ValidateLabelsAndAnnotations(&*doc, FieldPath("metadata"), limit, "", errors);
+    return errors.Message();
+  };
+  CHECK(check(R"({"labels":{"app":"x","example.com/tier":""},"annotations":{"A/b":"c"}})", 100)
+            .empty());
+  // Keys plus values: 1 + 9 = 10 bytes.
+  CHECK(check(R"({"annotations":{"k":"123456789"}})", 10).empty());
+  CHECK(check(R"({"annotations":{"k":"1234567890"}})", 10) ==
+        "metadata.annotations: Too long: must have at most 10 bytes");
+  CHECK(check(R"({"labels":{"a":"b c"}})", 10) ==
+        "metadata.labels: Invalid value: \"b c\": a valid label must be an empty string or "
+        "consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
+        "alphanumeric character");
+  CHECK(check(R"({"annotations":{"":"v"}})", 10) ==
+        "metadata.annotations: Invalid value: \"\": name part must be non-empty");
+  // Long values are shortened in the message.
+  const std::string long_key(100, 'k');
+  CHECK(check(fmt::format(R"({{"labels":{{"{}":"v"}}}})", long_key), 10) ==
+        "metadata.labels: Invalid value: \"" + std::string(80, 'k') +
+            "\"...: name part must be no more than 63 characters");
+  CHECK(check("null", 10).empty());
+  CHECK(check(R"({"labels":null,"annotations":[]})", 10).empty());
+}
+
+TEST_CASE("Saturating arithmetic clamps to the int64 range", "[webhook]") {
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
+  CHECK(SaturatingAdd(2147483647, 2147483647) == 4294967294);
+  CHECK(SaturatingAdd(kMax, kMax) == kMax);
+  CHECK(SaturatingAdd(kMax, 1) == kMax);
+  CHECK(SaturatingAdd(kMin, -1) == kMin);
+  CHECK(SaturatingAdd(kMax, kMin) == -1);
+  CHECK(SaturatingMul(4611686018427387905, 4) == kMax);
+  CHECK(SaturatingMul(-4611686018427387905, 4) == kMin);
+  CHECK(SaturatingMul(kMin, -1) == kMax);
+  CHECK(SaturatingMul(6, 7) == 42);
 }
 
 TEST_CASE("ReadResourceList: reports invalid and negative quantities by resource", "[webhook]") {

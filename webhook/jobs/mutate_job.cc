@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "fmt/format.h"
+#include "webhook/validation.h"
 
 namespace basalt::webhook {
 namespace {
@@ -17,7 +18,8 @@ int64_t DefaultTaskMinAvailable(const json::Value& task) {
   int64_t replicas = json::GetInt(task, "replicas");
   if (const json::Value* pp = json::Find(task, "partitionPolicy")) {
     int64_t min_partitions = json::GetInt(*pp, "minPartitions");
-    if (min_partitions > 0) return min_partitions * json::GetInt(*pp, "partitionSize");
+    if (min_partitions > 0)
+      return SaturatingMul(min_partitions, json::GetInt(*pp, "partitionSize"));
   }
   return replicas;
 }
@@ -38,7 +40,9 @@ void MutateTask(const json::Value& task, size_t index, JsonPatch& patch, int64_t
     min_available = DefaultTaskMinAvailable(task);
     patch.AddInt(base + "/minAvailable", *min_available);
   }
-  min_sum += *min_available;
+  // Saturating: a review sent straight to the webhook may carry any int64 (the validator then
+  // refuses the sizes; the sum must not wrap into a nonsensical default first).
+  min_sum = SaturatingAdd(min_sum, *min_available);
   if (json::GetInt(task, "maxRetry") == 0) patch.AddInt(base + "/maxRetry", kDefaultMaxRetry);
 }
 

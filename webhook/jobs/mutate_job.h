@@ -41,6 +41,8 @@ class JobMutator : public AdmissionHandler {
  public:
   explicit JobMutator(std::string scheduler_name) : scheduler_name_(std::move(scheduler_name)) {}
   AdmissionResponse Handle(const AdmissionRequest& request) const override;
+  // Looks at the object under review only.
+  bool ReadsClusterState() const override { return false; }
 
  private:
   std::string scheduler_name_;

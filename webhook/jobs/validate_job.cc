@@ -1,6 +1,7 @@
 #include "webhook/jobs/validate_job.h"
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <optional>
 #include <set>
@@ -47,14 +48,34 @@ std::optional<std::string> FlagValue(const json::Value* args, std::string_view f
   return std::nullopt;
 }
 
-// Rules on counts shared by CREATE and UPDATE for one task.
-void ValidateTaskCounts(const json::Value& task, const FieldPath& tp, std::string_view job_name,
-                        ErrorList& errors) {
+// spec.tasks[i].replicas as a number the sums can use: an integer beyond int64 (a review sent
+// straight to the webhook is not bounded by the CRD schema) counts as the largest int64.
+int64_t TaskReplicas(const json::Value& task) {
+  const json::Value* v = json::Find(task, "replicas");
+  if (v == nullptr || !v->IsNumber()) return 0;
+  if (v->IsInt64()) return v->GetInt64();
+  return v->GetDouble() > 0 ? std::numeric_limits<int64_t>::max() : -1;
+}
+
+std::string MaxJobPodsMessage(std::string_view value, const JobLimits& limits) {
+  return fmt::format("Invalid value: {}: must be no more than {} (the webhook's --max-job-pods)",
+                     value, limits.max_pods);
+}
+
+// Rules on counts shared by CREATE and UPDATE for one task. Returns whether replicas is within
+// --max-job-pods.
+bool ValidateTaskCounts(const json::Value& task, const FieldPath& tp, std::string_view job_name,
+                        const JobLimits& limits, ErrorList& errors) {
   std::string_view name = json::GetString(task, "name");
-  int64_t replicas = json::GetInt(task, "replicas");
+  int64_t replicas = TaskReplicas(task);
+  bool within_limit = true;
   if (replicas < 0) {
     errors.Invalid(tp.Child("replicas"),
                    fmt::format("'replicas' < 0 in task: {}, job: {}", name, job_name));
+  } else if (replicas > limits.max_pods) {
+    within_limit = false;
+    errors.Invalid(tp.Child("replicas"),
+                   MaxJobPodsMessage(json::Serialize(*json::Find(task, "replicas")), limits));
   }
   std::optional<int64_t> min_available = json::GetOptionalInt(task, "minAvailable");
   if (min_available && *min_available < 0) {
@@ -66,7 +87,7 @@ void ValidateTaskCounts(const json::Value& task, const FieldPath& tp, std::strin
                                name, job_name));
   }
   const json::Value* pp = json::Find(task, "partitionPolicy");
-  if (pp == nullptr || !pp->IsObject()) return;
+  if (pp == nullptr || !pp->IsObject()) return within_limit;
   FieldPath pp_path = tp.Child("partitionPolicy");
   int64_t total = json::GetInt(*pp, "totalPartitions");
   int64_t size = json::GetInt(*pp, "partitionSize");
@@ -83,18 +104,32 @@ void ValidateTaskCounts(const json::Value& task, const FieldPath& tp, std::strin
     errors.Invalid(pp_path.Child("minPartitions"),
                    fmt::format("'minPartitions' must be >= 0 in task: {}", name));
   }
-  if (total > 0 && size > 0 && replicas != total * size) {
+  if (total > 0 && size > 0 && replicas != SaturatingMul(total, size)) {
     errors.Invalid(tp.Child("replicas"),
                    fmt::format("'replicas' ({}) must equal 'totalPartitions' ({}) x "
                                "'partitionSize' ({}) in task: {}",
                                replicas, total, size, name));
   }
-  if (min_partitions > 0 && size > 0 && min_available && *min_available != min_partitions * size) {
+  if (min_partitions > 0 && size > 0 && min_available &&
+      *min_available != SaturatingMul(min_partitions, size)) {
     errors.Invalid(tp.Child("minAvailable"),
                    fmt::format("'minAvailable' ({}) must equal 'minPartitions' ({}) x "
                                "'partitionSize' ({}) in task: {}",
                                *min_available, min_partitions, size, name));
   }
+  return within_limit;
+}
+
+// The sum of the tasks' replicas against --max-job-pods, reported only when every task is
+// within the limit on its own (otherwise the task's own error says it).
+void ValidateTotalReplicas(int64_t total_replicas, bool tasks_within_limit,
+                           const FieldPath& tasks_path, const JobLimits& limits,
+                           ErrorList& errors) {
+  if (!tasks_within_limit || total_replicas <= limits.max_pods) return;
+  errors.Invalid(tasks_path,
+                 fmt::format("Invalid value: {}: the tasks' replicas must add up to no more "
+                             "than {} (the webhook's --max-job-pods)",
+                             total_replicas, limits.max_pods));
 }
 
 void ValidatePriorityClass(std::string_view name, const FieldPath& path,
@@ -107,6 +142,16 @@ void ValidatePriorityClass(std::string_view name, const FieldPath& path,
 // pod creation, after the job was admitted and its PodGroup queued.
 void ValidatePodTemplate(const json::Value& task, size_t task_index, const FieldPath& tp,
                          const ClusterLister& lister, ErrorList& errors) {
+  // Labels and annotations the API server would refuse on every pod (422 FailedCreate, the
+  // Job Pending for ever). The job controller adds its own annotations to each pod, so the
+  // template gets Kubernetes' limit less room for those.
+  ValidateLabelsAndAnnotations(
+      json::FindPath(task, {"template", "metadata"}), tp.Child("template").Child("metadata"),
+      kTotalAnnotationSizeLimitBytes - kControllerAnnotationReserveBytes,
+      fmt::format("Kubernetes allows {} per pod, of which {} are kept for the annotations the "
+                  "job controller adds",
+                  kTotalAnnotationSizeLimitBytes, kControllerAnnotationReserveBytes),
+      errors);
   FieldPath spec_path = tp.Child("template").Child("spec");
   const json::Value* pod_spec = json::FindPath(task, {"template", "spec"});
   const json::Value* containers = pod_spec ? json::Find(*pod_spec, "containers") : nullptr;
@@ -195,6 +240,15 @@ void ValidateVolumes(const json::Value* volumes, const FieldPath& path, ErrorLis
 void ValidateQueue(std::string_view queue_name, const FieldPath& path, const ClusterLister& lister,
                    ErrorList& errors) {
   if (queue_name.empty()) queue_name = "default";
+  // Queue names may be DNS subdomains of up to 253 characters, but the job controller labels
+  // every pod with its queue (volcano.sh/queue-name), and label values stop at 63: such a
+  // Job could never create a pod.
+  if (std::vector<std::string> label_errors = LabelValueErrors(queue_name); !label_errors.empty()) {
+    errors.Invalid(path, fmt::format("Invalid value: \"{}\": {} (the job controller puts it in "
+                                     "the pods' volcano.sh/queue-name label)",
+                                     queue_name, label_errors.front()));
+    return;
+  }
   auto queue = lister.GetQueue(queue_name);
   if (!queue.ok()) {
     if (absl::IsNotFound(queue.status())) {
@@ -394,7 +448,8 @@ const std::vector<std::string>& KnownJobPlugins() {
   return *plugins;
 }
 
-ErrorList ValidateJobCreate(const json::Value& job, const ClusterLister& lister) {
+ErrorList ValidateJobCreate(const json::Value& job, const ClusterLister& lister,
+                            const JobLimits& limits) {
   ErrorList errors;
   const FieldPath spec_path("spec");
   const FieldPath tasks_path = spec_path.Child("tasks");
@@ -411,6 +466,7 @@ ErrorList ValidateJobCreate(const json::Value& job, const ClusterLister& lister)
 
   std::set<std::string, std::less<>> task_names;
   int64_t total_replicas = 0;
+  bool tasks_within_limit = true;
   for (rapidjson::SizeType i = 0; i < tasks->Size(); ++i) {
     const json::Value& task = (*tasks)[i];
     FieldPath tp = tasks_path.Index(i);
@@ -422,7 +478,7 @@ ErrorList ValidateJobCreate(const json::Value& job, const ClusterLister& lister)
     if (!task_names.emplace(name).second) {
       // Volcano counts the duplicate's replicas before it stops, so a job whose minAvailable
       // the mutator summed over every task is not also told it exceeds the total.
-      total_replicas += std::max<int64_t>(json::GetInt(task, "replicas"), 0);
+      total_replicas = SaturatingAdd(total_replicas, std::max<int64_t>(TaskReplicas(task), 0));
       errors.Invalid(tp.Child("name"), fmt::format("duplicated task name {}", name));
       break;
     }
@@ -435,14 +491,14 @@ ErrorList ValidateJobCreate(const json::Value& job, const ClusterLister& lister)
                                  "alphanumeric character)",
                                  name));
     }
-    int64_t replicas = json::GetInt(task, "replicas");
-    total_replicas += std::max<int64_t>(replicas, 0);
-    ValidateTaskCounts(task, tp, job_name, errors);
+    int64_t replicas = TaskReplicas(task);
+    total_replicas = SaturatingAdd(total_replicas, std::max<int64_t>(replicas, 0));
+    tasks_within_limit &= ValidateTaskCounts(task, tp, job_name, limits, errors);
     CheckNonNegative(task, "maxRetry", tp, "'maxRetry' cannot be less than zero.", errors);
     ValidatePolicies(json::Find(task, "policies"), tp.Child("policies"), errors);
     if (!job_name.empty() && !name.empty()) {
       std::string pod_name =
-          fmt::format("{}-{}-{}", job_name, name, std::max<int64_t>(replicas - 1, 0));
+          fmt::format("{}-{}-{}", job_name, name, std::max<int64_t>(replicas, 1) - 1);
       std::vector<std::string> name_errors = QualifiedNameErrors(pod_name);
       if (!name_errors.empty()) {
         errors.Invalid(tp.Child("name"), fmt::format("create pod with name {} validate failed {}",
@@ -459,6 +515,7 @@ ErrorList ValidateJobCreate(const json::Value& job, const ClusterLister& lister)
     }
     ValidatePodTemplate(task, i, tp, lister, errors);
   }
+  ValidateTotalReplicas(total_replicas, tasks_within_limit, tasks_path, limits, errors);
 
   if (!job_name.empty()) {
     std::vector<std::string> name_errors = QualifiedNameErrors(job_name);
@@ -493,7 +550,7 @@ ErrorList ValidateJobCreate(const json::Value& job, const ClusterLister& lister)
 }
 
 ErrorList ValidateJobUpdate(const json::Value& old_job, const json::Value& job,
-                            const ClusterLister& lister) {
+                            const ClusterLister& lister, const JobLimits& limits) {
   ErrorList errors;
   const FieldPath spec_path("spec");
   const json::Value* old_spec = json::Find(old_job, "spec");
@@ -518,11 +575,15 @@ ErrorList ValidateJobUpdate(const json::Value& old_job, const json::Value& job,
     errors.Invalid(spec_path.Child("tasks"), "job updates may not add or remove tasks");
   }
   int64_t total_replicas = 0;
+  bool tasks_within_limit = true;
   for (size_t i = 0; i < task_count; ++i) {
     const json::Value& task = (*tasks)[static_cast<rapidjson::SizeType>(i)];
-    total_replicas += std::max<int64_t>(json::GetInt(task, "replicas"), 0);
-    ValidateTaskCounts(task, spec_path.Child("tasks").Index(i), job_name, errors);
+    total_replicas = SaturatingAdd(total_replicas, std::max<int64_t>(TaskReplicas(task), 0));
+    tasks_within_limit &=
+        ValidateTaskCounts(task, spec_path.Child("tasks").Index(i), job_name, limits, errors);
   }
+  ValidateTotalReplicas(total_replicas, tasks_within_limit, spec_path.Child("tasks"), limits,
+                        errors);
   if (min_available > total_replicas) {
     errors.Invalid(spec_path.Child("minAvailable"),
                    "job 'minAvailable' must not be greater than total replicas");
@@ -557,10 +618,10 @@ AdmissionResponse JobValidator::Handle(const AdmissionRequest& request) const {
   switch (request.operation) {
     case Operation::kCreate:
       if (request.object == nullptr) break;
-      return ValidateJobCreate(*request.object, lister_).ToResponse();
+      return ValidateJobCreate(*request.object, lister_, limits_).ToResponse();
     case Operation::kUpdate:
       if (request.object == nullptr || request.old_object == nullptr) break;
-      return ValidateJobUpdate(*request.old_object, *request.object, lister_).ToResponse();
+      return ValidateJobUpdate(*request.old_object, *request.object, lister_, limits_).ToResponse();
     default:
       break;
   }

@@ -9,6 +9,11 @@
 // tasks[*].minAvailable and a generated volumes[*].volumeClaimName may change, within the
 // replica rules; any other spec change is refused naming the changed fields.
 //
+// Size limits (see JobLimits): each task's replicas and their sum are at most
+// --max-job-pods, so a Job cannot make the controllers build a billion pods; the pod
+// template's labels and annotations must be ones the API server accepts on a pod (annotations
+// at most 256 KiB with room for the job controller's own), or every pod create would fail.
+//
 // Every message starts with the field path ("spec.tasks[1].minAvailable: ..."), keeping
 // Volcano's wording after it where users search for it.
 //
@@ -31,21 +36,38 @@
 
 namespace basalt::webhook {
 
+// --max-job-pods: the default most pods one Job may have. Far above real gangs (a few
+// thousand pods), far below what makes the job controller's per-job work (pod names,
+// indexes, status) a memory or CPU hazard.
+inline constexpr int64_t kDefaultMaxJobPods = 10000;
+// Bytes of a pod's annotations kept for those the job controller adds to every pod
+// (task index and spec, job and group name, queue, versions: well under 2 KiB even with
+// the longest names Kubernetes allows).
+inline constexpr int64_t kControllerAnnotationReserveBytes = 4096;
+
+struct JobLimits {
+  // Most replicas of one task, and of all tasks together.
+  int64_t max_pods = kDefaultMaxJobPods;
+};
+
 // Job plugin names the job controller knows.
 const std::vector<std::string>& KnownJobPlugins();
 
 // The rules as functions over Job objects, for tests and tools.
-ErrorList ValidateJobCreate(const json::Value& job, const ClusterLister& lister);
+ErrorList ValidateJobCreate(const json::Value& job, const ClusterLister& lister,
+                            const JobLimits& limits = {});
 ErrorList ValidateJobUpdate(const json::Value& old_job, const json::Value& job,
-                            const ClusterLister& lister);
+                            const ClusterLister& lister, const JobLimits& limits = {});
 
 class JobValidator : public AdmissionHandler {
  public:
-  explicit JobValidator(const ClusterLister& lister) : lister_(lister) {}
+  explicit JobValidator(const ClusterLister& lister, JobLimits limits = {})
+      : lister_(lister), limits_(limits) {}
   AdmissionResponse Handle(const AdmissionRequest& request) const override;
 
  private:
   const ClusterLister& lister_;
+  const JobLimits limits_;
 };
 
 }  // namespace basalt::webhook

@@ -23,6 +23,8 @@ class PodValidator : public AdmissionHandler {
   explicit PodValidator(std::vector<std::string> scheduler_names)
       : scheduler_names_(std::move(scheduler_names)) {}
   AdmissionResponse Handle(const AdmissionRequest& request) const override;
+  // Looks at the object under review only.
+  bool ReadsClusterState() const override { return false; }
 
  private:
   std::vector<std::string> scheduler_names_;

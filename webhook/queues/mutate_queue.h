@@ -18,6 +18,8 @@ JsonPatch MutateQueue(const json::Value& queue);
 class QueueMutator : public AdmissionHandler {
  public:
   AdmissionResponse Handle(const AdmissionRequest& request) const override;
+  // Looks at the object under review only.
+  bool ReadsClusterState() const override { return false; }
 };
 
 }  // namespace basalt::webhook

@@ -5,6 +5,9 @@
 #include <utility>
 
 #include "absl/strings/ascii.h"
+#include "common/util/json.h"
+#include "common/util/log.h"
+#include "common/util/status.h"
 #include "fmt/format.h"
 #include "prometheus/family.h"
 
@@ -28,6 +31,23 @@ bool IsJsonContentType(std::string_view content_type) {
   std::transform(lower.begin(), lower.end(), lower.begin(),
                  [](unsigned char c) { return static_cast<char>(absl::ascii_tolower(c)); });
   return lower == "application/json";
+}
+
+// The body of a 503 for a review that arrives before the caches synced: a Kubernetes Status,
+// which the API server's client decodes into the error it reports if every retry fails.
+std::string NotReadyStatus(std::string_view reason) {
+  json::Document doc;
+  doc.SetObject();
+  auto& a = doc.GetAllocator();
+  json::Set(doc, "kind", json::MakeString("Status", a), a);
+  json::Set(doc, "apiVersion", json::MakeString("v1", a), a);
+  json::Set(doc, "metadata", json::Value(rapidjson::kObjectType), a);
+  json::Set(doc, "status", json::MakeString("Failure", a), a);
+  json::Set(doc, "message",
+            json::MakeString(fmt::format("vc-webhook-manager is not ready: {}", reason), a), a);
+  json::Set(doc, "reason", json::MakeString("ServiceUnavailable", a), a);
+  json::Set(doc, "code", json::Value(503), a);
+  return json::Serialize(doc);
 }
 
 }  // namespace
@@ -91,14 +111,24 @@ absl::StatusOr<std::vector<std::string>> ResolveEnabledPaths(
 }
 
 runtime::HttpResponse ServeAdmission(const Router& router, AdmissionMetrics* metrics,
-                                     const runtime::HttpRequest& request) {
+                                     const runtime::HttpRequest& request,
+                                     const ClusterStateReadiness& ready) {
   const auto start = std::chrono::steady_clock::now();
   runtime::HttpResponse response;
   AdmissionMetrics::Verdict verdict = AdmissionMetrics::kError;
+  absl::Status readiness = absl::OkStatus();
+  if (ready && router.ReadsClusterState(request.path)) readiness = ready();
   if (!IsJsonContentType(request.Header("Content-Type"))) {
     response = runtime::HttpResponse::Text(
         415, fmt::format("Content-Type must be application/json, got \"{}\"\n",
                          request.Header("Content-Type")));
+  } else if (!readiness.ok()) {
+    // Guessing from half-filled caches would deny valid objects ("queue not found") and allow
+    // what must be refused (deleting a queue that still has Jobs).
+    BASALT_VLOG(2, "Refusing an admission review until the caches have synced", "path",
+                request.path, "reason", MessageOf(readiness));
+    response = runtime::HttpResponse::Json(503, NotReadyStatus(MessageOf(readiness)));
+    response.headers.emplace_back("Retry-After", std::to_string(kNotReadyRetryAfterSeconds));
   } else {
     HttpReply reply = router.Serve(request.target, request.body);
     response.status = reply.status;
@@ -119,11 +149,14 @@ runtime::HttpResponse ServeAdmission(const Router& router, AdmissionMetrics* met
 }
 
 void RegisterAdmissionPaths(runtime::HttpRouter& http_router, const Router& router,
-                            AdmissionMetrics* metrics, const std::vector<std::string>& paths) {
+                            AdmissionMetrics* metrics, const std::vector<std::string>& paths,
+                            ClusterStateReadiness ready) {
+  auto shared_ready = std::make_shared<const ClusterStateReadiness>(std::move(ready));
   for (const std::string& path : paths) {
-    http_router.Handle("POST", path, [&router, metrics](const runtime::HttpRequest& request) {
-      return ServeAdmission(router, metrics, request);
-    });
+    http_router.Handle("POST", path,
+                       [&router, metrics, shared_ready](const runtime::HttpRequest& request) {
+                         return ServeAdmission(router, metrics, request, *shared_ready);
+                       });
   }
 }
 

@@ -11,12 +11,14 @@
 // must outlive the HTTP server.
 
 #include <array>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "common/runtime/http.h"
 #include "prometheus/histogram.h"
@@ -51,13 +53,29 @@ absl::StatusOr<std::vector<std::string>> ResolveEnabledPaths(
     const Router& router, const std::vector<std::string>& requested,
     std::vector<std::string>* ignored);
 
-// Serves one admission request (the method is checked by the HttpRouter): 415 unless the
-// Content-Type is application/json, otherwise what Router::Serve answers.
-runtime::HttpResponse ServeAdmission(const Router& router, AdmissionMetrics* metrics,
-                                     const runtime::HttpRequest& request);
+// Whether the cluster state the handlers read (the informer caches) can be trusted: OK, or
+// kUnavailable saying what is missing ("caches not synced: queues,jobs"). Thread-safe.
+using ClusterStateReadiness = std::function<absl::Status()>;
 
-// Registers POST `path` -> ServeAdmission for each of `paths` on `http_router`.
+// Seconds the API server is asked to wait before retrying a review refused as not ready.
+inline constexpr int kNotReadyRetryAfterSeconds = 1;
+
+// Serves one admission request (the method is checked by the HttpRouter): 415 unless the
+// Content-Type is application/json; for a path whose handler reads the cluster state while
+// `ready` (if set) is not OK, 503 with "Retry-After: 1" and a Kubernetes Status body
+// ("vc-webhook-manager is not ready: caches not synced: queues", reason ServiceUnavailable):
+// the API server retries such answers on its own within the webhook's timeoutSeconds
+// (client-go retries 5xx with Retry-After up to 10 times) before applying the failurePolicy,
+// where an AdmissionReview denial would be final and a refused connection is not retried.
+// Otherwise what Router::Serve answers.
+runtime::HttpResponse ServeAdmission(const Router& router, AdmissionMetrics* metrics,
+                                     const runtime::HttpRequest& request,
+                                     const ClusterStateReadiness& ready = {});
+
+// Registers POST `path` -> ServeAdmission for each of `paths` on `http_router`. `ready` is
+// copied into the handlers; what it reads must outlive the HTTP server.
 void RegisterAdmissionPaths(runtime::HttpRouter& http_router, const Router& router,
-                            AdmissionMetrics* metrics, const std::vector<std::string>& paths);
+                            AdmissionMetrics* metrics, const std::vector<std::string>& paths,
+                            ClusterStateReadiness ready = {});
 
 }  // namespace basalt::webhook::server

@@ -6,8 +6,9 @@
 // the per-queue counts come from indices on spec.parent and spec.queue, so no call scans a
 // cache.
 //
-// Until HasSynced() the answers come from partial caches: the webhook reports not-ready
-// until then (see the readiness check in main).
+// Until HasSynced() the answers come from partial caches: until then the webhook reports
+// not-ready and refuses reviews of the handlers that read them with a retryable 503 (the
+// check in main, passed to RegisterAdmissionPaths).
 //
 // Thread-safety: thread-safe (the caches are). Ownership: borrows the factory, which owns
 // the informers and must outlive this object.

@@ -36,17 +36,26 @@ void WebhookOptions::AddFlags(client::FlagSet& flags) {
              "Refuse changes to the root queue's capability, deserved and guarantee");
   flags.Bool("create-default-queue", &create_default_queue,
              "Create the `default` queue at start-up if it is missing");
+  flags.Int64("max-job-pods", &max_job_pods,
+              "Most replicas one Job task may have, and all tasks of a Job together; larger Jobs "
+              "are refused at admission");
   flags.Int("workers", &workers, "Threads serving admission requests");
   flags.Int("max-connections", &max_connections,
             "Open connections at most; further clients wait in the listen backlog");
   flags.Int("request-timeout", &request_timeout_seconds,
             "Seconds one request may take to arrive and be answered; keep it well below the "
             "webhook configurations' timeoutSeconds (10)");
+  flags.Int("idle-timeout", &idle_timeout_seconds,
+            "Seconds a kept-alive connection may wait for its next request; keep it above the "
+            "API server's idle timeout for webhook connections (90)");
   flags.Int("shutdown-grace", &shutdown_grace_seconds,
             "Seconds requests in progress may take to finish on SIGTERM");
   flags.Int("cert-reload-interval", &cert_reload_interval_seconds,
             "Seconds between checks of --tls-cert-file, --tls-private-key-file and --ca-cert-file "
             "for a rotated certificate (served to new connections, CA patched into caBundle)");
+  flags.Int("testing-informer-start-delay", &testing_informer_start_delay_seconds,
+            "For tests only: seconds to wait before starting the informers (admissions that "
+            "read the caches are refused as not ready meanwhile)");
 }
 
 absl::Status WebhookOptions::Validate() const {
@@ -81,6 +90,16 @@ absl::Status WebhookOptions::Validate() const {
   if (max_connections < 1) return absl::InvalidArgumentError("--max-connections must be >= 1");
   if (request_timeout_seconds < 1 || request_timeout_seconds > 30) {
     return absl::InvalidArgumentError("--request-timeout must be in 1..30 seconds");
+  }
+  if (idle_timeout_seconds < 1 || idle_timeout_seconds > 3600) {
+    return absl::InvalidArgumentError("--idle-timeout must be in 1..3600 seconds");
+  }
+  if (max_job_pods < 1 || max_job_pods > 2147483647) {
+    // Task indexes and pod counts are int32 in the Job API.
+    return absl::InvalidArgumentError("--max-job-pods must be in 1..2147483647");
+  }
+  if (testing_informer_start_delay_seconds < 0) {
+    return absl::InvalidArgumentError("--testing-informer-start-delay must be >= 0");
   }
   if (shutdown_grace_seconds < 0) {
     return absl::InvalidArgumentError("--shutdown-grace must be >= 0");

@@ -1,11 +1,13 @@
 #pragma once
 // vc-webhook-manager's own flags (the client and runtime flags come from common/).
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "common/client/flags.h"
+#include "webhook/jobs/validate_job.h"
 
 namespace basalt::webhook::server {
 
@@ -33,6 +35,8 @@ struct WebhookOptions {
   int max_queue_depth = 5;
   bool root_queue_protection = true;
   bool create_default_queue = true;
+  // Most replicas of one Job task and of all its tasks (AdmissionOptions::max_job_pods).
+  int64_t max_job_pods = kDefaultMaxJobPods;
 
   // Serving limits.
   int workers = 4;
@@ -40,9 +44,17 @@ struct WebhookOptions {
   // Half the shipped configurations' timeoutSeconds (10): a stalled peer is cut off long
   // before the API server gives up on the call.
   int request_timeout_seconds = 5;
+  // How long a kept-alive connection may wait for its next request. Above the API server's
+  // own idle timeout for webhook connections (90 s, Go's http.Transport IdleConnTimeout as
+  // client-go sets it), so the client always closes first: a server closing at the moment
+  // the client reuses the connection makes that request fail ("connection reset by peer").
+  int idle_timeout_seconds = 120;
   int shutdown_grace_seconds = 10;
   // How often user-supplied certificate files are checked for a rotation.
   int cert_reload_interval_seconds = 30;
+  // For tests only: start the informers this many seconds late, so the window before the
+  // caches have synced (admissions refused as not ready) is long enough to observe.
+  int testing_informer_start_delay_seconds = 0;
 
   void AddFlags(client::FlagSet& flags);
   // Checks combinations: exactly one certificate source, NS/NAME for --cert-secret, ranges.

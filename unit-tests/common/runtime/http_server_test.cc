@@ -1,5 +1,7 @@
 #include "common/runtime/http_server.h"
 
+#include <sys/socket.h>
+
 #include <atomic>
 #include <catch2/catch.hpp>
 #include <condition_variable>
@@ -249,6 +251,75 @@ TEST_CASE("HttpServer: clients slower than the request timeout are disconnected"
   const auto start = std::chrono::steady_clock::now();
   CHECK(testing::WaitForClose(fd));
   CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(3));
+  Close(fd);
+}
+
+// The API server keeps webhook connections for 90 s and reuses them: a server that closes them
+// sooner (at the request timeout) races that reuse, and the request fails with a reset.
+TEST_CASE("HttpServer: kept-alive connections wait idle_timeout, not request_timeout", "[http]") {
+  HttpServerOptions options = LoopbackOptions();
+  options.request_timeout = std::chrono::milliseconds(100);
+  options.idle_timeout = std::chrono::milliseconds(1500);
+  HttpServer server(options);
+  server.Handle("GET", "/x", [](const HttpRequest&) { return HttpResponse::Text(200, "x"); });
+  REQUIRE(server.Start().ok());
+  const int fd = Connect(server.port());
+  SendAll(fd, "GET /x HTTP/1.1\r\nHost: t\r\n\r\n");
+  REQUIRE(ReadResponse(fd).status == 200);
+  auto idle_since = std::chrono::steady_clock::now();
+
+  // Idle for 5 request timeouts: still open, and the next request is served on it.
+  CHECK_FALSE(testing::Readable(fd, 500));
+  SendAll(fd, "GET /x HTTP/1.1\r\nHost: t\r\n\r\n");
+  auto second = ReadResponse(fd);
+  CHECK(second.status == 200);
+  CHECK(second.body == "x");
+  idle_since = std::chrono::steady_clock::now();
+
+  // Idle past idle_timeout: the server closes it.
+  CHECK(testing::WaitForClose(fd));
+  const auto idle = std::chrono::steady_clock::now() - idle_since;
+  CHECK(idle >= std::chrono::milliseconds(1400));
+  CHECK(idle < std::chrono::seconds(4));
+  Close(fd);
+}
+
+TEST_CASE("HttpServer: a request that starts after an idle wait still has request_timeout",
+          "[http]") {
+  HttpServerOptions options = LoopbackOptions();
+  options.request_timeout = std::chrono::milliseconds(200);
+  options.idle_timeout = std::chrono::seconds(30);
+  HttpServer server(options);
+  server.Handle("GET", "/x", [](const HttpRequest&) { return HttpResponse::Text(200, "x"); });
+  REQUIRE(server.Start().ok());
+  const int fd = Connect(server.port());
+  SendAll(fd, "GET /x HTTP/1.1\r\nHost: t\r\n\r\n");
+  REQUIRE(ReadResponse(fd).status == 200);
+  SendAll(fd, "GET /x HTTP/1.1\r\n");  // ... and never the rest.
+  const auto start = std::chrono::steady_clock::now();
+  CHECK(testing::WaitForClose(fd));
+  CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(3));
+  Close(fd);
+}
+
+TEST_CASE("HttpServer: pipelined requests are all served", "[http]") {
+  HttpServerOptions options = LoopbackOptions();
+  HttpServer server(options);
+  server.Handle("GET", "/x", [](const HttpRequest& r) { return HttpResponse::Text(200, r.query); });
+  REQUIRE(server.Start().ok());
+  const int fd = Connect(server.port());
+  // Both in one write: the second is already buffered when the first is answered.
+  SendAll(fd, "GET /x?1 HTTP/1.1\r\nHost: t\r\n\r\nGET /x?2 HTTP/1.1\r\nHost: t\r\n\r\n");
+  // Both answers may arrive in one read: collect until both bodies are in (or 5 s pass).
+  std::string raw;
+  char buf[4096];
+  while (raw.find("\r\n\r\n2") == std::string::npos && testing::Readable(fd, 5000)) {
+    const ssize_t n = recv(fd, buf, sizeof(buf), 0);
+    if (n <= 0) break;
+    raw.append(buf, static_cast<std::size_t>(n));
+  }
+  CHECK(raw.find("\r\n\r\n1HTTP/1.1 200") != std::string::npos);
+  CHECK(raw.find("\r\n\r\n2") != std::string::npos);
   Close(fd);
 }
 

@@ -181,6 +181,42 @@ TEST_CASE("JobMutator: the scheduler name comes from the first --scheduler-name"
   CHECK(r.patch == R"([{"op":"add","path":"/spec/schedulerName","value":"kube-batch"}])");
 }
 
+// A review sent straight to the webhook is not bounded by the CRD's int32 schema.
+TEST_CASE("JobMutator: huge task counts saturate the default job minAvailable, never wrap",
+          "[webhook][jobs]") {
+  JobMutator mutator("volcano");
+  // Two tasks whose minAvailable default to 2147483647 replicas each: 64-bit sum.
+  AdmissionResponse int32_max = Run(mutator, Operation::kCreate,
+                                    DefaultedJob()
+                                        .Remove("/spec/minAvailable")
+                                        .Remove("/spec/tasks/0/minAvailable")
+                                        .Set("/spec/tasks/0/replicas", "2147483647")
+                                        .Set("/spec/tasks/1", R"({"name":"b","replicas":2147483647,
+                                              "maxRetry":3,"template":{}})"));
+  CHECK(int32_max.patch ==
+        R"([{"op":"add","path":"/spec/tasks/0/minAvailable","value":2147483647},)"
+        R"({"op":"add","path":"/spec/tasks/1/minAvailable","value":2147483647},)"
+        R"({"op":"add","path":"/spec/minAvailable","value":4294967294}])");
+  // Two tasks of the largest int64: the sum stays the largest int64 instead of wrapping to -2.
+  AdmissionResponse int64_max = Run(
+      mutator, Operation::kCreate,
+      DefaultedJob()
+          .Remove("/spec/minAvailable")
+          .Set("/spec/tasks/0/minAvailable", "9223372036854775807")
+          .Set("/spec/tasks/1", R"({"name":"b","minAvailable":9223372036854775807,"maxRetry":3})"));
+  CHECK(int64_max.patch ==
+        R"([{"op":"add","path":"/spec/minAvailable","value":9223372036854775807}])");
+  // minPartitions x partitionSize beyond int64 saturates too.
+  AdmissionResponse partitions = Run(
+      mutator, Operation::kCreate,
+      DefaultedJob()
+          .Remove("/spec/tasks/0/minAvailable")
+          .Set("/spec/tasks/0/partitionPolicy",
+               R"({"totalPartitions":1,"partitionSize":4,"minPartitions":4611686018427387905})"));
+  CHECK(partitions.patch ==
+        R"([{"op":"add","path":"/spec/tasks/0/minAvailable","value":9223372036854775807}])");
+}
+
 TEST_CASE("JobMutator: UPDATE and DELETE are allowed without a patch", "[webhook][jobs]") {
   JobMutator mutator("volcano");
   AdmissionResponse update = Run(mutator, Operation::kUpdate, BareJob(), BareJob());

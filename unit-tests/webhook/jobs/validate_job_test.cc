@@ -347,6 +347,12 @@ TEST_CASE("JobValidator: CREATE rules on the queue", "[webhook][jobs]") {
        "spec.queue: can not submit job to root queue", 403},
       {"queue with children", MutatedBertJob().SetString("/spec/queue", "parent-q"),
        "spec.queue: can only submit job to leaf queue, queue `parent-q` has 2 child queues", 403},
+      // A valid queue name, but too long for the label every pod of the Job carries.
+      {"a queue name too long for a label",
+       MutatedBertJob().SetString("/spec/queue", std::string(64, 'q')),
+       "spec.queue: Invalid value: \"" + std::string(64, 'q') +
+           "\": must be no more than 63 characters (the job controller puts it in the pods' "
+           "volcano.sh/queue-name label)"},
       {"field errors and queue errors together answer 403",
        MutatedBertJob().SetString("/spec/queue", "nope").Set("/spec/minAvailable", "5"),
        "spec.minAvailable: job 'minAvailable' should not be greater than total replicas in tasks; "
@@ -450,6 +456,173 @@ TEST_CASE("JobValidator: UPDATE allows scaling and refuses other spec changes", 
       }
     }
   }
+}
+
+constexpr std::string_view kMaxPods = "must be no more than 10000 (the webhook's --max-job-pods)";
+
+TEST_CASE("JobValidator: replicas beyond --max-job-pods are refused naming the field",
+          "[webhook][jobs]") {
+  RunCases({
+      {"exactly the default maximum",
+       MutatedBertJob()
+           .Set("/spec/tasks/0/replicas", "10000")
+           .Set("/spec/tasks/0/minAvailable", "1")
+           .Set("/spec/minAvailable", "1"),
+       ""},
+      // The Job from the issue: one task of a billion pods, gang of one.
+      {"a billion replicas",
+       MutatedBertJob()
+           .Set("/spec/tasks/0/replicas", "1000000000")
+           .Set("/spec/tasks/0/minAvailable", "1")
+           .Set("/spec/minAvailable", "1"),
+       "spec.tasks[0].replicas: Invalid value: 1000000000: " + std::string(kMaxPods)},
+      {"two tasks each within the limit, together above it",
+       MutatedBertJob()
+           .Set("/spec/tasks/0/replicas", "6000")
+           .Set("/spec/tasks/0/minAvailable", "1")
+           .Set("/spec/tasks/1", kPsTask)
+           .Set("/spec/tasks/1/replicas", "4001")
+           .Set("/spec/minAvailable", "2"),
+       "spec.tasks: Invalid value: 10001: the tasks' replicas must add up to no more than 10000 "
+       "(the webhook's --max-job-pods)"},
+      {"a number beyond int64",
+       MutatedBertJob()
+           .Set("/spec/tasks/0/replicas", "18446744073709551615")
+           .Set("/spec/tasks/0/minAvailable", "1")
+           .Set("/spec/minAvailable", "1"),
+       "spec.tasks[0].replicas: Invalid value: 18446744073709551615: " + std::string(kMaxPods)},
+  });
+}
+
+// Reviews sent straight to the webhook (fuzzing found these) are not bounded by the CRD's
+// int32 schema: sums and products of counts must not overflow into nonsense.
+TEST_CASE("JobValidator: huge counts in a direct review give the limit, not an overflow",
+          "[webhook][jobs]") {
+  RunCases({
+      {"two tasks of 2147483647 replicas",
+       MutatedBertJob()
+           .Set("/spec/tasks/0/replicas", "2147483647")
+           .Set("/spec/tasks/0/minAvailable", "1")
+           .Set("/spec/tasks/1", kPsTask)
+           .Set("/spec/tasks/1/replicas", "2147483647")
+           .Set("/spec/minAvailable", "2"),
+       "spec.tasks[0].replicas: Invalid value: 2147483647: " + std::string(kMaxPods) +
+           "; spec.tasks[1].replicas: Invalid value: 2147483647: " + std::string(kMaxPods)},
+      // Without saturation the sum wraps negative and minAvailable 2 is reported "greater
+      // than total replicas".
+      {"two tasks of the largest int64",
+       MutatedBertJob()
+           .Set("/spec/tasks/0/replicas", "9223372036854775807")
+           .Set("/spec/tasks/0/minAvailable", "1")
+           .Set("/spec/tasks/1", kPsTask)
+           .Set("/spec/tasks/1/replicas", "9223372036854775807")
+           .Set("/spec/minAvailable", "2"),
+       "spec.tasks[0].replicas: Invalid value: 9223372036854775807: " + std::string(kMaxPods) +
+           "; spec.tasks[1].replicas: Invalid value: 9223372036854775807: " +
+           std::string(kMaxPods)},
+      // (2^62 + 1) x 4 wraps to exactly the 4 replicas.
+      {"partitions whose product wraps to the replicas",
+       MutatedBertJob().Set(
+           "/spec/tasks/0/partitionPolicy",
+           R"({"totalPartitions":4611686018427387905,"partitionSize":4,"minPartitions":0})"),
+       "spec.tasks[0].replicas: 'replicas' (4) must equal 'totalPartitions' (4611686018427387905) "
+       "x 'partitionSize' (4) in task: worker"},
+      {"the smallest int64 replicas",
+       MutatedBertJob()
+           .Set("/spec/tasks/0/replicas", "-9223372036854775808")
+           .Set("/spec/tasks/0/minAvailable", "0")
+           .Set("/spec/minAvailable", "0"),
+       "spec.tasks[0].replicas: 'replicas' < 0 in task: worker, job: bert-pretrain; "
+       "spec.tasks[0].minAvailable: 'minAvailable' is greater than 'replicas' in task: worker, "
+       "job: bert-pretrain"},
+  });
+}
+
+TEST_CASE("JobValidator: --max-job-pods is configurable and applies to UPDATE too",
+          "[webhook][jobs]") {
+  FakeLister lister;
+  Lister(lister);
+  JobValidator validator(lister, JobLimits{.max_pods = 6});
+  AdmissionResponse create = Run(
+      validator, Operation::kCreate,
+      MutatedBertJob().Set("/spec/tasks/0/replicas", "7").Set("/spec/tasks/0/minAvailable", "4"));
+  CHECK_FALSE(create.allowed);
+  CHECK(create.code == 422);
+  CHECK(create.message ==
+        "spec.tasks[0].replicas: Invalid value: 7: must be no more than 6 (the webhook's "
+        "--max-job-pods)");
+  CHECK(Run(validator, Operation::kCreate, MutatedBertJob()).allowed);
+
+  // Scaling a running Job up past the limit is refused as well.
+  AdmissionResponse scale =
+      Run(validator, Operation::kUpdate,
+          MutatedBertJob().Set("/spec/tasks/0/replicas", "1000000000"), MutatedBertJob());
+  CHECK_FALSE(scale.allowed);
+  CHECK(scale.message ==
+        "spec.tasks[0].replicas: Invalid value: 1000000000: must be no more than 6 (the "
+        "webhook's --max-job-pods)");
+  AdmissionResponse two_tasks =
+      Run(validator, Operation::kUpdate,
+          MutatedBertJob().Set("/spec/tasks/1", kPsTask).Set("/spec/tasks/1/replicas", "3"),
+          MutatedBertJob().Set("/spec/tasks/1", kPsTask));
+  CHECK_FALSE(two_tasks.allowed);
+  CHECK(two_tasks.message ==
+        "spec.tasks: Invalid value: 7: the tasks' replicas must add up to no more than 6 (the "
+        "webhook's --max-job-pods)");
+}
+
+TEST_CASE("JobValidator: pod template labels and annotations the API server would refuse",
+          "[webhook][jobs]") {
+  const std::string limit_note =
+      " (Kubernetes allows 262144 per pod, of which 4096 are kept for the annotations the job "
+      "controller adds)";
+  // Keys plus values of exactly the limit left to the template: allowed; one byte more: not.
+  const std::string key = "example.com/blob";
+  const std::string fits(262144 - 4096 - key.size(), 'x');
+  RunCases({
+      {"annotations that fit",
+       MutatedBertJob().SetString("/spec/tasks/0/template/metadata/annotations/example.com~1blob",
+                                  fits),
+       ""},
+      {"one byte too many",
+       MutatedBertJob().SetString("/spec/tasks/0/template/metadata/annotations/example.com~1blob",
+                                  fits + "x"),
+       "spec.tasks[0].template.metadata.annotations: Too long: must have at most 258048 bytes" +
+           limit_note},
+      // The Job from the issue: admitted, then every pod create failed with 422.
+      {"a 1 MB annotation",
+       MutatedBertJob().SetString("/spec/tasks/0/template/metadata/annotations/big",
+                                  std::string(1 << 20, 'a')),
+       "spec.tasks[0].template.metadata.annotations: Too long: must have at most 258048 bytes" +
+           limit_note},
+      {"an annotation key with a space",
+       MutatedBertJob().SetString("/spec/tasks/0/template/metadata/annotations/bad key", "v"),
+       "spec.tasks[0].template.metadata.annotations: Invalid value: \"bad key\": name part must "
+       "consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
+       "alphanumeric character"},
+      {"upper-case annotation keys are fine",
+       MutatedBertJob().SetString("/spec/tasks/0/template/metadata/annotations/Example.COM~1Key",
+                                  "v"),
+       ""},
+      {"a label value of 64 characters",
+       MutatedBertJob().SetString("/spec/tasks/0/template/metadata/labels/app",
+                                  std::string(64, 'a')),
+       "spec.tasks[0].template.metadata.labels: Invalid value: \"" + std::string(64, 'a') +
+           "\": must be no more than 63 characters"},
+      {"a label value with a slash",
+       MutatedBertJob().SetString("/spec/tasks/0/template/metadata/labels/app", "a/b"),
+       "spec.tasks[0].template.metadata.labels: Invalid value: \"a/b\": a valid label must be an "
+       "empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and "
+       "end with an alphanumeric character"},
+      {"an empty label value and a prefixed key",
+       MutatedBertJob().SetString("/spec/tasks/0/template/metadata/labels/example.com~1tier", ""),
+       ""},
+      {"a label key with two slashes",
+       MutatedBertJob().SetString("/spec/tasks/0/template/metadata/labels/a~1b~1c", "v"),
+       "spec.tasks[0].template.metadata.labels: Invalid value: \"a/b/c\": a qualified name must "
+       "consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
+       "alphanumeric character, with an optional DNS subdomain prefix and '/'"},
+  });
 }
 
 TEST_CASE("JobValidator: DELETE is allowed", "[webhook][jobs]") {

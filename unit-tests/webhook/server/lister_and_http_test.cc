@@ -150,6 +150,70 @@ TEST_CASE("ServeAdmission: checks the Content-Type and records the verdict per p
 }
 
 TEST_CASE(
+    "ServeAdmission: before the caches sync, cache-reading paths get a retryable 503, others "
+    "answer",
+    "[admission-http]") {
+  FakeLister lister;  // Empty, as the informer caches are right after a restart.
+  auto router = NewAdmissionRouter({.lister = &lister, .options = {}});
+  prometheus::Registry registry;
+  AdmissionMetrics metrics(registry, router->Paths());
+  bool synced = false;
+  ClusterStateReadiness ready = [&synced]() -> absl::Status {
+    if (synced) return absl::OkStatus();
+    return absl::UnavailableError("caches not synced: queues,jobs");
+  };
+  // Deleting queue "q", which the (not yet listed) cluster has Jobs in.
+  const std::string delete_queue = fmt::format(
+      R"({{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{{"uid":"u2",)"
+      R"("kind":{{"group":"scheduling.volcano.sh","version":"v1beta1","kind":"Queue"}},)"
+      R"("resource":{{"group":"scheduling.volcano.sh","version":"v1beta1","resource":"queues"}},)"
+      R"("name":"q","operation":"DELETE","userInfo":{{"username":"u"}},"oldObject":{}}}}})",
+      QueueDoc("q", "", "Open"));
+
+  runtime::HttpResponse early =
+      ServeAdmission(*router, &metrics, Post("/queues/validate", delete_queue), ready);
+  CHECK(early.status == 503);
+  CHECK(early.content_type == "application/json");
+  CHECK(early.headers == runtime::HttpHeaders{{"Retry-After", "1"}});
+  auto status = json::Parse(early.body);
+  REQUIRE(status.ok());
+  CHECK(json::GetString(*status, "kind") == "Status");
+  CHECK(json::GetString(*status, "reason") == "ServiceUnavailable");
+  CHECK(json::GetInt(*status, "code") == 503);
+  CHECK(json::GetString(*status, "message") ==
+        "vc-webhook-manager is not ready: caches not synced: queues,jobs");
+  // Never an AdmissionReview answer guessed from the empty cache.
+  CHECK(early.body.find("allowed") == std::string::npos);
+
+  // The Queue mutator reads nothing from the cluster: it answers at once.
+  runtime::HttpResponse mutate = ServeAdmission(
+      *router, &metrics,
+      Post("/queues/mutate", Review("Queue", R"({"metadata":{"name":"q"},"spec":{}})")), ready);
+  CHECK(mutate.status == 200);
+  CHECK(mutate.body.find("\"allowed\":true") != std::string::npos);
+
+  // Synced: the cluster has a Job in q, so the delete is refused with the count.
+  synced = true;
+  lister.AddQueue("q", "Open");
+  lister.AddJob("team-a", "j1", "q");
+  runtime::HttpResponse later =
+      ServeAdmission(*router, &metrics, Post("/queues/validate", delete_queue), ready);
+  CHECK(later.status == 200);
+  CHECK(later.body.find("\"allowed\":false") != std::string::npos);
+  CHECK(later.headers.empty());
+
+  std::string text = Metrics(registry);
+  CHECK(
+      text.find(
+          R"(basalt_webhook_admission_duration_seconds_count{path="/queues/validate",verdict="error"} 1)") !=
+      std::string::npos);
+  CHECK(
+      text.find(
+          R"(basalt_webhook_admission_duration_seconds_count{path="/queues/validate",verdict="denied"} 1)") !=
+      std::string::npos);
+}
+
+TEST_CASE(
     "ResolveEnabledPaths: default all, unknown path is an error naming it, Volcano-only "
     "paths ignored",
     "[admission-http]") {
@@ -197,6 +261,35 @@ TEST_CASE("WebhookOptions: exactly one certificate source, NS/NAME secrets", "[o
   CHECK(zero.code() == absl::StatusCode::kInvalidArgument);
   CHECK(std::string(zero.message()) == "--cert-reload-interval must be >= 1 second");
   o.cert_reload_interval_seconds = 2;
+  CHECK(o.Validate().ok());
+  o.idle_timeout_seconds = 0;
+  CHECK(std::string(o.Validate().message()) == "--idle-timeout must be in 1..3600 seconds");
+  o.idle_timeout_seconds = 120;
+  o.max_job_pods = 0;
+  CHECK(std::string(o.Validate().message()) == "--max-job-pods must be in 1..2147483647");
+  o.max_job_pods = 10000;
+  CHECK(o.Validate().ok());
+}
+
+TEST_CASE(
+    "WebhookOptions: the idle timeout outlasts the API server's 90 s, apart from the "
+    "request timeout",
+    "[options]") {
+  WebhookOptions o;
+  CHECK(o.idle_timeout_seconds == 120);
+  CHECK(o.request_timeout_seconds == 5);
+  CHECK(o.max_job_pods == 10000);
+  client::FlagSet flags("test");
+  o.AddFlags(flags);
+  REQUIRE(flags
+              .Parse(std::vector<std::string>{"--cert-dir=/tmp/x", "--idle-timeout=300",
+                                              "--request-timeout=3", "--max-job-pods=500",
+                                              "--testing-informer-start-delay=2"})
+              .ok());
+  CHECK(o.idle_timeout_seconds == 300);
+  CHECK(o.request_timeout_seconds == 3);
+  CHECK(o.max_job_pods == 500);
+  CHECK(o.testing_informer_start_delay_seconds == 2);
   CHECK(o.Validate().ok());
 }
 
