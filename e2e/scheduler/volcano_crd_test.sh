@@ -12,6 +12,11 @@ set -euo pipefail
 REPO=${BASALT_REPO_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
 VOLCANO_CRDS=${BASALT_VOLCANO_CRDS:-/work/shared/peers/volcano-v1.15.1/crds}
 STATE=$REPO/_output/e2e-volcano-crd-$$
+# Checked before the cluster starts, so that a missing binary cannot leave a cluster behind.
+if [[ ! -x ${BASALT_BUILD_DIR:-$REPO/_output/build}/scheduler/vc-scheduler ]]; then
+  echo "volcano_crd: FAIL: vc-scheduler not built (ninja vc-scheduler)" >&2
+  exit 1
+fi
 mkdir -p "$STATE"
 if ! "$REPO/e2e/cluster/up.sh" --state-dir "$STATE" --nodes 2 --racks 1 >"$STATE/up.log" 2>&1; then
   tail -n 30 "$STATE/up.log" >&2
