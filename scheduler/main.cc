@@ -124,7 +124,8 @@ int Main(int argc, char** argv) {
   controller::EventRecorder recorder(client->get(), std::move(recorder_options));
   cache::ApiBinder binder(client->get(), &state, &recorder, options.bind_workers,
                           [&metrics](const cache::BindResult& r) { metrics.ObserveBind(r); });
-  cache::ApiStatusWriter status_writer(client->get(), &state, &recorder, options.status_workers);
+  cache::ApiStatusWriter status_writer(client->get(), &state, &recorder, options.status_workers,
+                                       runner.metrics_registry().get());
   cache::ApiEvictor evictor(client->get(), &state, &recorder);
   BASALT_LOG_INFO("Starting", "version", runtime::VersionLine(kComponent), "schedulerNames",
                   fmt::format("{}", fmt::join(options.scheduler_names, ",")), "period",
@@ -179,6 +180,9 @@ int Main(int argc, char** argv) {
       return absl::DeadlineExceededError("informer caches did not sync within 5 minutes");
     }
     BASALT_LOG_INFO("Caches synced; scheduling");
+    // Volcano's own PodGroup CRD has no status subresource: find out how to write status before
+    // the first cycle (an error keeps /status; a 404 there asks again).
+    (void)status_writer.DetectPodGroupStatusSubresource();
     // In the background, retried until the webhook admits it (Volcano's scheduler creates it
     // too); PodGroups in a missing queue just wait.
     std::jthread default_queue([&](std::stop_token st) {

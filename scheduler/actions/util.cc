@@ -76,7 +76,7 @@ StarvingJobs CollectStarvingJobs(Session& ssn) {
                    }),
                    {}};
   for (auto& [id, job] : ssn.jobs()) {
-    if (job.IsPending() || ssn.JobValid(job).has_value()) continue;
+    if (job.IsPending() || !job.never_fits.empty() || ssn.JobValid(job).has_value()) continue;
     QueueInfo* queue = ssn.FindQueue(job.queue);
     if (queue == nullptr || !ssn.JobStarving(job)) continue;
     if (job.TasksWithStatus(TaskStatus::kPending).empty()) continue;

@@ -101,6 +101,8 @@ JobInfo JobInfo::Clone() const {
   out.podgroup_status = podgroup_status;
   out.nodes_fit_errors = nodes_fit_errors;
   out.job_fit_errors = job_fit_errors;
+  out.never_fit_tasks = never_fit_tasks;
+  out.never_fits = never_fits;
   for (const auto& [id, t] : tasks_) out.AddTask(t);
   return out;
 }
@@ -145,7 +147,7 @@ int JobInfo::PendingBestEffortTaskNum() const {
 
 bool JobInfo::CheckTaskMinAvailable(bool with_pipelined) const {
   if (task_min_available.empty()) return true;
-  int32_t sum = 0;
+  int64_t sum = 0;  // int64: the sum of int32 minTaskMember values cannot overflow it
   for (const auto& [role, min] : task_min_available) sum += min;
   // Volcano skips the per-role check when minAvailable < the sum of minTaskMember.
   if (min_available < sum) return true;

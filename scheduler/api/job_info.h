@@ -91,6 +91,11 @@ class JobInfo {
   std::map<std::string, FitErrors> nodes_fit_errors;
   // A job-level explanation (e.g. an enqueue rejection), shown as the "Origin reason".
   std::string job_fit_errors;
+  // Set at session open (see feasibility.h): pending tasks that can never be placed as the
+  // cluster and queue are now (task uid -> why), and, when the gang as a whole can never run,
+  // why (empty otherwise). Such tasks and jobs are explained and skipped, never waited for.
+  std::map<std::string, std::string> never_fit_tasks;
+  std::string never_fits;
 
   // ---- Tasks ----
   // Adds a task (its job_id must equal uid). Returns a stable pointer to the owned copy, or

@@ -53,17 +53,30 @@ bool Resource::IsEmpty() const {
 }
 
 Resource& Resource::operator+=(const Resource& r) {
-  milli_cpu_ += r.milli_cpu_;
-  memory_ += r.memory_;
-  for (const auto& [name, v] : r.scalars_) scalars_[name] += v;
+  milli_cpu_ = SaturatingAdd(milli_cpu_, r.milli_cpu_);
+  memory_ = SaturatingAdd(memory_, r.memory_);
+  for (const auto& [name, v] : r.scalars_) {
+    int64_t& mine = scalars_[name];
+    mine = SaturatingAdd(mine, v);
+  }
   return *this;
 }
 
 Resource& Resource::operator-=(const Resource& r) {
-  milli_cpu_ -= r.milli_cpu_;
-  memory_ -= r.memory_;
-  for (const auto& [name, v] : r.scalars_) scalars_[name] -= v;
+  milli_cpu_ = SaturatingSub(milli_cpu_, r.milli_cpu_);
+  memory_ = SaturatingSub(memory_, r.memory_);
+  for (const auto& [name, v] : r.scalars_) {
+    int64_t& mine = scalars_[name];
+    mine = SaturatingSub(mine, v);
+  }
   return *this;
+}
+
+bool Resource::IsSaturated() const {
+  auto at_bound = [](int64_t v) { return v == INT64_MAX || v == INT64_MIN; };
+  if (at_bound(milli_cpu_) || at_bound(memory_)) return true;
+  return std::any_of(scalars_.begin(), scalars_.end(),
+                     [&](const auto& kv) { return at_bound(kv.second); });
 }
 
 bool operator==(const Resource& a, const Resource& b) {
@@ -79,17 +92,24 @@ bool operator==(const Resource& a, const Resource& b) {
 
 Resource Resource::SubFloorZero(const Resource& r) const {
   Resource out;
-  out.milli_cpu_ = std::max<int64_t>(milli_cpu_ - r.milli_cpu_, 0);
-  out.memory_ = std::max<int64_t>(memory_ - r.memory_, 0);
-  for (const auto& [name, v] : scalars_) out.scalars_[name] = std::max<int64_t>(v - r.Get(name), 0);
+  out.milli_cpu_ = std::max<int64_t>(SaturatingSub(milli_cpu_, r.milli_cpu_), 0);
+  out.memory_ = std::max<int64_t>(SaturatingSub(memory_, r.memory_), 0);
+  for (const auto& [name, v] : scalars_) {
+    out.scalars_[name] = std::max<int64_t>(SaturatingSub(v, r.Get(name)), 0);
+  }
   return out;
 }
 
 Resource Resource::Scale(int64_t num, int64_t den) const {
   Resource out;
   if (den == 0) return out;
-  // Int128 keeps unbounded values from overflowing the product.
-  auto mul = [&](int64_t v) { return static_cast<int64_t>(static_cast<Int128>(v) * num / den); };
+  // Int128 keeps the product exact (|v * num| < 2^126); the quotient saturates back to int64.
+  auto mul = [&](int64_t v) {
+    const Int128 q = static_cast<Int128>(v) * num / den;
+    if (q > INT64_MAX) return INT64_MAX;
+    if (q < INT64_MIN) return INT64_MIN;
+    return static_cast<int64_t>(q);
+  };
   out.milli_cpu_ = mul(milli_cpu_);
   out.memory_ = mul(memory_);
   for (const auto& [name, v] : scalars_) out.scalars_[name] = mul(v);
@@ -150,6 +170,10 @@ std::optional<std::string> Resource::FirstInsufficient(const Resource& avail) co
 }
 
 std::string FormatQuantity(std::string_view name, int64_t value) {
+  if (value == Resource::kSaturated) {
+    return fmt::format("{} or more",
+                       name == kMemory ? fmt::format("{}", value) : fmt::format("{}m", value));
+  }
   if (value >= Resource::kUnbounded) return "unlimited";
   if (name == kMemory) {
     static constexpr std::pair<int64_t, const char*> kUnits[] = {{int64_t{1} << 50, "Pi"},

@@ -4,6 +4,13 @@
 // (1 GPU = 1000). All arithmetic is on int64, so fit checks are exact; there is no epsilon.
 // The `pods` count is not part of a Resource; NodeInfo tracks it separately.
 //
+// Arithmetic saturates at the int64 range (kSaturated = 2^63-1) instead of wrapping: a request
+// read as 2^63-1 (the API's "9223372036854775807" clamped by Quantity) plus anything stays
+// 2^63-1, so a sum is never smaller than one of its terms and a huge request can never turn
+// into a negative demand. Below saturation every operation is exact. Once a sum has saturated,
+// subtracting a term from it is no longer exact (the result is a lower bound of the true sum);
+// that only happens when the true sum exceeds 2^63-1 milli-units, which no real cluster holds.
+//
 // A value type; not thread-safe for concurrent mutation.
 
 #include <cstdint>
@@ -19,6 +26,23 @@ inline constexpr std::string_view kCpu = "cpu";
 inline constexpr std::string_view kMemory = "memory";
 inline constexpr std::string_view kGpu = "nvidia.com/gpu";
 
+// Saturating int64 arithmetic: the exact result clamped to [INT64_MIN, INT64_MAX].
+inline int64_t SaturatingAdd(int64_t a, int64_t b) {
+  int64_t out;
+  if (__builtin_add_overflow(a, b, &out)) return b > 0 ? INT64_MAX : INT64_MIN;
+  return out;
+}
+inline int64_t SaturatingSub(int64_t a, int64_t b) {
+  int64_t out;
+  if (__builtin_sub_overflow(a, b, &out)) return b < 0 ? INT64_MAX : INT64_MIN;
+  return out;
+}
+inline int64_t SaturatingMul(int64_t a, int64_t b) {
+  int64_t out;
+  if (__builtin_mul_overflow(a, b, &out)) return (a < 0) == (b < 0) ? INT64_MAX : INT64_MIN;
+  return out;
+}
+
 // How a dimension that is absent from the right-hand side of a comparison is treated.
 enum class MissingAs { kZero, kInfinity };
 
@@ -26,6 +50,8 @@ class Resource {
  public:
   // Large enough to mean "unbounded" and small enough that adding a few never overflows.
   static constexpr int64_t kUnbounded = INT64_MAX / 8;
+  // Where sums and products saturate (and what Quantity clamps huge values to).
+  static constexpr int64_t kSaturated = INT64_MAX;
 
   Resource() = default;
   Resource(int64_t milli_cpu, int64_t memory) : milli_cpu_(milli_cpu), memory_(memory) {}
@@ -48,8 +74,10 @@ class Resource {
   }
   // Sets a dimension by name: "cpu" (milli-cpu), "memory" (bytes) or a scalar (milli-units).
   Resource& Set(std::string_view name, int64_t value);
-  // Sets a scalar resource from whole units (e.g. 2 GPUs -> 2000 milli-units).
-  Resource& SetUnits(std::string_view name, int64_t units) { return Set(name, units * 1000); }
+  // Sets a scalar resource from whole units (e.g. 2 GPUs -> 2000 milli-units), saturating.
+  Resource& SetUnits(std::string_view name, int64_t units) {
+    return Set(name, SaturatingMul(units, 1000));
+  }
   // Value of a dimension by name; 0 if absent.
   int64_t Get(std::string_view name) const;
   // True if the dimension is cpu, memory, or a scalar present in the map.
@@ -62,8 +90,10 @@ class Resource {
   // True if the named dimension is zero or absent.
   bool IsZero(std::string_view name) const { return Get(name) == 0; }
 
+  // Per-dimension saturating sum.
   Resource& operator+=(const Resource& r);
-  // Exact subtraction; dimensions may go negative (callers keep the invariant).
+  // Per-dimension saturating difference; dimensions may go negative (callers keep the
+  // invariant).
   Resource& operator-=(const Resource& r);
   friend Resource operator+(Resource a, const Resource& b) { return a += b; }
   friend Resource operator-(Resource a, const Resource& b) { return a -= b; }
@@ -71,8 +101,10 @@ class Resource {
 
   // Per-dimension max(this - r, 0).
   Resource SubFloorZero(const Resource& r) const;
-  // Per-dimension multiplication by num/den (integer, rounded down).
+  // Per-dimension multiplication by num/den (integer, rounded toward zero, saturating).
   Resource Scale(int64_t num, int64_t den) const;
+  // True if any dimension is at the saturation bound (+/-kSaturated).
+  bool IsSaturated() const;
 
   // True if this <= rhs in every dimension of either side. A scalar absent from `rhs` counts as
   // 0 or as +infinity per `missing`; a scalar absent from this counts as 0.
@@ -100,7 +132,9 @@ class Resource {
 };
 
 // Formats one dimension's value readably: cpu as cores or millicores ("2", "1500m"), memory
-// with binary suffixes when exact ("2Gi"), scalars as units ("4", "1500m").
+// with binary suffixes when exact ("2Gi"), scalars as units ("4", "1500m"). kUnbounded (and more,
+// short of saturation) prints "unlimited"; a saturated value prints with " or more" appended,
+// since the true quantity may have been larger.
 std::string FormatQuantity(std::string_view name, int64_t value);
 
 }  // namespace basalt::sched

@@ -10,11 +10,132 @@
 
 namespace basalt::sched::cache {
 
+namespace {
+
+constexpr char kPodGroupsDiscoveryPath[] = "/apis/scheduling.volcano.sh/v1beta1";
+
+prometheus::Registry& RegistryOr(prometheus::Registry* given,
+                                 std::unique_ptr<prometheus::Registry>& owned) {
+  if (given != nullptr) return *given;
+  owned = std::make_unique<prometheus::Registry>();
+  return *owned;
+}
+
+// Whether an APIResourceList names "podgroups/status".
+absl::StatusOr<bool> ServesPodGroupStatus(std::string_view body) {
+  BASALT_ASSIGN_OR_RETURN(json::Document doc, json::Parse(body));
+  const json::Value* resources = json::Find(doc, "resources");
+  if (resources == nullptr || !resources->IsArray()) {
+    return absl::InternalError(
+        fmt::format("GET {}: no resources in the answer", kPodGroupsDiscoveryPath));
+  }
+  bool podgroups = false;
+  for (const json::Value& r : resources->GetArray()) {
+    const std::string_view name = json::GetString(r, "name");
+    if (name == "podgroups/status") return true;
+    if (name == "podgroups") podgroups = true;
+  }
+  if (!podgroups) {
+    return absl::NotFoundError(
+        fmt::format("GET {}: podgroups are not served", kPodGroupsDiscoveryPath));
+  }
+  return false;
+}
+
+}  // namespace
+
 ApiStatusWriter::ApiStatusWriter(client::Client* client, ClusterState* state,
-                                 controller::EventRecorder* recorder, int workers)
-    : client_(client), state_(state), recorder_(recorder) {
+                                 controller::EventRecorder* recorder, int workers,
+                                 prometheus::Registry* registry)
+    : dropped_(prometheus::BuildCounter()
+                   .Name("basalt_scheduler_status_writes_dropped_total")
+                   .Help("Status writes given up, by kind (podgroup, pod, queue) and reason "
+                         "(deleted, conflict, forbidden, invalid, unavailable, error); a later "
+                         "cycle writes the object again unless it was deleted")
+                   .Register(RegistryOr(registry, owned_registry_))),
+      subresource_gauge_(
+          prometheus::BuildGauge()
+              .Name("basalt_scheduler_podgroup_status_subresource")
+              .Help("1 while PodGroup status is written through podgroups/<name>/status, 0 while "
+                    "it is written on the object (a CRD without a status subresource)")
+              .Register(registry != nullptr ? *registry : *owned_registry_)
+              .Add({})),
+      client_(client),
+      state_(state),
+      recorder_(recorder) {
+  subresource_gauge_.Set(1);
   for (int i = 0; i < std::max(1, workers); ++i) workers_.emplace_back([this] { Work(); });
 }
+
+std::string_view ApiStatusWriter::DropReason(const absl::Status& status) {
+  switch (status.code()) {
+    case absl::StatusCode::kNotFound:
+      return "deleted";
+    case absl::StatusCode::kAborted:
+    case absl::StatusCode::kAlreadyExists:
+      return "conflict";
+    case absl::StatusCode::kPermissionDenied:
+    case absl::StatusCode::kUnauthenticated:
+      return "forbidden";
+    case absl::StatusCode::kInvalidArgument:
+    case absl::StatusCode::kFailedPrecondition:
+      return "invalid";
+    case absl::StatusCode::kUnavailable:
+    case absl::StatusCode::kDeadlineExceeded:
+      return "unavailable";
+    default:
+      return "error";
+  }
+}
+
+void ApiStatusWriter::Dropped(std::string_view kind, const std::string& what,
+                              const absl::Status& status) {
+  const std::string_view reason = DropReason(status);
+  dropped_.Add({{"kind", std::string(kind)}, {"reason", std::string(reason)}}).Increment();
+  if (reason == "deleted") {
+    BASALT_LOG_INFO("Status not written: the object was deleted", "object", what, "error",
+                    MessageOf(status));
+  } else {
+    BASALT_LOG_WARNING("Status not written; a later cycle retries", "object", what, "reason",
+                       reason, "error", MessageOf(status));
+  }
+}
+
+absl::Status ApiStatusWriter::DetectPodGroupStatusSubresource() {
+  std::lock_guard<std::mutex> l(discovery_mu_);
+  client::Request request;
+  request.verb = "GET";
+  request.path = kPodGroupsDiscoveryPath;
+  absl::StatusOr<client::Response> response = client_->Raw(request);
+  absl::StatusOr<bool> served = absl::UnknownError("");
+  if (!response.ok()) {
+    served = response.status();
+  } else if (response->status_code != 200) {
+    served = absl::UnavailableError(fmt::format("GET {}: HTTP {}: {}", kPodGroupsDiscoveryPath,
+                                                response->status_code, response->body));
+  } else {
+    served = ServesPodGroupStatus(response->body);
+  }
+  if (!served.ok()) {
+    BASALT_LOG_WARNING(
+        "Cannot tell whether the PodGroup CRD has a status subresource; keeping "
+        "the current way of writing PodGroup status",
+        "subresource", podgroup_status_subresource_.load(), "error", MessageOf(served.status()));
+    return served.status();
+  }
+  const bool before = podgroup_status_subresource_.exchange(*served);
+  subresource_gauge_.Set(*served ? 1 : 0);
+  if (!*served) {
+    BASALT_LOG_INFO(
+        "The PodGroup CRD has no status subresource (Volcano's CRD): PodGroup status is written "
+        "with a patch of the PodGroup itself");
+  } else if (!before) {
+    BASALT_LOG_INFO("The PodGroup CRD serves podgroups/status again: writing status there");
+  }
+  return absl::OkStatus();
+}
+
+void ApiStatusWriter::Rediscover() { (void)DetectPodGroupStatusSubresource(); }
 
 ApiStatusWriter::~ApiStatusWriter() { Shutdown(); }
 
@@ -78,20 +199,56 @@ void ApiStatusWriter::Work() {
   }
 }
 
+absl::StatusOr<json::Document> ApiStatusWriter::PatchPodGroup(const PodGroupStatusUpdate& pg,
+                                                              const std::string& patch,
+                                                              bool via_status) {
+  return client_->Patch(client::PodGroups(), pg.namespace_name, pg.name, client::PatchType::kMerge,
+                        patch, via_status ? "status" : "");
+}
+
+void ApiStatusWriter::SendPodGroup(const PodGroupStatusUpdate& pg) {
+  const std::string patch = PodGroupStatusPatch(pg.status);
+  const std::string what = fmt::format("podgroup {}", pg.job_id);
+  bool via_status = podgroup_status_subresource_.load();
+  absl::StatusOr<json::Document> written = PatchPodGroup(pg, patch, via_status);
+  if (!written.ok() && via_status && absl::IsNotFound(written.status())) {
+    // Either the PodGroup is gone, or its CRD serves no status subresource (Volcano's).
+    absl::StatusOr<json::Document> got =
+        client_->Get(client::PodGroups(), pg.namespace_name, pg.name);
+    if (got.ok()) {
+      Rediscover();
+      if (!podgroup_status_subresource_.load()) {
+        via_status = false;
+        written = PatchPodGroup(pg, patch, via_status);
+      } else {
+        written = absl::FailedPreconditionError(
+            fmt::format("{}: /status answered 404 although the PodGroup exists and discovery lists "
+                        "podgroups/status ({})",
+                        what, MessageOf(written.status())));
+      }
+    } else if (!absl::IsNotFound(got.status())) {
+      written = got.status();  // cannot tell; count what stopped us
+    }
+  } else if (written.ok() && !via_status) {
+    // A write of the object keeps the status unchanged when the CRD has a status subresource
+    // (it gained one since discovery): look again, and write through it then.
+    const json::Value* status = json::Find(*written, "status");
+    const std::string_view phase =
+        status != nullptr ? json::GetString(*status, "phase") : std::string_view();
+    if (phase != PodGroupPhaseName(pg.status.phase)) {
+      Rediscover();
+      if (podgroup_status_subresource_.load()) written = PatchPodGroup(pg, patch, true);
+    }
+  }
+  if (!written.ok()) {
+    Dropped("podgroup", what, written.status());
+    state_->ForgetPodGroupStatus(pg.job_id);
+  }
+}
+
 void ApiStatusWriter::Send(const Write& write) {
   if (const auto* pg = std::get_if<PodGroupStatusUpdate>(&write)) {
-    absl::Status s =
-        client_
-            ->Patch(client::PodGroups(), pg->namespace_name, pg->name, client::PatchType::kMerge,
-                    PodGroupStatusPatch(pg->status), "status")
-            .status();
-    if (!s.ok()) {
-      if (s.code() != absl::StatusCode::kNotFound) {
-        BASALT_LOG_WARNING("Cannot write PodGroup status", "podgroup", pg->job_id, "error",
-                           MessageOf(s));
-      }
-      state_->ForgetPodGroupStatus(pg->job_id);
-    }
+    SendPodGroup(*pg);
     return;
   }
   if (const auto* pod = std::get_if<PodConditionUpdate>(&write)) {
@@ -102,11 +259,7 @@ void ApiStatusWriter::Send(const Write& write) {
                     PodConditionPatch(pod->condition, std::chrono::system_clock::now()), "status")
             .status();
     if (!s.ok()) {
-      if (s.code() != absl::StatusCode::kNotFound) {
-        BASALT_LOG_WARNING("Cannot write the pod condition", "pod",
-                           fmt::format("{}/{}", pod->namespace_name, pod->pod_name), "error",
-                           MessageOf(s));
-      }
+      Dropped("pod", fmt::format("pod {}/{}", pod->namespace_name, pod->pod_name), s);
       state_->ForgetPodCondition(pod->task_uid);
     }
     return;
@@ -117,10 +270,7 @@ void ApiStatusWriter::Send(const Write& write) {
                                QueueAllocatedPatch(q.update.allocated, q.previous), "status")
                        .status();
   if (!s.ok()) {
-    if (s.code() != absl::StatusCode::kNotFound) {
-      BASALT_LOG_WARNING("Cannot write queue status", "queue", q.update.queue, "error",
-                         MessageOf(s));
-    }
+    Dropped("queue", fmt::format("queue {}", q.update.queue), s);
     state_->ForgetQueueAllocated(q.update.queue);
   }
 }

@@ -4,7 +4,8 @@
 // update of an object still waiting replaces the queued one, so each object is written at most
 // once per cycle) and sends from a few worker threads, never blocking the scheduling thread:
 //
-//   PodGroup status  merge patch of phase, counts and conditions on podgroups/<name>/status
+//   PodGroup status  merge patch of phase, counts and conditions on podgroups/<name>/status, or
+//                    on podgroups/<name> itself when the CRD has no status subresource
 //   pod condition    strategic merge patch of PodScheduled=False (and nominatedNodeName) on
 //                    pods/<name>/status
 //   queue allocated  merge patch of status.allocated on queues/<name>/status
@@ -14,12 +15,28 @@
 // again before the watch reports it); a failed write is forgotten there, so a later cycle
 // writes it again.
 //
+// The shape of the PodGroup CRD: Basalt's serves podgroups/status; Volcano's own CRD (which
+// users migrating from Volcano keep) has no status subresource, and Volcano writes PodGroups
+// with a plain update, so there a /status write is a 404 while the object exists, and a write
+// of the object itself is the only way to set status. The writer asks discovery
+// (scheduling.volcano.sh/v1beta1) at start-up (DetectPodGroupStatusSubresource), asks again
+// when a /status write gets 404 while the PodGroup exists, and then writes the way the CRD
+// needs. A write of the object whose answer shows the status unchanged (the CRD gained a status
+// subresource since) also makes it ask again.
+//
+// No write is dropped silently: each failed or abandoned write is logged (warning; info for an
+// object that was deleted) and counted in basalt_scheduler_status_writes_dropped_total{kind,
+// reason}. basalt_scheduler_podgroup_status_subresource is 1 while PodGroup status goes through
+// /status and 0 while it goes through the object.
+//
 // Thread-safety: the StatusSink methods from the scheduling thread; Flush()/Shutdown() from any
-// thread. Ownership: borrows the Client, ClusterState and EventRecorder.
+// thread. Ownership: borrows the Client, ClusterState, EventRecorder and metrics registry.
 
+#include <atomic>
 #include <condition_variable>
 #include <deque>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -28,6 +45,10 @@
 
 #include "common/client/client.h"
 #include "common/controller/event_recorder.h"
+#include "prometheus/counter.h"
+#include "prometheus/family.h"
+#include "prometheus/gauge.h"
+#include "prometheus/registry.h"
 #include "scheduler/cache/cluster_state.h"
 #include "scheduler/framework/interfaces.h"
 
@@ -35,8 +56,9 @@ namespace basalt::sched::cache {
 
 class ApiStatusWriter : public StatusSink {
  public:
+  // `registry` receives the writer's metrics; null: a registry of its own (tests, tools).
   ApiStatusWriter(client::Client* client, ClusterState* state, controller::EventRecorder* recorder,
-                  int workers);
+                  int workers, prometheus::Registry* registry = nullptr);
   ~ApiStatusWriter() override;  // Shutdown()
   ApiStatusWriter(const ApiStatusWriter&) = delete;
   ApiStatusWriter& operator=(const ApiStatusWriter&) = delete;
@@ -49,6 +71,16 @@ class ApiStatusWriter : public StatusSink {
   // Sends what is queued, then stops the workers. Idempotent.
   void Shutdown();
 
+  // Asks discovery whether podgroups/status is served and sets how PodGroup status is written.
+  // On error (the API server unreachable, the group not served yet) keeps the current way and
+  // returns the error; a later 404 on /status asks again.
+  absl::Status DetectPodGroupStatusSubresource();
+  // True while PodGroup status is written through podgroups/<name>/status.
+  bool podgroup_status_subresource() const { return podgroup_status_subresource_.load(); }
+
+  // Why a write was given up, as counted in basalt_scheduler_status_writes_dropped_total.
+  static std::string_view DropReason(const absl::Status& status);
+
  private:
   struct QueueWrite {
     QueueStatusUpdate update;
@@ -58,6 +90,20 @@ class ApiStatusWriter : public StatusSink {
   void Enqueue(std::string key, Write write);
   void Work();
   void Send(const Write& write);
+  void SendPodGroup(const PodGroupStatusUpdate& pg);
+  // The merge patch on podgroups/<name>/status (`via_status`) or on podgroups/<name>.
+  absl::StatusOr<json::Document> PatchPodGroup(const PodGroupStatusUpdate& pg,
+                                               const std::string& patch, bool via_status);
+  // Logs and counts a write given up; `what` names the object ("podgroup ns/x").
+  void Dropped(std::string_view kind, const std::string& what, const absl::Status& status);
+  // Discovery again, once per burst of 404s (serialized; concurrent callers wait for the answer).
+  void Rediscover();
+
+  std::unique_ptr<prometheus::Registry> owned_registry_;  // when no registry was given
+  prometheus::Family<prometheus::Counter>& dropped_;
+  prometheus::Gauge& subresource_gauge_;
+  std::atomic<bool> podgroup_status_subresource_{true};
+  std::mutex discovery_mu_;  // serializes Rediscover / DetectPodGroupStatusSubresource
 
   client::Client* const client_;
   ClusterState* const state_;

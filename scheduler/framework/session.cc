@@ -5,6 +5,7 @@
 #include "common/util/log.h"
 #include "common/util/status.h"
 #include "fmt/format.h"
+#include "scheduler/api/feasibility.h"
 
 namespace basalt::sched {
 
@@ -50,6 +51,9 @@ absl::StatusOr<std::unique_ptr<Session>> Session::Open(ClusterInfo cluster,
     ssn->node_list_.push_back(&node);
   }
   for (const auto& [id, job] : ssn->jobs()) ssn->old_status_[id] = job.podgroup_status;
+  // Before the plugins open, so that their shares leave out what can never be placed.
+  const ClusterLimits limits = ComputeClusterLimits(ssn->nodes());
+  for (auto& [id, job] : ssn->jobs()) MarkNeverFits(job, limits, ssn->FindQueue(job.queue));
   for (const auto& tier : config.tiers) {
     for (const auto& option : tier.plugins) {
       const PluginFactory* factory = registry.Find(option.name);

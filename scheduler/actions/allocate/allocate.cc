@@ -59,6 +59,10 @@ class AllocateAction final : public Action {
     std::map<std::string, PriorityQueue<JobInfo>> jobs_by_queue;
     std::map<std::string, TaskQueue> tasks_by_job;
     for (auto& [id, job] : ssn.jobs()) {
+      if (!job.never_fits.empty()) {
+        job.job_fit_errors = job.never_fits;  // explained and skipped (feasibility.h)
+        continue;
+      }
       if (job.IsPending()) {
         if (has_enqueue) continue;
         job.podgroup_status.phase = PodGroupPhase::kInqueue;
@@ -71,7 +75,14 @@ class AllocateAction final : public Action {
       if (queue == nullptr) continue;
       TaskQueue tasks(task_before);
       for (const auto& [uid, t] : job.TasksWithStatus(TaskStatus::kPending)) {
-        if (!t->BestEffort()) tasks.Push(t);
+        if (t->BestEffort()) continue;
+        if (auto never = job.never_fit_tasks.find(uid); never != job.never_fit_tasks.end()) {
+          FitErrors fe;
+          fe.SetError(never->second);
+          job.nodes_fit_errors[uid] = std::move(fe);
+          continue;
+        }
+        tasks.Push(t);
       }
       if (tasks.Empty()) continue;
       tasks_by_job.emplace(id, std::move(tasks));

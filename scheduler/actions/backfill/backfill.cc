@@ -17,7 +17,9 @@ class BackfillAction final : public Action {
   void Execute(Session& ssn) override {
     std::vector<JobInfo*> jobs;
     for (auto& [id, job] : ssn.jobs()) {
-      if (job.IsPending() || ssn.FindQueue(job.queue) == nullptr) continue;
+      if (job.IsPending() || !job.never_fits.empty() || ssn.FindQueue(job.queue) == nullptr) {
+        continue;
+      }
       if (ssn.JobValid(job).has_value()) continue;
       jobs.push_back(&job);
     }

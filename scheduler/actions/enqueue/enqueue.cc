@@ -19,6 +19,12 @@ class EnqueueAction final : public Action {
     for (auto& [id, job] : ssn.jobs()) {
       QueueInfo* queue = ssn.FindQueue(job.queue);
       if (queue == nullptr || !job.IsPending()) continue;
+      if (!job.never_fits.empty()) {
+        // Explained and left out: a gang that can never run takes no turn of its queue and
+        // reserves nothing at admission (feasibility.h).
+        job.job_fit_errors = job.never_fits;
+        continue;
+      }
       auto [it, inserted] = jobs_by_queue.try_emplace(
           queue->name, [&ssn](const JobInfo& l, const JobInfo& r) { return ssn.JobOrder(l, r); });
       if (inserted) queues.Push(queue);

@@ -25,7 +25,10 @@ class ReclaimAction final : public Action {
       JobInfo* job = jobs.Pop();
       Statement stmt(&ssn);
       std::vector<TaskInfo*> tasks;
-      for (const auto& [uid, t] : job->TasksWithStatus(TaskStatus::kPending)) tasks.push_back(t);
+      for (const auto& [uid, t] : job->TasksWithStatus(TaskStatus::kPending)) {
+        // No eviction can make room for what can never fit (feasibility.h).
+        if (job->never_fit_tasks.count(uid) == 0) tasks.push_back(t);
+      }
       std::sort(tasks.begin(), tasks.end(),
                 [&ssn](const TaskInfo* l, const TaskInfo* r) { return ssn.TaskOrder(*l, *r); });
       for (TaskInfo* task : tasks) {

@@ -41,10 +41,10 @@ double BinpackScore(const TaskInfo& task, const NodeInfo& node, const BinpackWei
     auto w = weights.resources.find(name);
     if (w == weights.resources.end()) continue;
     const int64_t allocatable = node.allocatable().Get(name);
-    const int64_t used = node.used().Get(name);
+    const int64_t after = SaturatingAdd(request, node.used().Get(name));
     if (allocatable != 0 && w->second != 0) {
-      if (request + used > allocatable) return 0;
-      score += static_cast<double>(request + used) * w->second / static_cast<double>(allocatable);
+      if (after > allocatable) return 0;
+      score += static_cast<double>(after) * w->second / static_cast<double>(allocatable);
     }
     weight_sum += w->second;
   }

@@ -23,7 +23,7 @@ bool GangJobStarving(const JobInfo& job) {
 namespace {
 
 std::optional<ValidateResult> ValidateGang(const JobInfo& job) {
-  int32_t sum = 0;
+  int64_t sum = 0;  // int64: the sum of int32 minTaskMember values cannot overflow it
   for (const auto& [role, min] : job.task_min_available) sum += min;
   if (!job.task_min_available.empty() && job.min_available >= sum) {
     std::map<std::string, int32_t> valid;

@@ -20,19 +20,25 @@ int64_t NonZero(int64_t v, int64_t dflt) { return v == 0 ? dflt : v; }
 
 // Requested-after-placement for cpu and memory with upstream's non-zero defaults for the pod.
 std::pair<int64_t, int64_t> RequestedCpuMem(const TaskInfo& task, const NodeInfo& node) {
-  return {node.used().milli_cpu() + NonZero(task.resreq.milli_cpu(), kDefaultMilliCpuRequest),
-          node.used().memory() + NonZero(task.resreq.memory(), kDefaultMemoryRequest)};
+  return {
+      SaturatingAdd(node.used().milli_cpu(),
+                    NonZero(task.resreq.milli_cpu(), kDefaultMilliCpuRequest)),
+      SaturatingAdd(node.used().memory(), NonZero(task.resreq.memory(), kDefaultMemoryRequest))};
 }
 
+// GCC and Clang provide __int128; __extension__ keeps -Wpedantic quiet about it. The products
+// below overflow int64 for capacities above 2^63/100 (a node may report anything).
+__extension__ typedef __int128 Int128;
+
 int64_t Least(int64_t requested, int64_t capacity) {
-  if (capacity == 0 || requested > capacity) return 0;
-  return (capacity - requested) * kMaxNodeScore / capacity;
+  if (capacity <= 0 || requested > capacity) return 0;
+  return static_cast<int64_t>(static_cast<Int128>(capacity - requested) * kMaxNodeScore / capacity);
 }
 
 int64_t Most(int64_t requested, int64_t capacity) {
-  if (capacity == 0) return 0;
-  requested = std::min(requested, capacity);
-  return requested * kMaxNodeScore / capacity;
+  if (capacity <= 0) return 0;
+  requested = std::clamp<int64_t>(requested, 0, capacity);
+  return static_cast<int64_t>(static_cast<Int128>(requested) * kMaxNodeScore / capacity);
 }
 
 }  // namespace
@@ -53,15 +59,17 @@ int64_t BalancedAllocationScore(const TaskInfo& task, const NodeInfo& node) {
   auto add = [&](std::string_view name) {
     const int64_t alloc = node.allocatable().Get(name);
     if (alloc == 0) return;
-    const int64_t req = node.used().Get(name) + task.resreq.Get(name);
+    const int64_t req = SaturatingAdd(node.used().Get(name), task.resreq.Get(name));
     fractions.push_back(std::min(1.0, static_cast<double>(req) / static_cast<double>(alloc)));
   };
   auto add_fraction = [&](int64_t alloc, int64_t req) {
     if (alloc == 0) return;
     fractions.push_back(std::min(1.0, static_cast<double>(req) / static_cast<double>(alloc)));
   };
-  add_fraction(node.allocatable().milli_cpu(), node.used().milli_cpu() + task.resreq.milli_cpu());
-  add_fraction(node.allocatable().memory(), node.used().memory() + task.resreq.memory());
+  add_fraction(node.allocatable().milli_cpu(),
+               SaturatingAdd(node.used().milli_cpu(), task.resreq.milli_cpu()));
+  add_fraction(node.allocatable().memory(),
+               SaturatingAdd(node.used().memory(), task.resreq.memory()));
   if (task.resreq.Get(kGpu) > 0) add(kGpu);
   double stddev = 0;
   if (fractions.size() == 2) {

@@ -1,5 +1,6 @@
 #include "scheduler/plugins/overcommit/overcommit.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "fmt/format.h"
@@ -16,10 +17,11 @@ class OvercommitPlugin final : public Plugin {
   void OnSessionOpen(Session& ssn) override {
     Resource used;
     for (const auto& [name, node] : ssn.nodes()) used += node.used();
-    const int64_t permille = std::llround(factor_ * 1000);
+    // Capped so that llround stays defined for absurd factors (1e6 = a million times the cluster).
+    const int64_t permille = std::llround(std::min(factor_, 1e6) * 1000);
     idle_ = ssn.total_resource().Scale(permille, 1000).SubFloorZero(used);
     for (const auto& [id, job] : ssn.jobs()) {
-      if (!job.min_resources.has_value()) continue;
+      if (!job.min_resources.has_value() || !job.never_fits.empty()) continue;
       const PodGroupPhase phase = job.podgroup_status.phase;
       if (phase == PodGroupPhase::kInqueue ||
           (phase == PodGroupPhase::kRunning && job.ReadyTaskNum() >= job.min_available)) {

@@ -106,14 +106,22 @@ class ProportionPlugin final : public Plugin {
       }
       a.allocated += job.allocated();
       Resource demand = job.allocated();
-      for (const auto& [uid, t] : job.TasksWithStatus(TaskStatus::kPending)) demand += t->resreq;
+      // What can never be placed is no demand (feasibility.h): it would inflate the queue's
+      // deserved share, or reserve queue capacity at admission, for nothing.
+      const bool may_run = job.never_fits.empty();
+      if (may_run) {
+        for (const auto& [uid, t] : job.TasksWithStatus(TaskStatus::kPending)) {
+          if (job.never_fit_tasks.count(uid) == 0) demand += t->resreq;
+        }
+      }
       const PodGroupPhase phase = job.podgroup_status.phase;
       if (job.min_resources.has_value()) {
-        if (phase == PodGroupPhase::kPending || phase == PodGroupPhase::kInqueue) {
+        if (may_run && (phase == PodGroupPhase::kPending || phase == PodGroupPhase::kInqueue)) {
           demand = demand.Max(*job.min_resources);  // Basalt: see the header comment
         }
-        if (phase == PodGroupPhase::kInqueue ||
-            (phase == PodGroupPhase::kRunning && job.ReadyTaskNum() >= job.min_available)) {
+        if (may_run &&
+            (phase == PodGroupPhase::kInqueue ||
+             (phase == PodGroupPhase::kRunning && job.ReadyTaskNum() >= job.min_available))) {
           a.inqueue += job.min_resources->SubFloorZero(job.allocated());
         }
         a.elastic += job.allocated().SubFloorZero(*job.min_resources);

@@ -12,6 +12,9 @@
 //    Pending or Inqueue, so not-yet-admitted and not-yet-created pods count;
 //  * JobEnqueueable also rejects a job once the queue's allocated + inqueue - elastic has reached
 //    its deserved share in a dimension the job asks for, so admission stays fair across queues.
+//  * tasks and gangs that can never be placed (JobInfo::never_fit_tasks / never_fits, see
+//    api/feasibility.h) add nothing to `request` or `inqueue`: an unsatisfiable request must not
+//    raise the queue's share at the expense of other queues, nor hold its own queue's admission.
 
 #include <map>
 #include <memory>

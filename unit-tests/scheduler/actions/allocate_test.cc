@@ -343,5 +343,70 @@ TEST_CASE("allocate: a pod whose host port is taken everywhere stays pending wit
                                             "free ports for the requested pod ports."));
 }
 
+TEST_CASE(
+    "allocate: a pod requesting 2^63-1 cpu and GPUs stays Pending with an explanation "
+    "while the other jobs of its queue run",
+    "[sched][allocate][feasibility]") {
+  // As the podgroup controller makes it for a bare pod: the pod exists, its PodGroup is Pending
+  // with minMember 1 and minResources equal to the pod's request.
+  ClusterInfo c;
+  (void)c.AddQueue(MakeQueue("default"));
+  (void)c.AddNode(GpuNode("n1", 4));
+  (void)c.AddNode(GpuNode("n2", 4));
+  (void)c.AddJob(MakeJob("ns", "huge")
+                     .MinResources("cpu", "9223372036854775807m")
+                     .MinResources("nvidia.com/gpu", "9223372036854775807m")
+                     .Phase(PodGroupPhase::kPending)
+                     .Created(0));
+  (void)c.AddTask(MakeTask("huge")
+                      .Job("ns/huge")
+                      .Request("cpu", "9223372036854775807m")
+                      .Request("nvidia.com/gpu", "9223372036854775807m"));
+  for (int j = 1; j <= 2; ++j) {
+    const std::string name = "small" + std::to_string(j);
+    (void)c.AddJob(MakeJob("ns", name)
+                       .MinResources("cpu", "1")
+                       .MinResources("nvidia.com/gpu", 1)
+                       .Phase(PodGroupPhase::kPending)
+                       .Created(j));
+    (void)c.AddTask(
+        MakeTask(name).Job("ns/" + name).Request("cpu", "1").Request("nvidia.com/gpu", 1));
+  }
+  Cycle cycle;
+  REQUIRE(cycle.Run(std::move(c)).ok());
+
+  std::map<std::string, std::string> bound = cycle.binder.Bound();
+  CHECK(bound.count("uid-small1") == 1);
+  CHECK(bound.count("uid-small2") == 1);
+  CHECK(bound.count("uid-huge") == 0);
+
+  const std::string expected =
+      "pod ns/huge can never be scheduled: it requests cpu 9223372036854775807m or more, more "
+      "than the largest allocatable of any node (32)";
+  const PodGroupStatusUpdate* pg = cycle.sink.LastPodGroup("ns/huge");
+  REQUIRE(pg != nullptr);
+  CHECK(pg->status.phase == PodGroupPhase::kPending);
+  const PodGroupCondition* cond = pg->status.FindCondition("Unschedulable");
+  REQUIRE(cond != nullptr);
+  CHECK_THAT(cond->message, Catch::Contains(expected));
+  bool pod_told = false;
+  for (const auto& u : cycle.sink.pods) {
+    if (u.pod_name == "huge") {
+      pod_told = true;
+      CHECK(u.condition.reason == "Unschedulable");
+      CHECK(u.condition.message == expected);
+    }
+  }
+  CHECK(pod_told);
+  bool event = false;
+  for (const auto& e : cycle.sink.events) {
+    if (e.kind == "PodGroup" && e.name == "huge" && e.reason == "Unschedulable") {
+      event = true;
+      CHECK_THAT(e.message, Catch::Contains(expected));
+    }
+  }
+  CHECK(event);
+}
+
 }  // namespace
 }  // namespace basalt::sched

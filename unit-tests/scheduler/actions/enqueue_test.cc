@@ -91,5 +91,115 @@ TEST_CASE("enqueue: a job without minResources is admitted, a closed queue admit
   CHECK(cluster.job("ns/shut").spec.podgroup_status.phase == PodGroupPhase::kPending);
 }
 
+// Issue 11, defect 2: 2^63-1 (what the API's "9223372036854775807" is clamped to), in milli-units.
+constexpr const char* kHugeMilli = "9223372036854775807m";
+
+TEST_CASE(
+    "enqueue: a gang whose minResources exceed every node together is explained and does "
+    "not hold the other gangs of its queue",
+    "[sched][enqueue][feasibility]") {
+  FakeCluster cluster;
+  cluster.AddQueue(MakeQueue("team"));
+  for (int i = 1; i <= 4; ++i) cluster.AddNode(GpuNode("n" + std::to_string(i)));
+  // The oldest job of the queue, so it is first in every ordering.
+  cluster.AddJob(MakeJob("ns", "huge")
+                     .Queue("team")
+                     .MinResources("cpu", kHugeMilli)
+                     .MinResources("nvidia.com/gpu", kHugeMilli)
+                     .Phase(PodGroupPhase::kPending)
+                     .Created(0),
+                 1,
+                 MakeTask("tmpl").Request("cpu", kHugeMilli).Request("nvidia.com/gpu", kHugeMilli));
+  for (int j = 1; j <= 2; ++j) {
+    cluster.AddJob(MakeJob("ns", "job" + std::to_string(j))
+                       .Queue("team")
+                       .MinAvailable(4)
+                       .MinResources("cpu", "4")
+                       .MinResources("nvidia.com/gpu", 4)
+                       .Phase(PodGroupPhase::kPending)
+                       .Created(j),
+                   4, MakeTask("tmpl").Request("cpu", "1").Request("nvidia.com/gpu", 1));
+  }
+  for (int i = 0; i < 3; ++i) REQUIRE(cluster.RunCycle(DefaultSchedulerConfig()).ok());
+
+  CHECK(cluster.job("ns/job1").spec.podgroup_status.phase == PodGroupPhase::kRunning);
+  CHECK(cluster.job("ns/job2").spec.podgroup_status.phase == PodGroupPhase::kRunning);
+  CHECK(cluster.RunningInQueue("team", "nvidia.com/gpu") == 8000);
+  const auto& huge = cluster.job("ns/huge");
+  CHECK(huge.spec.podgroup_status.phase == PodGroupPhase::kPending);
+  CHECK(huge.pods.empty());
+  const PodGroupCondition* cond = huge.spec.podgroup_status.FindCondition("Unschedulable");
+  REQUIRE(cond != nullptr);
+  CHECK(cond->status == "True");
+  CHECK_THAT(cond->message,
+             Catch::Contains("the gang can never be admitted: its minResources request cpu "
+                             "9223372036854775807m or more, more than all nodes can allocate "
+                             "together (128)"));
+}
+
+TEST_CASE(
+    "enqueue: a gang above its queue's capability by itself is explained and the queue's "
+    "other gangs are admitted",
+    "[sched][enqueue][feasibility]") {
+  FakeCluster cluster;
+  cluster.AddQueue(MakeQueue("team").Capability("nvidia.com/gpu", 8));
+  for (int i = 1; i <= 4; ++i) cluster.AddNode(GpuNode("n" + std::to_string(i)));
+  cluster.AddJob(MakeJob("ns", "big")
+                     .Queue("team")
+                     .MinAvailable(12)
+                     .MinResources("nvidia.com/gpu", 12)
+                     .Phase(PodGroupPhase::kPending)
+                     .Created(0),
+                 12, MakeTask("tmpl").Request("cpu", "1").Request("nvidia.com/gpu", 1));
+  for (int j = 1; j <= 2; ++j) {
+    cluster.AddJob(MakeJob("ns", "job" + std::to_string(j))
+                       .Queue("team")
+                       .MinAvailable(4)
+                       .MinResources("nvidia.com/gpu", 4)
+                       .Phase(PodGroupPhase::kPending)
+                       .Created(j),
+                   4, MakeTask("tmpl").Request("cpu", "1").Request("nvidia.com/gpu", 1));
+  }
+  for (int i = 0; i < 3; ++i) REQUIRE(cluster.RunCycle(DefaultSchedulerConfig()).ok());
+  CHECK(cluster.RunningInQueue("team", "nvidia.com/gpu") == 8000);
+  const PodGroupCondition* cond =
+      cluster.job("ns/big").spec.podgroup_status.FindCondition("Unschedulable");
+  REQUIRE(cond != nullptr);
+  CHECK_THAT(cond->message,
+             Catch::Contains("its minResources request nvidia.com/gpu 12, more than the capability "
+                             "of queue team (8)"));
+}
+
+TEST_CASE("enqueue: a gang that can never run takes no fair share from the other queues",
+          "[sched][enqueue][fairness][feasibility]") {
+  FakeCluster cluster;
+  cluster.AddQueue(MakeQueue("qa").Weight(1).Created(1));
+  cluster.AddQueue(MakeQueue("qb").Weight(1).Created(2));
+  for (int i = 1; i <= 4; ++i) cluster.AddNode(GpuNode("n" + std::to_string(i)));
+  cluster.AddJob(MakeJob("ns", "a-small")
+                     .Queue("qa")
+                     .MinResources("nvidia.com/gpu", 1)
+                     .Phase(PodGroupPhase::kPending),
+                 1, MakeTask("tmpl").Request("cpu", "1").Request("nvidia.com/gpu", 1));
+  // 1000 GPUs in a 16-GPU cluster: were it demand, qa would deserve half the cluster.
+  cluster.AddJob(MakeJob("ns", "a-huge")
+                     .Queue("qa")
+                     .MinResources("nvidia.com/gpu", 1000)
+                     .Phase(PodGroupPhase::kPending),
+                 1, MakeTask("tmpl").Request("cpu", "1").Request("nvidia.com/gpu", 1000));
+  for (int j = 0; j < 20; ++j) {
+    cluster.AddJob(MakeJob("ns", "b-job" + std::to_string(j))
+                       .Queue("qb")
+                       .MinResources("nvidia.com/gpu", 1)
+                       .Phase(PodGroupPhase::kPending)
+                       .Created(100 + j),
+                   1, MakeTask("tmpl").Request("cpu", "1").Request("nvidia.com/gpu", 1));
+  }
+  for (int i = 0; i < 4; ++i) REQUIRE(cluster.RunCycle(DefaultSchedulerConfig()).ok());
+  CHECK(cluster.RunningInQueue("qa", "nvidia.com/gpu") == 1000);
+  CHECK(cluster.RunningInQueue("qb", "nvidia.com/gpu") == 15000);
+  CHECK(cluster.job("ns/a-huge").spec.podgroup_status.phase == PodGroupPhase::kPending);
+}
+
 }  // namespace
 }  // namespace basalt::sched

@@ -64,5 +64,60 @@ TEST_CASE("Resource: Min, Max and Scale", "[sched][resource]") {
   CHECK(Resource::Unbounded().Scale(3, 4).milli_cpu() > 0);
 }
 
+// What the API's "9223372036854775807" becomes once Quantity clamps it (cpu in milli-units).
+constexpr int64_t kHuge = INT64_MAX;
+
+TEST_CASE("Resource: sums saturate at 2^63-1 instead of wrapping negative", "[sched][resource]") {
+  Resource huge;
+  huge.SetMilliCpu(kHuge).Set("nvidia.com/gpu", kHuge);
+  const Resource small = Res({{"cpu", "1"}, {"memory", "1Gi"}, {"nvidia.com/gpu", "1"}});
+  Resource sum = huge + small;
+  CHECK(sum.milli_cpu() == kHuge);
+  CHECK(sum.Get("nvidia.com/gpu") == kHuge);
+  CHECK(sum.memory() == (int64_t{1} << 30));
+  CHECK(sum.IsSaturated());
+  CHECK_FALSE(small.IsSaturated());
+  // The order of the terms does not matter, and adding more keeps the bound.
+  Resource other_order = small + huge;
+  other_order += huge;
+  CHECK(other_order == sum);
+  // A demand that saturated is still larger than any real capacity.
+  CHECK_FALSE(sum.LessEqual(Res({{"cpu", "1000000"}, {"nvidia.com/gpu", "1000000"}})));
+  // Subtraction saturates too, at both ends.
+  Resource negative;
+  negative.SetMilliCpu(-kHuge);
+  CHECK((negative - huge).milli_cpu() == INT64_MIN);
+  CHECK((huge - negative).milli_cpu() == kHuge);
+  CHECK(small.SubFloorZero(huge) == Res({{"memory", "1Gi"}}));
+  CHECK((negative.SubFloorZero(huge)).milli_cpu() == 0);
+  // Below the bound everything stays exact.
+  CHECK((sum - huge).memory() == (int64_t{1} << 30));
+}
+
+TEST_CASE("Resource: Scale and SetUnits saturate", "[sched][resource]") {
+  Resource huge;
+  huge.SetMilliCpu(kHuge).Set("nvidia.com/gpu", kHuge / 2);
+  Resource tripled = huge.Scale(3, 1);
+  CHECK(tripled.milli_cpu() == kHuge);
+  CHECK(tripled.Get("nvidia.com/gpu") == kHuge);
+  CHECK(huge.Scale(1, 2).milli_cpu() == kHuge / 2);
+  CHECK(huge.Scale(-3, 1).milli_cpu() == INT64_MIN);
+  CHECK(Resource().SetUnits("nvidia.com/gpu", kHuge).Get("nvidia.com/gpu") == kHuge);
+  CHECK(Resource().SetUnits("nvidia.com/gpu", 3).Get("nvidia.com/gpu") == 3000);
+  CHECK(SaturatingAdd(INT64_MAX, 1) == INT64_MAX);
+  CHECK(SaturatingAdd(INT64_MIN, -1) == INT64_MIN);
+  CHECK(SaturatingSub(INT64_MIN, 1) == INT64_MIN);
+  CHECK(SaturatingMul(INT64_MIN, -1) == INT64_MAX);
+  CHECK(SaturatingMul(-2, 3) == -6);
+}
+
+TEST_CASE("Resource: a saturated value prints as a lower bound, kUnbounded as unlimited",
+          "[sched][resource]") {
+  CHECK(FormatQuantity("cpu", kHuge) == "9223372036854775807m or more");
+  CHECK(FormatQuantity("memory", kHuge) == "9223372036854775807 or more");
+  CHECK(FormatQuantity("nvidia.com/gpu", Resource::kUnbounded) == "unlimited");
+  CHECK(FormatQuantity("cpu", 32000) == "32");
+}
+
 }  // namespace
 }  // namespace basalt::sched

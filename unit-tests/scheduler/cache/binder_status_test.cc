@@ -1,5 +1,6 @@
 #include <atomic>
 #include <catch2/catch.hpp>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -7,6 +8,9 @@
 #include "common/client/client.h"
 #include "common/client/testing/fake_transport.h"
 #include "common/resource/resource_list.h"
+#include "fmt/format.h"
+#include "prometheus/metric_family.h"
+#include "prometheus/registry.h"
 #include "scheduler/cache/binder.h"
 #include "scheduler/cache/cluster_state.h"
 #include "scheduler/cache/status_writer.h"
@@ -147,6 +151,163 @@ TEST_CASE("ApiStatusWriter: writes through the status subresources and forgets f
   CHECK(s.cluster.queues().at("q").status_allocated == Resource());  // written, kept
   // The pod write failed: the condition is forgotten so a later cycle writes it again.
   CHECK_FALSE(s.cluster.foreign_tasks().at("uid-p0").scheduled_condition.has_value());
+}
+
+// ---- PodGroup status on Volcano's own CRD (no status subresource), issue 11 defect 7 ----------
+
+constexpr char kPgStatus[] =
+    "/apis/scheduling.volcano.sh/v1beta1/namespaces/ns/podgroups/pg/status";
+constexpr char kPg[] = "/apis/scheduling.volcano.sh/v1beta1/namespaces/ns/podgroups/pg";
+constexpr char kDiscovery[] = "/apis/scheduling.volcano.sh/v1beta1";
+constexpr char kNotFound[] =
+    R"({"kind":"Status","status":"Failure","reason":"NotFound","message":"not found","code":404})";
+// What the API server lists for Volcano's CRDs: queues/status, but no podgroups/status.
+constexpr char kVolcanoResources[] =
+    R"({"kind":"APIResourceList","groupVersion":"scheduling.volcano.sh/v1beta1","resources":[)"
+    R"({"name":"podgroups","namespaced":true,"kind":"PodGroup","verbs":["get","patch","update"]},)"
+    R"({"name":"queues","namespaced":false,"kind":"Queue","verbs":["get","patch"]},)"
+    R"({"name":"queues/status","namespaced":false,"kind":"Queue","verbs":["get","patch"]}]})";
+constexpr char kBasaltResources[] =
+    R"({"kind":"APIResourceList","groupVersion":"scheduling.volcano.sh/v1beta1","resources":[)"
+    R"({"name":"podgroups","namespaced":true,"kind":"PodGroup","verbs":["get","patch"]},)"
+    R"({"name":"podgroups/status","namespaced":true,"kind":"PodGroup","verbs":["get","patch"]}]})";
+
+std::string PodGroupJson(std::string_view phase) {
+  return fmt::format(
+      R"({{"apiVersion":"scheduling.volcano.sh/v1beta1","kind":"PodGroup",)"
+      R"("metadata":{{"name":"pg","namespace":"ns","uid":"pg-uid","resourceVersion":"7"}},)"
+      R"("spec":{{"minMember":1,"queue":"default"}},"status":{{"phase":"{}"}}}})",
+      phase);
+}
+
+// The value of a counter or gauge with exactly `labels`, or -1 if there is no such series.
+double MetricValue(prometheus::Registry& registry, const std::string& name,
+                   const std::map<std::string, std::string>& labels) {
+  for (const prometheus::MetricFamily& family : registry.Collect()) {
+    if (family.name != name) continue;
+    for (const prometheus::ClientMetric& m : family.metric) {
+      std::map<std::string, std::string> got;
+      for (const auto& l : m.label) got[l.name] = l.value;
+      if (got != labels) continue;
+      return family.type == prometheus::MetricType::Counter ? m.counter.value : m.gauge.value;
+    }
+  }
+  return -1;
+}
+
+struct PodGroupFixture : Fixture {
+  PodGroupFixture() {
+    absl::StatusOr<api::PodGroup> pg = api::PodGroup::Parse(PodGroupJson("Pending"));
+    REQUIRE(pg.ok());
+    state.UpsertPodGroup(std::make_shared<const api::PodGroup>(*std::move(pg)));
+  }
+  PodGroupStatusUpdate Running() const {
+    PodGroupStatus status;
+    status.phase = PodGroupPhase::kRunning;
+    status.running = 1;
+    return PodGroupStatusUpdate{"ns/pg", "ns", "pg", status};
+  }
+  PodGroupPhase PhaseInCache() {
+    return state.TakeSnapshot().cluster.jobs().at("ns/pg").podgroup_status.phase;
+  }
+  std::vector<std::string> Calls() const {
+    std::vector<std::string> out;
+    for (const client::Request& r : transport->requests()) out.push_back(r.verb + " " + r.path);
+    return out;
+  }
+  prometheus::Registry registry;
+};
+
+TEST_CASE(
+    "ApiStatusWriter: on Volcano's PodGroup CRD a 404 from /status while the PodGroup "
+    "exists switches to writing the PodGroup itself",
+    "[sched][cache][status]") {
+  PodGroupFixture f;
+  f.transport->AddJson("PATCH", kPgStatus, 404, kNotFound);
+  f.transport->AddJson("GET", kPg, 200, PodGroupJson("Pending"));
+  f.transport->AddJson("GET", kDiscovery, 200, kVolcanoResources);
+  f.transport->AddJson("PATCH", kPg, 200, PodGroupJson("Running"));
+  ApiStatusWriter writer(f.client.get(), &f.state, nullptr, 1, &f.registry);
+  writer.UpdatePodGroupStatus(f.Running());
+  writer.Shutdown();
+
+  CHECK(f.Calls() ==
+        std::vector<std::string>{std::string("PATCH ") + kPgStatus, std::string("GET ") + kPg,
+                                 std::string("GET ") + kDiscovery, std::string("PATCH ") + kPg});
+  const client::Request last = f.transport->last_request();
+  CHECK(last.body.find(R"("phase":"Running")") != std::string::npos);
+  CHECK(last.body.find(R"("running":1)") != std::string::npos);
+  CHECK_FALSE(writer.podgroup_status_subresource());
+  CHECK(MetricValue(f.registry, "basalt_scheduler_podgroup_status_subresource", {}) == 0);
+  CHECK(MetricValue(f.registry, "basalt_scheduler_status_writes_dropped_total",
+                    {{"kind", "podgroup"}, {"reason", "deleted"}}) == -1);
+  CHECK(f.PhaseInCache() == PodGroupPhase::kRunning);  // written, not forgotten
+}
+
+TEST_CASE(
+    "ApiStatusWriter: detected at start-up, Volcano's CRD gets PodGroup status written on "
+    "the object without trying /status",
+    "[sched][cache][status]") {
+  PodGroupFixture f;
+  f.transport->AddJson("GET", kDiscovery, 200, kVolcanoResources);
+  f.transport->AddJson("PATCH", kPg, 200, PodGroupJson("Running"));
+  ApiStatusWriter writer(f.client.get(), &f.state, nullptr, 1, &f.registry);
+  CHECK(MetricValue(f.registry, "basalt_scheduler_podgroup_status_subresource", {}) == 1);
+  REQUIRE(writer.DetectPodGroupStatusSubresource().ok());
+  CHECK_FALSE(writer.podgroup_status_subresource());
+  writer.UpdatePodGroupStatus(f.Running());
+  writer.Shutdown();
+  CHECK(f.Calls() ==
+        std::vector<std::string>{std::string("GET ") + kDiscovery, std::string("PATCH ") + kPg});
+  CHECK(f.transport->last_request().body.find(R"("phase":"Running")") != std::string::npos);
+  CHECK(f.PhaseInCache() == PodGroupPhase::kRunning);
+}
+
+TEST_CASE(
+    "ApiStatusWriter: Basalt's CRD keeps /status, and a CRD that gained a status "
+    "subresource since is noticed from the answer",
+    "[sched][cache][status]") {
+  PodGroupFixture f;
+  f.transport->AddJson("GET", kDiscovery, 200, kVolcanoResources);
+  // The object write is answered with the status unchanged: a status subresource now exists.
+  f.transport->AddJson("PATCH", kPg, 200, PodGroupJson("Pending"));
+  f.transport->AddJson("GET", kDiscovery, 200, kBasaltResources);
+  f.transport->AddJson("PATCH", kPgStatus, 200, PodGroupJson("Running"));
+  ApiStatusWriter writer(f.client.get(), &f.state, nullptr, 1, &f.registry);
+  REQUIRE(writer.DetectPodGroupStatusSubresource().ok());
+  writer.UpdatePodGroupStatus(f.Running());
+  writer.Shutdown();
+  CHECK(f.Calls() == std::vector<std::string>{
+                         std::string("GET ") + kDiscovery, std::string("PATCH ") + kPg,
+                         std::string("GET ") + kDiscovery, std::string("PATCH ") + kPgStatus});
+  CHECK(writer.podgroup_status_subresource());
+  CHECK(MetricValue(f.registry, "basalt_scheduler_podgroup_status_subresource", {}) == 1);
+  CHECK(f.PhaseInCache() == PodGroupPhase::kRunning);
+}
+
+TEST_CASE(
+    "ApiStatusWriter: a write for a deleted PodGroup, and any failed write, is counted by "
+    "reason and forgotten",
+    "[sched][cache][status]") {
+  PodGroupFixture f;
+  f.transport->AddJson("PATCH", kPgStatus, 404, kNotFound);
+  f.transport->AddJson("GET", kPg, 404, kNotFound);
+  f.transport->AddJson("PATCH", "/api/v1/namespaces/ns/pods/p0/status", 403,
+                       R"({"kind":"Status","status":"Failure","reason":"Forbidden",)"
+                       R"("message":"forbidden","code":403})");
+  ApiStatusWriter writer(f.client.get(), &f.state, nullptr, 1, &f.registry);
+  writer.UpdatePodGroupStatus(f.Running());
+  writer.UpdatePodCondition(
+      PodConditionUpdate{"uid-p0", "ns", "p0", PodScheduledCondition{"Unschedulable", "m", ""}});
+  writer.Shutdown();
+  // Gone: no discovery was needed, and the shape did not change.
+  for (const std::string& call : f.Calls()) CHECK(call != std::string("GET ") + kDiscovery);
+  CHECK(writer.podgroup_status_subresource());
+  CHECK(MetricValue(f.registry, "basalt_scheduler_status_writes_dropped_total",
+                    {{"kind", "podgroup"}, {"reason", "deleted"}}) == 1);
+  CHECK(MetricValue(f.registry, "basalt_scheduler_status_writes_dropped_total",
+                    {{"kind", "pod"}, {"reason", "forbidden"}}) == 1);
+  CHECK(f.PhaseInCache() == PodGroupPhase::kPending);  // forgotten: the API's status again
 }
 
 }  // namespace
