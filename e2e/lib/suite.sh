@@ -56,7 +56,7 @@ suite_init() {
   # shellcheck source=../cluster/lib.sh
   helm=$(source "$BASALT_REPO_ROOT/e2e/cluster/lib.sh" && find_bin helm "$HELM_VERSION" helm) ||
     { fail "no helm binary after e2e/cluster/build.sh --with-helm"; exit 1; }
-  SUITE_NS=$(new_namespace "basalt-$E2E_NAME")
+  SUITE_NS=$(new_namespace "basalt-${E2E_NAME//_/-}")
   SUITE_SUFFIX="-$SUITE_NS"
   "$helm" template basalt "$SUITE_CHART" -n "$SUITE_NS" --set clusterResourceSuffix="$SUITE_SUFFIX" \
     --kube-version "$(kubectl version -o json | jq -r .serverVersion.gitVersion)" \

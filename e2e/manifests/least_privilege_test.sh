@@ -22,14 +22,19 @@ e2e_log "release namespace $SUITE_NS, workloads in $wns"
 
 # The tokens are the ServiceAccounts', and those get nothing beyond the chart's rules.
 as() { kubectl --kubeconfig "$SUITE_DIR/$1.kubeconfig" "${@:2}"; }
-refused() { ! as "$@" >/dev/null 2>&1; }
-expect_eq "identity of the controllers' token" \
-  "$(as controllers auth whoami -o jsonpath='{.status.userInfo.username}' 2>&1)" "system:serviceaccount:$SUITE_NS:volcano-controllers"
-refused controllers get secrets -n kube-system && pass "controllers cannot read Secrets" || fail "controllers can read Secrets in kube-system"
-refused controllers get secrets -n "$wns" && pass "controllers cannot list Secrets in a user namespace" || fail "controllers can list Secrets"
-refused admission get secrets -n "$wns" && pass "the webhook cannot list Secrets" || fail "the webhook can list Secrets"
-refused scheduler create pods -n "$wns" -f - <<<'{"apiVersion":"v1","kind":"Pod","metadata":{"name":"x"},"spec":{"containers":[{"name":"c","image":"x"}]}}' &&
-  pass "the scheduler cannot create pods" || fail "the scheduler can create pods"
+# forbidden WHAT COMPONENT KUBECTL_ARGS...: the request, sent with the component's token, is
+# refused by RBAC.
+forbidden() {
+  local what=$1 out
+  if out=$(as "${@:2}" 2>&1); then fail "$what: allowed"
+  else expect_contains "$what" "$out" "is forbidden: User \"system:serviceaccount:$SUITE_NS:volcano-$2\""; fi
+}
+forbidden "the controllers read a Secret" controllers get secret -n kube-system some-secret
+forbidden "the controllers list Secrets" controllers get secrets -n "$wns"
+forbidden "the webhook lists Secrets" admission get secrets -n "$wns"
+forbidden "the webhook reads another Secret of its namespace" admission get secret -n "$SUITE_NS" other
+forbidden "the scheduler creates a pod" scheduler run x -n "$wns" --image=busybox --restart=Never
+forbidden "the scheduler lists PersistentVolumes" scheduler get persistentvolumes
 expect_eq "the webhook may update its own MutatingWebhookConfiguration" \
   "$(as admission auth can-i update "mutatingwebhookconfigurations/volcano-admission-service-mutate$SUITE_SUFFIX" 2>/dev/null || true)" "yes"
 expect_eq "the webhook may not update another one" \

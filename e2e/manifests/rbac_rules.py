@@ -67,45 +67,31 @@ SCANNED = ("controllers", "webhook", "scheduler", "common")
 LIBRARIES = ("common/client/", "common/informer/")
 
 
+TOKEN_RE = re.compile(
+    r"//[^\n]*"  # line comment
+    r"|/\*.*?\*/"  # block comment
+    r"|R\"(?P<delim>[^(\s]*)\(.*?\)(?P=delim)\""  # raw string
+    r"|\"(?:\\.|[^\"\\\n])*\""  # string
+    r"|'(?:\\.|[^'\\\n])'",  # char literal
+    re.S)
+
+
 def strip_comments(text):
-    """C++ text with comments blanked (newlines kept, so line numbers stay)."""
-    out = []
-    i, n = 0, len(text)
-    while i < n:
-        c = text[i]
-        if text.startswith("//", i):
-            j = text.find("\n", i)
-            j = n if j < 0 else j
-            i = j
-        elif text.startswith("/*", i):
-            j = text.find("*/", i + 2)
-            j = n if j < 0 else j + 2
-            out.append("\n" * text.count("\n", i, j))
-            i = j
-        elif c == "'" and re.match(r"'(\\.|[^\\'])'", text[i:i + 4]):
-            lit = re.match(r"'(\\.|[^\\'])'", text[i:i + 4]).group(0)
-            out.append("' '")  # a char literal: neither a quote nor a parenthesis
-            i += len(lit)
-        elif c == '"':
-            m = re.match(r'R"([^(]*)\(', text[i - 1:i + 20]) if i > 0 and text[i - 1] == "R" else None
-            if m:
-                end = text.find(")" + m.group(1) + '"', i)
-                end = n if end < 0 else end + len(m.group(1)) + 2
-                # A raw string's text (JSON with quotes and braces) stands as one plain string.
-                out.append('"raw"' + "\n" * text.count("\n", i, end))
-                i = end
-                continue
-            else:
-                end = i + 1
-                while end < n and text[end] != '"':
-                    end += 2 if text[end] == "\\" else 1
-                end += 1
-            out.append(text[i:end])
-            i = end
-        else:
-            out.append(c)
-            i += 1
-    return "".join(out)
+    """C++ text with comments blanked and each raw string and char literal replaced by a plain
+    one (so quotes and parentheses inside them do not count); line numbers stay."""
+    def repl(m):
+        tok = m.group(0)
+        newlines = "\n" * tok.count("\n")
+        if tok.startswith("//"):
+            return ""
+        if tok.startswith("/*"):
+            return newlines
+        if tok.startswith("R"):
+            return 'R"raw"' + newlines
+        if tok.startswith("'"):
+            return "' '"
+        return tok
+    return TOKEN_RE.sub(repl, text)
 
 
 def balanced(text, open_at):
