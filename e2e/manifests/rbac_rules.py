@@ -18,7 +18,8 @@ calls on the API server, and why) against the code, and against the chart's rend
    component's code names (a client::X() helper, a ResourceRef literal, a plugin object's
    apiVersion/kind) must be granted some verb.
    A file belongs to the component whose directory holds it; a shared file under common/ to
-   each component listed under `reaches` with the line of its code that runs it.
+   each component listed under `reaches` with the line of its code that runs it, and every
+   other component must list it under `notReaches` with a pattern its code must not contain.
    The verbs so derived per component must equal the table's rules (group, resource, verb):
    a verb the code uses and the table lacks fails, and so does a granted verb no call needs.
 2. The chart: every rule of the rendered RBAC, expanded to (component, scope, group, resource,
@@ -287,6 +288,24 @@ def derive(repo, table, helpers, problems):
                 hits.append(e)
         return hits
 
+    # Every shared file with calls is declared, for every component, reached (with the line
+    # that shows it) or not (with a pattern that must then be absent from the component's code).
+    shared_files = sorted({s.path for s in sites if not s.path.startswith(COMPONENT_DIRS)})
+    for name, c in table["components"].items():
+        absent = c.get("notReaches") or {}
+        for f in shared_files:
+            if f in (c.get("reaches") or {}):
+                continue
+            if f not in absent:
+                problems.append(f"{name}: does it run {f}, which calls the API? List it under `reaches` "
+                                f"or `notReaches`")
+                continue
+            for root, _, files in os.walk(os.path.join(repo, c["code"])):
+                for cf in files:
+                    path = os.path.join(root, cf)
+                    if cf.endswith((".cc", ".h")) and re.search(absent[f], strip_comments(open(path).read())):
+                        problems.append(f"{name}: /{absent[f]}/ appears in {os.path.relpath(path, repo)}: it runs "
+                                        f"{f} after all (move it to `reaches`)")
     for s in sites:
         comps = components_of(s.path, table, problems)
         if not comps:

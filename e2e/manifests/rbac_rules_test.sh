@@ -3,7 +3,8 @@
 # default values) grants exactly what e2e/manifests/rbac-rules.yaml lists, and that list is
 # exactly what the code of each component calls (rbac_rules.py says how it is derived). Then
 # the check is shown to bite: a grant too many in the chart, a grant too few, a call in the code
-# that the list lacks, a listed verb no code needs, and a stale indirect entry each fail it.
+# that the list lacks, a listed verb no code needs, a stale indirect entry and shared code run
+# unannounced each fail it.
 # Needs no cluster.
 source "$(dirname "$0")/../lib/testlib.sh"
 HERE=$BASALT_REPO_ROOT/e2e/manifests
@@ -73,3 +74,7 @@ void Touch(client::Client& client, const client::ResourceRef& ref) { (void)clien
 CC
 REPO=$tmp/repo expect_refused "an unclaimed call on a variable resource" \
   "controllers/gc/gc_controller.cc:"
+# Shared code a component starts to run without the list saying so.
+echo 'namespace basalt::webhook { basalt::controller::EventRecorder* recorder = nullptr; }' \
+  >>"$tmp/repo/webhook/main.cc"
+REPO=$tmp/repo expect_refused "the webhook records Events" "webhook: /EventRecorder/ appears in webhook/main.cc"
