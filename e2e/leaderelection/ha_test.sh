@@ -21,7 +21,7 @@ SCHED_LEASE=volcano
 CM_LEASE=vc-controller-manager-gc-job-podgroup-queue
 t_start=$SECONDS
 
-suite_init
+suite_init ha
 wns=$(new_namespace ha-work)
 suite_start admission a
 suite_start admission b

@@ -5,7 +5,7 @@
 # Source after e2e/lib/testlib.sh. Used by e2e/manifests/least_privilege_test.sh and
 # e2e/leaderelection/ha_test.sh.
 #
-#   suite_init             renders the chart for a fresh release namespace $SUITE_NS (cluster-
+#   suite_init PREFIX      renders the chart for a fresh release namespace $SUITE_NS (cluster-
 #                          scoped names get the suffix -$SUITE_NS), applies the CRDs and the
 #                          chart's RBAC, and writes one kubeconfig per component with a token of
 #                          its ServiceAccount ($SUITE_DIR/<component>.kubeconfig)
@@ -47,6 +47,8 @@ suite_bin() {
 suite_free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
 suite_init() {
+  # Keep PREFIX short: the webhook's certificate carries volcano-admission-service.<ns>.svc as
+  # its common name, which X.509 limits to 64 characters.
   local c
   for c in scheduler controllers admission; do
     [[ -x $(suite_bin $c) ]] || { fail "not built: $(suite_bin $c)"; exit 1; }
@@ -56,7 +58,7 @@ suite_init() {
   # shellcheck source=../cluster/lib.sh
   helm=$(source "$BASALT_REPO_ROOT/e2e/cluster/lib.sh" && find_bin helm "$HELM_VERSION" helm) ||
     { fail "no helm binary after e2e/cluster/build.sh --with-helm"; exit 1; }
-  SUITE_NS=$(new_namespace "basalt-${E2E_NAME//_/-}")
+  SUITE_NS=$(new_namespace "$1")
   SUITE_SUFFIX="-$SUITE_NS"
   "$helm" template basalt "$SUITE_CHART" -n "$SUITE_NS" --set clusterResourceSuffix="$SUITE_SUFFIX" \
     --kube-version "$(kubectl version -o json | jq -r .serverVersion.gitVersion)" \
@@ -122,7 +124,8 @@ suite_start() {
   echo "$bin" >"$BASALT_TEST_CLUSTER_DIR/pids/suite-$E2E_NAME-$key.cmd"
   if [[ $c == admission ]]; then
     local i port=""
-    for ((i = 0; i < 300 && -z $port; i++)); do
+    for ((i = 0; i < 300; i++)); do
+      [[ -z $port ]] || break
       port=$({ grep -m1 'Serving admission webhook' "${SUITE_LOG[$key]}" || true; } | sed -nE 's/.* port=([0-9]+).*/\1/p')
       [[ -n $port ]] || sleep 0.1
     done
@@ -225,7 +228,7 @@ suite_register_webhooks() {
   }
   wait_for "vc-webhook-manager patched the caBundle of its webhook configurations" 30 patched
   probe() {
-    kubectl create --dry-run=server -f - 2>&1 <<'YAML' | grep -q 'denied the request.*unable to find job queue'
+    kubectl create --dry-run=server -f - >"$SUITE_DIR/probe.out" 2>&1 <<'YAML'
 apiVersion: batch.volcano.sh/v1alpha1
 kind: Job
 metadata: {name: webhook-probe, namespace: default}
@@ -234,8 +237,10 @@ spec:
   tasks:
   - {name: t, replicas: 1, template: {spec: {containers: [{name: c, image: busybox}]}}}
 YAML
+    grep -q 'denied the request.*unable to find job queue' "$SUITE_DIR/probe.out"
   }
-  wait_for "the API server enforces the webhook configurations" 60 probe
+  wait_for "the API server enforces the webhook configurations" 60 probe ||
+    { e2e_log "last answer: $(cat "$SUITE_DIR/probe.out")"; exit 1; }
 }
 
 # Lines of a 403 answer in the replicas' logs (the client's message carries the API server's

@@ -16,7 +16,7 @@ source "$(dirname "$0")/../lib/testlib.sh"
 source "$(dirname "$0")/../lib/suite.sh"
 trap 'rc=$?; suite_cleanup; kubectl delete queue rbac-e2e --ignore-not-found --wait=false >/dev/null 2>&1 || true; (exit $rc); e2e_finish' EXIT
 
-suite_init
+suite_init lp
 wns=$(new_namespace rbac-work)
 e2e_log "release namespace $SUITE_NS, workloads in $wns"
 
@@ -102,7 +102,7 @@ spec:
   - name: worker
     replicas: 3
     template:
-      metadata: {annotations: {basalt.dev/run-for: 6s}}
+      metadata: {annotations: {basalt.dev/run-for: 12s}}
       spec:
         restartPolicy: Never
         containers:
@@ -112,12 +112,12 @@ spec:
 JOB
 phase() { [[ $(kubectl -n "$wns" get vcjob gang -o jsonpath='{.status.state.phase}' 2>/dev/null) == "$1" ]]; }
 wait_for "gang Running" 60 phase Running
+pg_running() { [[ $(kubectl -n "$wns" get podgroup gang -o jsonpath='{.status.phase}') == Running ]]; }
+wait_for "PodGroup gang Running (status written by the scheduler)" 10 pg_running
 expect_eq "gang's pods bound" \
   "$(kubectl -n "$wns" get pods -l volcano.sh/job-name=gang -o jsonpath='{range .items[*]}{.spec.nodeName}{"\n"}{end}' | grep -c .)" "3"
 expect_eq "objects of the plugins and the volume" \
   "$(kubectl -n "$wns" get secret/gang-ssh configmap/gang-svc service/gang networkpolicy/gang -o name 2>/dev/null | wc -l | tr -d ' ')/$(kubectl -n "$wns" get pvc -o name | grep -c gang-pvc-)" "4/1"
-expect_eq "PodGroup gang Running (status written by the scheduler)" \
-  "$(kubectl -n "$wns" get podgroup gang -o jsonpath='{.status.phase}')" "Running"
 wait_for "gang Completed" 60 phase Completed
 gone() { ! kubectl -n "$wns" get vcjob gang >/dev/null 2>&1; }
 wait_for "gang collected after ttlSecondsAfterFinished" 30 gone
@@ -142,12 +142,12 @@ expect_eq "its PodGroup (owned by the ReplicaSet)" \
   "$(kubectl -n "$wns" get podgroup -o jsonpath='{.items[0].metadata.ownerReferences[0].kind}')" "ReplicaSet"
 
 # Close the queue (a Command the queue controller consumes).
-kubectl create -f - >/dev/null <<'CMD'
+kubectl create -f - >/dev/null <<CMD
 apiVersion: bus.volcano.sh/v1alpha1
 kind: Command
 metadata: {generateName: rbac-e2e-close-, namespace: default}
 action: CloseQueue
-target: {apiVersion: scheduling.volcano.sh/v1beta1, kind: Queue, name: rbac-e2e}
+target: {apiVersion: scheduling.volcano.sh/v1beta1, kind: Queue, name: rbac-e2e, uid: "$(kubectl get queue rbac-e2e -o jsonpath='{.metadata.uid}')"}
 CMD
 wait_for "queue rbac-e2e Closed by a CloseQueue Command" 30 q_state Closed
 
