@@ -126,7 +126,7 @@ suite_start() {
     local i port=""
     for ((i = 0; i < 300; i++)); do
       [[ -z $port ]] || break
-      port=$({ grep -m1 'Serving admission webhook' "${SUITE_LOG[$key]}" || true; } | sed -nE 's/.* port=([0-9]+).*/\1/p')
+      port=$({ grep -a -m1 'Serving admission webhook' "${SUITE_LOG[$key]}" || true; } | sed -nE 's/.* port=([0-9]+).*/\1/p')
       [[ -n $port ]] || sleep 0.1
     done
     [[ -n $port ]] || { fail "$key did not start serving"; tail -n 20 "${SUITE_LOG[$key]}" >&2; exit 1; }
@@ -249,7 +249,7 @@ suite_forbidden() {
   local f
   for f in "$SUITE_DIR"/*-*.log; do
     [[ -f $f ]] || continue
-    grep -HiE 'forbidden|HTTP 403' "$f" || true
+    grep -aHiE 'forbidden|HTTP 403' "$f" || true
   done
 }
 

@@ -48,7 +48,7 @@ expect_eq "another component's Lease (scheduler updating the controllers')" \
 # No webhook configuration is registered yet, so the default queue may be deleted (the webhook
 # refuses that once it is enforced).
 default_gone() { kubectl delete queue default --ignore-not-found --wait=true --timeout=20s >/dev/null 2>&1; ! kubectl get queue default >/dev/null 2>&1; }
-created_default() { grep -q 'Created the default queue' "${SUITE_LOG[$1]}"; }
+created_default() { grep -aq 'Created the default queue' "${SUITE_LOG[$1]}"; }
 wait_for "no default queue" 30 default_gone
 suite_start admission a
 suite_wait_ready admission-a
