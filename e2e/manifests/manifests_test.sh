@@ -21,7 +21,8 @@ expect_cannot() { [[ $(can "$@") == no ]] && pass "$1 cannot $2 $3" || fail "$1 
 
 expect_can volcano-scheduler create pods/binding
 expect_can volcano-scheduler patch pods/status
-expect_can volcano-scheduler update podgroups.scheduling.volcano.sh/status
+expect_can volcano-scheduler patch podgroups.scheduling.volcano.sh/status
+expect_cannot volcano-scheduler update podgroups.scheduling.volcano.sh/status # it sends patches only
 expect_can volcano-scheduler list nodes
 expect_can volcano-scheduler create events
 expect_cannot volcano-scheduler create pods
