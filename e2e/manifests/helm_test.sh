@@ -62,7 +62,11 @@ expect_eq "admission.maxJobPods" \
 expect_eq "the provided Secret is mounted where the flags point" \
   "$(jq -r '[.spec.template.spec.volumes[] | select(.name == "webhook-certs") | .secret.secretName] + [.spec.template.spec.containers[0].volumeMounts[] | select(.name == "webhook-certs") | .mountPath] | join(" ")' <<<"$adm")" \
   "my-webhook-tls /etc/basalt/webhook-certs"
-expect_eq "no Role on Secrets in mode provided" "$(jq -r '[.[] | select(.kind == "Role" or .kind == "RoleBinding")] | length' <<<"$o")" "0"
+expect_eq "no rule on Secrets for the webhook in mode provided" \
+  "$(jq -r '[.[] | select(.kind == "Role" or (.kind == "ClusterRole" and .metadata.name == "basalt:admission")) | .rules[] | select(.resources | index("secrets"))] | length' <<<"$o")" "0"
+expect_eq "Roles in mode provided (the Leases only)" \
+  "$(jq -r '[.[] | select(.kind == "Role") | .metadata.name] | sort | join(" ")' <<<"$o")" \
+  "basalt:controllers-leader-election basalt:scheduler-leader-election"
 expect_eq "--create-default-queue=false in vc-controller-manager too" \
   "$(dep volcano-controllers | jq -r '[.spec.template.spec.containers[0].args[] | select(startswith("--create-default-queue"))] | join(" ")')" \
   "--create-default-queue=false"
@@ -108,6 +112,27 @@ expect_eq "failurePolicy of the webhooks" \
 expect_contains "vc-webhook-manager's --service-namespace and leader election namespaces" \
   "$(jq -c '[.[] | select(.kind == "Deployment") | .spec.template.spec.containers[0].args[] | select(test("namespace"))]' <<<"$o")" \
   '"--service-namespace=batch-system"'
+
+# RBAC names what the other templates name: the webhook may write only the configurations the
+# chart renders (with the suffix), each component only the Lease its args name, the webhook only
+# the Secret it is told to keep its certificate in.
+r=$(json_of "$(render -n batch-system --set clusterResourceSuffix=-two --set 'controllers.controllers={queue,job}' \
+  --set admission.certificates.secretName=my-cert)")
+expect_eq "resourceNames of the webhook's writable configurations = the configurations rendered" \
+  "$(jq -r '[.[] | select(.kind == "ClusterRole" and .metadata.name == "basalt:admission-two") | .rules[] | select(.resourceNames) | .resourceNames[]] | sort | join(" ")' <<<"$r")" \
+  "$(jq -r '[.[] | select(.kind | endswith("WebhookConfiguration")) | .metadata.name] | sort | join(" ")' <<<"$r")"
+for c in scheduler controllers; do
+  expect_eq "the $c Lease its Role allows = the Lease its args name" \
+    "$(jq -r --arg n "basalt:$c-leader-election" '.[] | select(.kind == "Role" and .metadata.name == $n) | .rules[] | select(.resourceNames) | "\(.resourceNames | join(",")) in \(.apiGroups[0])/\(.resources[0])"' <<<"$r")" \
+    "$(jq -r --arg d "volcano-$c" '.[] | select(.kind == "Deployment" and .metadata.name == $d) | .spec.template.spec.containers[0].args[] | select(startswith("--leader-elect-resource-name=")) | ltrimstr("--leader-elect-resource-name=")' <<<"$r") in coordination.k8s.io/leases"
+done
+expect_eq "the controllers' Lease for --controllers=queue,job (the binary's own default name)" \
+  "$(jq -r '.[] | select(.kind == "Deployment" and .metadata.name == "volcano-controllers") | .spec.template.spec.containers[0].args[] | select(startswith("--leader-elect-resource-name="))' <<<"$r")" \
+  "--leader-elect-resource-name=vc-controller-manager-job-queue"
+expect_eq "the webhook's Secret by name" \
+  "$(jq -r '.[] | select(.kind == "Role" and .metadata.name == "basalt:admission-certs") | .rules[] | select(.resourceNames) | .resourceNames | join(",")' <<<"$r")" "my-cert"
+expect_eq "no Lease rule without leader election" \
+  "$(render -n batch-system --set leaderElection.enabled=false | grep -c 'leases' || true)" "0"
 
 # cert-manager: a Certificate for the Service's DNS names, writing the mounted Secret.
 c=$(json_of "$(render -n batch-system --set admission.certificates.mode=certManager \
@@ -164,7 +189,7 @@ expect_eq "helm status" "$("$HELM" status "$release" -n "$ns" -o json | jq -r .i
 owned="deployments,services,configmaps,serviceaccounts,roles,rolebindings"
 expect_eq "namespaced objects of the release" \
   "$(kubectl get "$owned" -n "$ns" -l app.kubernetes.io/instance="$release" -o name | sort | tr '\n' ' ')" \
-  "configmap/volcano-scheduler-configmap deployment.apps/volcano-admission deployment.apps/volcano-controllers deployment.apps/volcano-scheduler role.rbac.authorization.k8s.io/basalt:admission-certs rolebinding.rbac.authorization.k8s.io/basalt:admission-certs service/volcano-admission-service serviceaccount/volcano-admission serviceaccount/volcano-controllers serviceaccount/volcano-scheduler "
+  "configmap/volcano-scheduler-configmap deployment.apps/volcano-admission deployment.apps/volcano-controllers deployment.apps/volcano-scheduler role.rbac.authorization.k8s.io/basalt:admission-certs role.rbac.authorization.k8s.io/basalt:controllers-leader-election role.rbac.authorization.k8s.io/basalt:scheduler-leader-election rolebinding.rbac.authorization.k8s.io/basalt:admission-certs rolebinding.rbac.authorization.k8s.io/basalt:controllers-leader-election rolebinding.rbac.authorization.k8s.io/basalt:scheduler-leader-election service/volcano-admission-service serviceaccount/volcano-admission serviceaccount/volcano-controllers serviceaccount/volcano-scheduler "
 cluster_scoped() {
   kubectl get clusterroles,clusterrolebindings,mutatingwebhookconfigurations,validatingwebhookconfigurations \
     -l app.kubernetes.io/instance="$release" -o name | grep -F -- "$suffix" | sort | tr '\n' ' ' || true

@@ -21,7 +21,8 @@ expect_cannot() { [[ $(can "$@") == no ]] && pass "$1 cannot $2 $3" || fail "$1 
 
 expect_can volcano-scheduler create pods/binding
 expect_can volcano-scheduler patch pods/status
-expect_can volcano-scheduler update podgroups.scheduling.volcano.sh/status
+expect_can volcano-scheduler patch podgroups.scheduling.volcano.sh/status
+expect_cannot volcano-scheduler update podgroups.scheduling.volcano.sh/status # it sends patches only
 expect_can volcano-scheduler list nodes
 expect_can volcano-scheduler create events
 expect_cannot volcano-scheduler create pods
@@ -30,11 +31,34 @@ expect_can volcano-controllers create podgroups.scheduling.volcano.sh
 expect_can volcano-controllers update jobs.batch.volcano.sh/status
 expect_can volcano-controllers delete commands.bus.volcano.sh
 expect_can volcano-controllers create secrets
+expect_cannot volcano-controllers list secrets
+expect_cannot volcano-controllers get secrets
 expect_cannot volcano-controllers create pods/binding
+expect_can volcano-scheduler create queues.scheduling.volcano.sh
+expect_cannot volcano-scheduler create pods/eviction
+expect_cannot volcano-scheduler list persistentvolumes
 expect_can volcano-admission list queues.scheduling.volcano.sh
-expect_can volcano-admission patch validatingwebhookconfigurations.admissionregistration.k8s.io
 expect_can volcano-admission list namespaces
 expect_cannot volcano-admission delete queues.scheduling.volcano.sh
+expect_cannot volcano-admission update validatingwebhookconfigurations.admissionregistration.k8s.io
+
+# By name and namespace: the webhook's own configurations and Secret, each component's Lease in
+# volcano-system only.
+can_in() { # service-account namespace verb resource/name
+  kubectl auth can-i "$3" "$4" -n "$2" --as="system:serviceaccount:volcano-system:$1" 2>/dev/null
+}
+expect_can_in() { [[ $(can_in "$@") == yes ]] && pass "$1 can $3 $4 in $2" || fail "$1 cannot $3 $4 in $2"; }
+expect_cannot_in() { [[ $(can_in "$@") == no ]] && pass "$1 cannot $3 $4 in $2" || fail "$1 unexpectedly can $3 $4 in $2"; }
+expect_can_in volcano-admission default update validatingwebhookconfigurations.admissionregistration.k8s.io/volcano-admission-service-validate
+expect_cannot_in volcano-admission default update validatingwebhookconfigurations.admissionregistration.k8s.io/another
+expect_can_in volcano-admission volcano-system get secrets/volcano-admission-secret
+expect_cannot_in volcano-admission volcano-system get secrets/another
+expect_cannot_in volcano-admission default create secrets
+expect_can_in volcano-scheduler volcano-system update leases.coordination.k8s.io/volcano
+expect_cannot_in volcano-scheduler volcano-system update leases.coordination.k8s.io/vc-controller-manager-gc-job-podgroup-queue
+expect_cannot_in volcano-scheduler default create leases.coordination.k8s.io
+expect_can_in volcano-controllers volcano-system update leases.coordination.k8s.io/vc-controller-manager-gc-job-podgroup-queue
+expect_cannot_in volcano-controllers kube-system get leases.coordination.k8s.io/vc-controller-manager-gc-job-podgroup-queue
 
 # The shipped webhook configurations (as the API server stores them, after its own validation
 # of the CEL matchConditions and selectors): fail closed for Basalt's objects, never in the way

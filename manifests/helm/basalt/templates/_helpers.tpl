@@ -124,11 +124,27 @@ securityContext:
 {{- end }}
 {{- end -}}
 
-{{/* basalt.leaderElectionArgs: flags of vc-scheduler and vc-controller-manager. */}}
+{{/*
+basalt.leaseName (dict "root" $ "component" "scheduler"): the Lease a component campaigns for,
+passed to it with --leader-elect-resource-name and the only one its Role lets it read and
+write. The binaries' own defaults: "volcano" (the scheduler name) and
+vc-controller-manager-<its controllers, sorted>.
+*/}}
+{{- define "basalt.leaseName" -}}
+{{- if eq .component "scheduler" -}}volcano
+{{- else -}}
+{{- $enabled := .root.Values.controllers.controllers -}}
+{{- if has "*" $enabled }}{{ $enabled = list "gc" "job" "podgroup" "queue" }}{{ end -}}
+vc-controller-manager-{{ $enabled | sortAlpha | join "-" }}
+{{- end -}}
+{{- end -}}
+
+{{/* basalt.leaderElectionArgs (dict "root" $ "component" "scheduler"): flags of vc-scheduler and vc-controller-manager. */}}
 {{- define "basalt.leaderElectionArgs" -}}
-{{- if .Values.leaderElection.enabled }}
+{{- if .root.Values.leaderElection.enabled }}
 - --leader-elect=true
-- --leader-elect-resource-namespace={{ .Release.Namespace }}
+- --leader-elect-resource-namespace={{ .root.Release.Namespace }}
+- --leader-elect-resource-name={{ include "basalt.leaseName" . }}
 {{- else }}
 - --leader-elect=false
 {{- end }}
