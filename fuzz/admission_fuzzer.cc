@@ -115,7 +115,7 @@ std::string CheckReply(const wh::HttpReply& reply, std::string_view path, std::s
   std::string_view patch64 = json::GetString(*response, "patch");
   if (patch64.empty()) return {};
   std::string patch;
-  FUZZ_CHECK(absl::Base64Unescape(patch64, &patch),
+  FUZZ_CHECK(absl::Base64Unescape(absl::string_view(patch64.data(), patch64.size()), &patch),
              fmt::format("{} answered a patch that is not base64: {}", path, reply.body));
   return patch;
 }

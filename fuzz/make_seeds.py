@@ -389,9 +389,10 @@ write("quantity", "repro-canonical-exponent", "9000000000000e+100000")
 repro_pod = json.loads(json.dumps(pod))
 repro_pod["status"]["startTime"] = "8970-05-01T10:00:00Z"
 write("api_objects", "repro-pod-starttime-8970.json", compact(repro_pod))
-# Total replicas overflow int32 in validate_job.cc / mutate_job.cc on a direct AdmissionReview.
+# Total replicas overflow int64 in validate_job.cc / mutate_job.cc on a direct AdmissionReview
+# (the API server's CRD schema would refuse them; the webhook sums them unchecked).
 repro_job = json.loads(json.dumps(job_in_queue))
-repro_job["spec"]["tasks"][0]["replicas"] = 2147483647
+repro_job["spec"]["tasks"][0]["replicas"] = 9223372036854775807
 repro_job["spec"]["tasks"].append(dict(repro_job["spec"]["tasks"][0], name="worker2"))
 write("admission", "repro-job-replicas-overflow-validate",
       seed("/jobs/validate", review("Job", "CREATE", repro_job)))

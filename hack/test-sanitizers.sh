@@ -16,7 +16,7 @@
 #
 #   hack/test-sanitizers.sh [flags] [-- extra ctest args]
 #     --stages LIST        comma-separated subset of asan,fuzz,tsan (default: all three)
-#     --fuzz-time SECONDS  per fuzzer (default 30)
+#     --fuzz-time SECONDS  per fuzzer (default 30; 0 = only replay the corpora)
 #     --asan-labels REGEX  ctest -L for the ASan tree (default: unit|integration)
 #     --tsan-labels REGEX  ctest -L for the TSan tree (default: unit)
 #     -j N                 build and ctest parallelism (default: nproc)
@@ -67,16 +67,17 @@ if ! command -v clang++ >/dev/null; then
   exit 1
 fi
 
-# configure_and_build <tree> <log> <cmake args...>
+# configure_and_build <tree> <log> <target|all> <cmake args...>
 configure_and_build() {
-  local tree=$1 log=$2
-  shift 2
+  local tree=$1 log=$2 target=$3
+  shift 3
+  : >"$log"
   if [[ ! -f $tree/build.ninja ]]; then
     cmake -S "$REPO_ROOT" -B "$tree" -G Ninja -DCMAKE_CXX_COMPILER=clang++ \
       -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE=-O1 -DBASALT_BUILD_BENCH=OFF "$@" \
-      >"$log" 2>&1 || { tail -n 40 "$log" >&2; hlog "cmake configure of $tree failed (log: $log)"; return 1; }
+      >>"$log" 2>&1 || { tail -n 40 "$log" >&2; hlog "cmake configure of $tree failed (log: $log)"; return 1; }
   fi
-  nice -n 10 cmake --build "$tree" -j "$JOBS" >>"$log" 2>&1 || {
+  nice -n 10 cmake --build "$tree" -j "$JOBS" --target "$target" >>"$log" 2>&1 || {
     grep -E -A12 '^FAILED:' "$log" | head -n 80 >&2
     hlog "build of $tree failed (log: $log)"
     return 1
@@ -111,9 +112,12 @@ stage_done() {  # stage_done <name> <start> <rc> <what>
 ASAN_TREE=$OUT/build-asan
 if want asan || want fuzz; then
   t=$SECONDS
-  hlog "building the ASan+UBSan+fuzzer tree into $ASAN_TREE"
+  # Only the fuzzers (and what they link) when the tests are not wanted.
+  target=all
+  want asan || target=fuzzers
+  hlog "building the ASan+UBSan+fuzzer tree into $ASAN_TREE (target $target)"
   rc=0
-  configure_and_build "$ASAN_TREE" "$OUT/build-asan.log" -DBASALT_FUZZ=ON \
+  configure_and_build "$ASAN_TREE" "$OUT/build-asan.log" "$target" -DBASALT_FUZZ=ON \
     -DBASALT_TEST_CLUSTER_DIR="$OUT/test-cluster-asan" || rc=$?
   stage_done asan-build "$t" "$rc" "_output/build-asan.log"
   if ((rc != 0)); then
@@ -140,8 +144,9 @@ if want fuzz; then
     name=${name#fuzz_}
     work=$OUT/fuzz/$name
     mkdir -p "$work/corpus" "$work/artifacts"
-    args=(-max_total_time="$FUZZ_TIME" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1
-      -artifact_prefix="$work/artifacts/")
+    args=(-timeout=10 -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$work/artifacts/")
+    # 0 s: replay the corpora only (libFuzzer's -max_total_time=0 would mean "no limit").
+    if ((FUZZ_TIME > 0)); then args+=(-max_total_time="$FUZZ_TIME"); else args+=(-runs=0); fi
     [[ -f $REPO_ROOT/fuzz/dicts/$name.dict ]] && args+=(-dict="$REPO_ROOT/fuzz/dicts/$name.dict")
     hlog "fuzz_$name: ${FUZZ_TIME}s on fuzz/corpus/$name + _output/fuzz/$name/corpus"
     rc=0
@@ -171,7 +176,7 @@ if want tsan; then
   t=$SECONDS
   hlog "building the TSan tree into $TSAN_TREE"
   rc=0
-  configure_and_build "$TSAN_TREE" "$OUT/build-tsan.log" -DBASALT_TSAN=ON \
+  configure_and_build "$TSAN_TREE" "$OUT/build-tsan.log" all -DBASALT_TSAN=ON \
     -DBASALT_TEST_CLUSTER_DIR="$OUT/test-cluster-tsan" || rc=$?
   stage_done tsan-build "$t" "$rc" "_output/build-tsan.log"
   if ((rc == 0)); then
