@@ -398,3 +398,7 @@ write("admission", "repro-job-replicas-overflow-validate",
       seed("/jobs/validate", review("Job", "CREATE", repro_job)))
 write("admission", "repro-job-replicas-overflow-mutate",
       seed("/jobs/mutate", review("Job", "CREATE", repro_job)))
+# ... and timestamps before 1678 the other way (found by fuzz_api_objects: a Lease renewTime).
+repro_lease = json.loads(json.dumps(lease))
+repro_lease["spec"]["renewTime"] = "1012-05-01T10:05:00.654321Z"
+write("api_objects", "repro-lease-renewtime-1012.json", compact(repro_lease))
