@@ -152,12 +152,12 @@ if want fuzz; then
     rc=0
     (cd "$work" && nice -n 5 "$bin" "${args[@]}" "$work/corpus" "$REPO_ROOT/fuzz/corpus/$name") \
       >"$work/log" 2>&1 || rc=$?
-    execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$work/log" | tail -n 1)
-    cov=$(grep -o 'cov: [0-9]*' "$work/log" | tail -n 1)
+    execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$work/log" | tail -n 1 || true)
+    cov=$(grep -o 'cov: [0-9]*' "$work/log" | tail -n 1 || true)
     if ((rc != 0)); then
       frc=1
       artifact=$(sed -n 's/.*Test unit written to \(.*\)$/\1/p' "$work/log" | tail -n 1)
-      grep -E -A30 'ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer)|runtime error:|FUZZ_CHECK' \
+      grep -E -m1 -A14 'ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer)|runtime error:|FUZZ_CHECK' \
         "$work/log" | head -n 60 >&2 || tail -n 40 "$work/log" >&2
       hlog "fuzz_$name CRASHED (exit $rc); reproducer: ${artifact:-none written, see $work/log}"
       [[ -n $artifact ]] && hlog "  replay: $bin $artifact"
