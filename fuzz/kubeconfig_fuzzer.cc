@@ -42,11 +42,14 @@ const std::string& Dir() {
     WriteFile(tmpl + "/client.key",
               "-----BEGIN PRIVATE KEY-----\nMIIE\n-----END PRIVATE KEY-----\n");
     WriteFile(tmpl + "/token", "eyJhbGciOiJSUzI1NiJ9.fuzz\n");
+    // The path outlives `dir` (a static destroyed before atexit handlers registered during
+    // its initialization run).
+    static const std::string* const cleanup = new std::string(tmpl);
     std::atexit([] {
       for (const char* f : {"ca.crt", "client.crt", "client.key", "token", "config"}) {
-        std::remove((dir + "/" + f).c_str());
+        std::remove((*cleanup + "/" + f).c_str());
       }
-      rmdir(dir.c_str());
+      rmdir(cleanup->c_str());
     });
     return tmpl;
   }();
