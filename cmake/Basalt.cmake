@@ -3,6 +3,12 @@
 # Warnings as errors on our own targets only; third-party headers come in as SYSTEM.
 function(basalt_target_options target)
   target_compile_options(${target} PRIVATE -Wall -Wextra -Wpedantic -Werror)
+  if(CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
+    # RapidJSON 1.1.0's iterator operator== takes its argument as a non-const template, which
+    # C++20's reversed candidates make "ambiguous" to Clang (not to GCC) at every
+    # FindMember(...) == MemberEnd() in our code; the comparison is well-defined.
+    target_compile_options(${target} PRIVATE -Wno-ambiguous-reversed-operator)
+  endif()
   target_include_directories(${target} PUBLIC ${PROJECT_SOURCE_DIR})
 endfunction()
 
@@ -21,6 +27,7 @@ function(basalt_binary)
   cmake_parse_arguments(ARG "" "NAME" "SOURCES;DEPS" ${ARGN})
   add_executable(${ARG_NAME} ${ARG_SOURCES})
   basalt_target_options(${ARG_NAME})
+  basalt_link_sanitizer_options(${ARG_NAME})
   target_link_libraries(${ARG_NAME} PRIVATE ${ARG_DEPS})
 endfunction()
 
@@ -35,6 +42,7 @@ function(basalt_unit_test)
   cmake_parse_arguments(ARG "" "NAME" "SOURCES;DEPS" ${ARGN})
   add_executable(${ARG_NAME} ${ARG_SOURCES})
   basalt_target_options(${ARG_NAME})
+  basalt_link_sanitizer_options(${ARG_NAME})
   target_link_libraries(${ARG_NAME} PRIVATE ${ARG_DEPS} Catch2::Catch2WithMain)
   catch_discover_tests(${ARG_NAME} TEST_PREFIX "${ARG_NAME}: " PROPERTIES LABELS unit)
 endfunction()
@@ -46,6 +54,7 @@ function(basalt_integration_test)
   cmake_parse_arguments(ARG "" "NAME" "SOURCES;DEPS" ${ARGN})
   add_executable(${ARG_NAME} ${ARG_SOURCES})
   basalt_target_options(${ARG_NAME})
+  basalt_link_sanitizer_options(${ARG_NAME})
   target_link_libraries(${ARG_NAME} PRIVATE ${ARG_DEPS} Catch2::Catch2WithMain)
   catch_discover_tests(${ARG_NAME} TEST_PREFIX "${ARG_NAME}: " PROPERTIES
     LABELS integration

@@ -19,8 +19,11 @@ BUILD_PACKAGES=(
   libboost1.81-dev rapidjson-dev libyaml-cpp-dev libabsl-dev libfmt-dev catch2
   prometheus-cpp-dev libssl-dev
 )
-# What the tests and scripts need on top.
-TEST_PACKAGES=(clang-format openssl curl ca-certificates procps psmisc jq yq)
+# What the tests and scripts need on top. clang, its sanitizer and libFuzzer runtimes
+# (libclang-rt-14-dev, only recommended by clang) and llvm (llvm-symbolizer, for symbolized
+# sanitizer reports) are for hack/test-sanitizers.sh.
+TEST_PACKAGES=(clang-format openssl curl ca-certificates procps psmisc jq yq
+  clang libclang-rt-14-dev llvm)
 PACKAGES=("${BUILD_PACKAGES[@]}")
 ((BUILD_ONLY)) || PACKAGES+=("${TEST_PACKAGES[@]}")
 

@@ -72,7 +72,9 @@ class PreemptAction final : public Action {
     std::stable_sort(scored.begin(), scored.end(),
                      [](const auto& a, const auto& b) { return a.first > b.first; });
 
-    for (const auto& [score, node] : scored) {
+    for (const auto& entry : scored) {
+      // Not a structured binding: the lambda below captures it (Clang < 16 cannot).
+      NodeInfo* const node = entry.second;
       std::vector<const TaskInfo*> preemptees;
       for (const auto& [uid, t] : node->tasks()) {
         if (MayEvict(ssn, queue, *task, *t)) preemptees.push_back(t);
