@@ -16,20 +16,9 @@
 #include "absl/status/statusor.h"
 #include "common/api/object.h"
 #include "common/api/time.h"
+#include "common/api/vocabulary.h"
 
 namespace basalt::api {
-
-inline constexpr std::string_view kBatchApiVersion = "batch.volcano.sh/v1alpha1";
-inline constexpr std::string_view kBusApiVersion = "bus.volcano.sh/v1alpha1";
-
-// Label / annotation keys (reference §1.2).
-inline constexpr std::string_view kJobNameKey = "volcano.sh/job-name";
-inline constexpr std::string_view kJobNamespaceKey = "volcano.sh/job-namespace";
-inline constexpr std::string_view kTaskSpecKey = "volcano.sh/task-spec";
-inline constexpr std::string_view kTaskIndexKey = "volcano.sh/task-index";
-inline constexpr std::string_view kQueueNameKey = "volcano.sh/queue-name";
-inline constexpr std::string_view kJobVersionKey = "volcano.sh/job-version";
-inline constexpr std::string_view kJobRetryCountKey = "volcano.sh/job-retry-count";
 
 // LifecyclePolicy: `event` / `events` / `exitCode` trigger `action` after `timeout`.
 struct LifecyclePolicy {

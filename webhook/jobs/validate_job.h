@@ -31,7 +31,8 @@
 
 namespace basalt::webhook {
 
-// Job plugin names the job controller knows.
+// The job plugin names admitted in spec.plugins: Volcano's (api::kJobPlugins and
+// api::kUnsupportedJobPlugins).
 const std::vector<std::string>& KnownJobPlugins();
 
 // The rules as functions over Job objects, for tests and tools.

@@ -4,11 +4,11 @@
 #include <vector>
 
 #include "common/api/batch.h"
+#include "common/api/vocabulary.h"
 #include "common/client/resource.h"
 #include "common/informer/shared_informer.h"
 #include "common/util/log.h"
 #include "controllers/job/controller/job_reconciler.h"
-#include "controllers/job/keys.h"
 #include "controllers/job/requests/requests.h"
 #include "controllers/job/status/status.h"
 #include "fmt/format.h"
@@ -26,7 +26,7 @@ std::string JobNameOfPodGroup(const json::Value& pg) {
   const json::Value* owners = json::FindPath(pg, {"metadata", "ownerReferences"});
   if (owners != nullptr && owners->IsArray()) {
     for (const auto& o : owners->GetArray()) {
-      if (json::GetBool(o, "controller") && json::GetString(o, "kind") == keys::kJobKind) {
+      if (json::GetBool(o, "controller") && json::GetString(o, "kind") == api::kJobKind) {
         return std::string(json::GetString(o, "name"));
       }
     }
@@ -198,10 +198,9 @@ class JobController final : public Controller {
 
   void OnCommand(const informer::Object& o) {
     const json::Value* target = json::Find(o.doc(), "target");
-    if (target == nullptr || json::GetString(*target, "kind") != keys::kJobKind) return;
+    if (target == nullptr || json::GetString(*target, "kind") != api::kJobKind) return;
     std::string_view api_version = json::GetString(*target, "apiVersion");
-    if (!api_version.empty() &&
-        api_version.substr(0, api_version.find('/')) != "batch.volcano.sh") {
+    if (!api_version.empty() && api_version.substr(0, api_version.find('/')) != api::kBatchGroup) {
       return;
     }
     QueuedRequest q;
