@@ -5,8 +5,10 @@
 //
 // The spellings are the observable contract with Volcano users and tools (they select on the
 // labels, write the names in YAML and search for them in events; volcano-reference/
-// api-controllers-webhook.md §1-§2). The webhook validates against these lists and the
-// controllers dispatch on the same enums and names.
+// api-controllers-webhook.md §1-§2). The webhook admits exactly what is listed here as
+// supported, and the controllers dispatch on the same enums and names, so the two cannot drift
+// (unit-tests/webhook/jobs/controller_agreement_test.cc checks it against the controller's
+// plugin registry and phase table).
 //
 // Constants and pure functions only; thread-safe.
 
@@ -174,10 +176,13 @@ inline constexpr std::string_view kTensorflowPlugin = "tensorflow";
 inline constexpr std::string_view kRayPlugin = "ray";
 inline constexpr std::string_view kHcclRankPlugin = "hcclrank";
 
-// The job plugins Basalt implements, in name order: the controller's registry holds these.
+// The job plugins Basalt implements, in name order: the controller's registry holds exactly
+// these and the webhook admits exactly these.
 inline constexpr std::string_view kJobPlugins[] = {kEnvPlugin, kMpiPlugin, kPytorchPlugin,
                                                    kSshPlugin, kSvcPlugin, kTensorflowPlugin};
-// Plugins Volcano has and Basalt does not implement yet (the webhook still admits them).
+// Plugins Volcano has and Basalt does not implement yet. Deliberate difference: Volcano admits
+// them; Basalt refuses them at admission ("Unsupported value") rather than admitting a Job that
+// can never get past PluginError.
 inline constexpr std::string_view kUnsupportedJobPlugins[] = {kHcclRankPlugin, kRayPlugin};
 // Plugins that need the svc plugin's headless Service (the webhook adds svc for them).
 inline constexpr std::string_view kPluginsImplyingSvc[] = {kTensorflowPlugin, kMpiPlugin,

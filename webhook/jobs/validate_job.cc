@@ -279,13 +279,24 @@ void ValidateDependencies(const json::Value& tasks, const FieldPath& path, Error
   }
 }
 
+// Kubernetes' NotSupported wording, for a plugin Volcano has and Basalt does not implement yet.
+std::string UnsupportedPluginMessage(std::string_view name) {
+  std::string supported;
+  for (const std::string& p : KnownJobPlugins()) {
+    supported += fmt::format("{}\"{}\"", supported.empty() ? "" : ", ", p);
+  }
+  return fmt::format("Unsupported value: \"{}\": supported values: {}", name, supported);
+}
+
 void ValidatePlugins(const json::Value& spec, const json::Value& tasks, const FieldPath& path,
                      ErrorList& errors) {
   const json::Value* plugins = json::Find(spec, "plugins");
   if (plugins == nullptr || !plugins->IsObject()) return;
   for (const auto& member : plugins->GetObject()) {
     std::string_view name = json::AsView(member.name);
-    if (!api::IsSupportedJobPlugin(name) && !api::IsUnsupportedJobPlugin(name)) {
+    if (api::IsUnsupportedJobPlugin(name)) {
+      errors.Invalid(path, UnsupportedPluginMessage(name));
+    } else if (!api::IsSupportedJobPlugin(name)) {
       errors.Invalid(path.Key(name), fmt::format("unable to find job plugin: {}", name));
     }
   }
@@ -390,13 +401,8 @@ void StripMutableFields(json::Value& old_spec, json::Value& new_spec) {
 }  // namespace
 
 const std::vector<std::string>& KnownJobPlugins() {
-  static const auto* plugins = [] {
-    auto* names =
-        new std::vector<std::string>(std::begin(api::kJobPlugins), std::end(api::kJobPlugins));
-    names->insert(names->end(), std::begin(api::kUnsupportedJobPlugins),
-                  std::end(api::kUnsupportedJobPlugins));
-    return names;
-  }();
+  static const auto* plugins =
+      new std::vector<std::string>(std::begin(api::kJobPlugins), std::end(api::kJobPlugins));
   return *plugins;
 }
 
