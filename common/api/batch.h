@@ -128,6 +128,19 @@ class Job : public Object {
   JobStatus status_;
 };
 
+// The counts of one task read straight from a Job document (spec.tasks[name == task]), for
+// callers that must not decode the whole Job, such as per-pod informer handlers. Lenient as
+// the job controller's view: absent or mistyped counts read as 0. nullopt when no task has
+// that name or the document has no task list.
+struct TaskReplicaCounts {
+  int32_t replicas = 0;
+  int32_t max_retry = 0;  // 0 when unset (the webhook defaults it to 3)
+
+  friend bool operator==(const TaskReplicaCounts&, const TaskReplicaCounts&) = default;
+};
+std::optional<TaskReplicaCounts> FindTaskReplicaCounts(const json::Value& job,
+                                                       std::string_view task);
+
 // Command: a one-shot request for an action on a target object (Job or Queue).
 class Command : public Object {
  public:

@@ -90,16 +90,16 @@ class JobController final : public Controller {
     return q;
   }
 
-  // The TaskFailed / TaskCompleted inputs of a pod update: the task's pods in the cache.
+  // The TaskFailed / TaskCompleted inputs of a pod update: the task's pods in the cache. Runs
+  // on the informer thread for every pod update, so it reads only the task's counts from the
+  // cached Job instead of decoding the Job (and copying every pod template).
   TaskProgress ProgressFor(const JobPodInfo& pod) {
     TaskProgress none;
     informer::Object job =
         jobs_->store().Get(fmt::format("{}/{}", pod.namespace_name, pod.job_name));
     if (!job) return none;
-    absl::StatusOr<JobView> view = ParseJob(job.doc());
-    if (!view.ok()) return none;
-    const TaskSpecView* task = view->spec.FindTask(pod.task);
-    if (task == nullptr) return none;
+    std::optional<api::TaskReplicaCounts> task = api::FindTaskReplicaCounts(job.doc(), pod.task);
+    if (!task.has_value()) return none;
     std::vector<JobPodInfo> task_pods;
     absl::StatusOr<std::vector<informer::Object>> objs = pods_->store().ByIndex(
         kPodsByJobIndex, fmt::format("{}/{}", pod.namespace_name, pod.job_name));
@@ -109,7 +109,7 @@ class JobController final : public Controller {
         if (p && p->task == pod.task && p->job_uid == pod.job_uid) task_pods.push_back(*p);
       }
     }
-    return ProgressOf(*task, task_pods);
+    return ProgressOf(task->replicas, task->max_retry, task_pods);
   }
 
   void AddHandlers() {

@@ -111,9 +111,14 @@ PodSnapshot ToSnapshot(const JobPodInfo& pod) {
 }
 
 TaskProgress ProgressOf(const TaskSpecView& task, const std::vector<JobPodInfo>& task_pods) {
+  return ProgressOf(task.replicas, task.max_retry, task_pods);
+}
+
+TaskProgress ProgressOf(int32_t replicas, int32_t max_retry,
+                        const std::vector<JobPodInfo>& task_pods) {
   TaskProgress p;
-  p.replicas = task.replicas;
-  p.max_retry = task.max_retry;
+  p.replicas = replicas;
+  p.max_retry = max_retry;
   for (const auto& pod : task_pods) {
     if (pod.phase == "Succeeded") ++p.succeeded_pods;
     if (pod.phase == "Running" || pod.phase == "Pending") p.live_pod_restarts += pod.restart_count;
