@@ -1,5 +1,6 @@
 #include "common/api/batch.h"
 
+#include <algorithm>
 #include <cctype>
 
 #include "common/api/codec.h"
@@ -197,6 +198,21 @@ void Job::SetStatus(const JobStatus& st) {
   };
   trunc(status_.state.last_transition_time);
   for (JobCondition& c : status_.conditions) trunc(c.last_transition_time);
+}
+
+std::optional<TaskReplicaCounts> FindTaskReplicaCounts(const json::Value& job,
+                                                       std::string_view task) {
+  const json::Value* tasks = json::FindPath(job, {"spec", "tasks"});
+  if (tasks == nullptr || !tasks->IsArray()) return std::nullopt;
+  auto clamp = [](int64_t v) {
+    return static_cast<int32_t>(std::clamp<int64_t>(v, INT32_MIN, INT32_MAX));
+  };
+  for (const json::Value& t : tasks->GetArray()) {
+    if (!t.IsObject() || json::GetString(t, "name") != task) continue;
+    return TaskReplicaCounts{clamp(json::GetInt(t, "replicas", 0)),
+                             clamp(json::GetInt(t, "maxRetry", 0))};
+  }
+  return std::nullopt;
 }
 
 // --- Command ---------------------------------------------------------------------------

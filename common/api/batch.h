@@ -16,20 +16,9 @@
 #include "absl/status/statusor.h"
 #include "common/api/object.h"
 #include "common/api/time.h"
+#include "common/api/vocabulary.h"
 
 namespace basalt::api {
-
-inline constexpr std::string_view kBatchApiVersion = "batch.volcano.sh/v1alpha1";
-inline constexpr std::string_view kBusApiVersion = "bus.volcano.sh/v1alpha1";
-
-// Label / annotation keys (reference §1.2).
-inline constexpr std::string_view kJobNameKey = "volcano.sh/job-name";
-inline constexpr std::string_view kJobNamespaceKey = "volcano.sh/job-namespace";
-inline constexpr std::string_view kTaskSpecKey = "volcano.sh/task-spec";
-inline constexpr std::string_view kTaskIndexKey = "volcano.sh/task-index";
-inline constexpr std::string_view kQueueNameKey = "volcano.sh/queue-name";
-inline constexpr std::string_view kJobVersionKey = "volcano.sh/job-version";
-inline constexpr std::string_view kJobRetryCountKey = "volcano.sh/job-retry-count";
 
 // LifecyclePolicy: `event` / `events` / `exitCode` trigger `action` after `timeout`.
 struct LifecyclePolicy {
@@ -138,6 +127,19 @@ class Job : public Object {
   JobSpec spec_;
   JobStatus status_;
 };
+
+// The counts of one task read straight from a Job document (spec.tasks[name == task]), for
+// callers that must not decode the whole Job, such as per-pod informer handlers. Lenient as
+// the job controller's view: absent or mistyped counts read as 0. nullopt when no task has
+// that name or the document has no task list.
+struct TaskReplicaCounts {
+  int32_t replicas = 0;
+  int32_t max_retry = 0;  // 0 when unset (the webhook defaults it to 3)
+
+  friend bool operator==(const TaskReplicaCounts&, const TaskReplicaCounts&) = default;
+};
+std::optional<TaskReplicaCounts> FindTaskReplicaCounts(const json::Value& job,
+                                                       std::string_view task);
 
 // Command: a one-shot request for an action on a target object (Job or Queue).
 class Command : public Object {

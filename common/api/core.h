@@ -19,13 +19,10 @@
 #include "absl/status/statusor.h"
 #include "common/api/object.h"
 #include "common/api/time.h"
+#include "common/api/vocabulary.h"
 #include "common/resource/resource_list.h"
 
 namespace basalt::api {
-
-// Well-known keys.
-inline constexpr std::string_view kGroupNameAnnotation = "scheduling.k8s.io/group-name";
-inline constexpr std::string_view kVolcanoGroupNameAnnotation = "scheduling.volcano.sh/group-name";
 
 // --- Pod -------------------------------------------------------------------------------
 

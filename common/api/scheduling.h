@@ -15,12 +15,10 @@
 
 #include "absl/status/statusor.h"
 #include "common/api/object.h"
+#include "common/api/vocabulary.h"
 #include "common/resource/resource_list.h"
 
 namespace basalt::api {
-
-inline constexpr std::string_view kSchedulingApiVersion = "scheduling.volcano.sh/v1beta1";
-inline constexpr std::string_view kDefaultQueue = "default";
 
 // --- Queue -----------------------------------------------------------------------------
 

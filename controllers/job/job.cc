@@ -1,6 +1,5 @@
 #include "controllers/job/job.h"
 
-#include <array>
 #include <cmath>
 #include <utility>
 
@@ -10,63 +9,6 @@
 
 namespace basalt::controllers {
 namespace {
-
-struct PhaseName {
-  JobPhase phase;
-  std::string_view name;
-};
-constexpr std::array<PhaseName, 10> kPhaseNames = {{
-    {JobPhase::kPending, "Pending"},
-    {JobPhase::kAborting, "Aborting"},
-    {JobPhase::kAborted, "Aborted"},
-    {JobPhase::kRunning, "Running"},
-    {JobPhase::kRestarting, "Restarting"},
-    {JobPhase::kCompleting, "Completing"},
-    {JobPhase::kCompleted, "Completed"},
-    {JobPhase::kTerminating, "Terminating"},
-    {JobPhase::kTerminated, "Terminated"},
-    {JobPhase::kFailed, "Failed"},
-}};
-
-struct ActionNameEntry {
-  Action action;
-  std::string_view name;
-};
-constexpr std::array<ActionNameEntry, 14> kActionNames = {{
-    {Action::kAbortJob, "AbortJob"},
-    {Action::kRestartJob, "RestartJob"},
-    {Action::kRestartTask, "RestartTask"},
-    {Action::kRestartPod, "RestartPod"},
-    {Action::kRestartPartition, "RestartPartition"},
-    {Action::kTerminateJob, "TerminateJob"},
-    {Action::kCompleteJob, "CompleteJob"},
-    {Action::kResumeJob, "ResumeJob"},
-    {Action::kSyncJob, "SyncJob"},
-    {Action::kEnqueueJob, "EnqueueJob"},
-    {Action::kSyncQueue, "SyncQueue"},
-    {Action::kOpenQueue, "OpenQueue"},
-    {Action::kCloseQueue, "CloseQueue"},
-    {Action::kOther, "Unknown"},
-}};
-
-struct EventNameEntry {
-  Event event;
-  std::string_view name;
-};
-constexpr std::array<EventNameEntry, 12> kEventNames = {{
-    {Event::kNone, ""},
-    {Event::kAny, "*"},
-    {Event::kPodFailed, "PodFailed"},
-    {Event::kPodEvicted, "PodEvicted"},
-    {Event::kPodPending, "PodPending"},
-    {Event::kPodRunning, "PodRunning"},
-    {Event::kUnknown, "Unknown"},
-    {Event::kTaskCompleted, "TaskCompleted"},
-    {Event::kTaskFailed, "TaskFailed"},
-    {Event::kOutOfSync, "OutOfSync"},
-    {Event::kCommandIssued, "CommandIssued"},
-    {Event::kJobUpdated, "JobUpdated"},
-}};
 
 int32_t ToInt32(int64_t v) {
   if (v > INT32_MAX) return INT32_MAX;
@@ -137,53 +79,6 @@ std::shared_ptr<const json::Document> CopyTemplate(const json::Value* tmpl) {
 }
 
 }  // namespace
-
-std::string_view JobPhaseName(JobPhase phase) {
-  for (const auto& e : kPhaseNames) {
-    if (e.phase == phase) return e.name;
-  }
-  return "Pending";
-}
-
-JobPhase ParseJobPhase(std::string_view name) {
-  for (const auto& e : kPhaseNames) {
-    if (e.name == name) return e.phase;
-  }
-  return JobPhase::kPending;
-}
-
-bool IsFinishedPhase(JobPhase phase) {
-  return phase == JobPhase::kCompleted || phase == JobPhase::kFailed ||
-         phase == JobPhase::kTerminated || phase == JobPhase::kAborted;
-}
-
-std::string_view ActionName(Action action) {
-  for (const auto& e : kActionNames) {
-    if (e.action == action) return e.name;
-  }
-  return "Unknown";
-}
-
-Action ParseAction(std::string_view name) {
-  for (const auto& e : kActionNames) {
-    if (e.action != Action::kOther && e.name == name) return e.action;
-  }
-  return Action::kOther;
-}
-
-std::string_view EventName(Event event) {
-  for (const auto& e : kEventNames) {
-    if (e.event == event) return e.name;
-  }
-  return "";
-}
-
-std::optional<Event> ParseEvent(std::string_view name) {
-  for (const auto& e : kEventNames) {
-    if (e.name == name) return e.event;
-  }
-  return std::nullopt;
-}
 
 std::string_view TaskSpecView::TemplateSpecString(std::string_view key) const {
   if (pod_template == nullptr) return {};

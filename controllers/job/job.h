@@ -1,7 +1,7 @@
 #pragma once
 // The job controller's own small view of a batch.volcano.sh/v1alpha1 Job: the fields the state
-// machine, the policy resolver, pod/PodGroup construction and the job plugins read, plus the
-// enumerations of phases, actions and events with their exact Volcano spellings.
+// machine, the policy resolver, pod/PodGroup construction and the job plugins read. Phases,
+// actions and events come from common/api/vocabulary.h.
 //
 // Pod templates stay raw JSON (ARCHITECTURE decision 1): a TaskSpecView holds the template as
 // an immutable document shared by every copy of the view (shared because views are copied into
@@ -19,84 +19,25 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "common/api/vocabulary.h"
 #include "common/util/json.h"
 
 namespace basalt::controllers {
 
-// status.state.phase of a Job.
-enum class JobPhase {
-  kPending,
-  kAborting,
-  kAborted,
-  kRunning,
-  kRestarting,
-  kCompleting,
-  kCompleted,
-  kTerminating,
-  kTerminated,
-  kFailed,
-};
-inline constexpr JobPhase kAllJobPhases[] = {
-    JobPhase::kPending,    JobPhase::kAborting,   JobPhase::kAborted,   JobPhase::kRunning,
-    JobPhase::kRestarting, JobPhase::kCompleting, JobPhase::kCompleted, JobPhase::kTerminating,
-    JobPhase::kTerminated, JobPhase::kFailed};
-
-// "Pending", "Aborting", ...
-std::string_view JobPhaseName(JobPhase phase);
-// The phase named `name`; an empty or unrecognised phase is handled as Pending, as Volcano does.
-JobPhase ParseJobPhase(std::string_view name);
-// True for Completed, Failed, Terminated and Aborted (the job no longer runs pods of its own
-// accord). Aborted is included because ResumeJob is the only way out of it.
-bool IsFinishedPhase(JobPhase phase);
-
-// A bus.volcano.sh/v1alpha1 action. Any string is accepted on a Command or a policy (nothing
-// validates it); strings Basalt does not know are kOther and handled as "anything else".
-enum class Action {
-  kAbortJob,
-  kRestartJob,
-  kRestartTask,
-  kRestartPod,
-  kRestartPartition,
-  kTerminateJob,
-  kCompleteJob,
-  kResumeJob,
-  kSyncJob,
-  kEnqueueJob,
-  kSyncQueue,
-  kOpenQueue,
-  kCloseQueue,
-  kOther,
-};
-inline constexpr Action kAllActions[] = {
-    Action::kAbortJob,         Action::kRestartJob,   Action::kRestartTask, Action::kRestartPod,
-    Action::kRestartPartition, Action::kTerminateJob, Action::kCompleteJob, Action::kResumeJob,
-    Action::kSyncJob,          Action::kEnqueueJob,   Action::kSyncQueue,   Action::kOpenQueue,
-    Action::kCloseQueue,       Action::kOther};
-
-// "AbortJob", "RestartJob", ...; kOther is "Unknown".
-std::string_view ActionName(Action action);
-Action ParseAction(std::string_view name);
-
-// A bus.volcano.sh/v1alpha1 event, the cause of a reconcile request.
-enum class Event {
-  kNone,  // a plain sync (e.g. a PodGroup phase change other than to Unknown)
-  kAny,   // "*", only meaningful in policies
-  kPodFailed,
-  kPodEvicted,
-  kPodPending,
-  kPodRunning,
-  kUnknown,  // the PodGroup went Unknown
-  kTaskCompleted,
-  kTaskFailed,
-  kOutOfSync,
-  kCommandIssued,
-  kJobUpdated,
-};
-
-// "", "*", "PodFailed", ...
-std::string_view EventName(Event event);
-// nullopt for a string that is not an event name; "" is kNone.
-std::optional<Event> ParseEvent(std::string_view name);
+// The Job phases, actions and events are the shared vocabulary of common/api; the controller
+// names them unqualified.
+using api::Action;
+using api::ActionName;
+using Event = api::JobEvent;
+using api::EventName;
+using api::IsFinishedPhase;
+using api::JobPhase;
+using api::JobPhaseName;
+using api::kAllActions;
+using api::kAllJobPhases;
+using api::ParseAction;
+using api::ParseEvent;
+using api::ParseJobPhase;
 
 // One entry of spec.policies or spec.tasks[].policies.
 struct LifecyclePolicy {

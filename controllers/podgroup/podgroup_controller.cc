@@ -6,19 +6,15 @@
 #include "common/api/core.h"
 #include "common/api/object.h"
 #include "common/api/scheduling.h"
+#include "common/api/vocabulary.h"
 #include "common/util/log.h"
 #include "common/util/status.h"
 #include "controllers/job/controller/job_reconciler.h"
-#include "controllers/job/keys.h"
 #include "controllers/job/pods/pod_group.h"
 #include "fmt/format.h"
 
 namespace basalt::controllers {
 namespace {
-
-constexpr std::string_view kMinMemberAnnotation = "scheduling.volcano.sh/group-min-member";
-constexpr std::string_view kQueueAnnotation = "scheduling.volcano.sh/queue-name";
-constexpr std::string_view kVolcanoGroupName = "scheduling.volcano.sh/group-name";
 
 std::string_view StringAt(const json::Value& v, std::initializer_list<std::string_view> path) {
   const json::Value* p = json::FindPath(v, path);
@@ -48,8 +44,9 @@ bool NeedsPodGroup(const json::Value& pod, const std::vector<std::string>& sched
       scheduler_names.end()) {
     return false;
   }
-  if (!StringAt(pod, {"metadata", "annotations", keys::kGroupName}).empty()) return false;
-  if (!StringAt(pod, {"metadata", "annotations", kVolcanoGroupName}).empty()) return false;
+  if (!StringAt(pod, {"metadata", "annotations", api::kGroupNameAnnotation}).empty()) return false;
+  if (!StringAt(pod, {"metadata", "annotations", api::kVolcanoGroupNameAnnotation}).empty())
+    return false;
   if (json::FindPath(pod, {"metadata", "deletionTimestamp"}) != nullptr) return false;
   const std::string_view phase = StringAt(pod, {"status", "phase"});
   return phase != "Succeeded" && phase != "Failed";
@@ -68,7 +65,7 @@ std::optional<BarePodGroupPlan> PlanBarePodGroup(
   plan.name = fmt::format("podgroup-{}", owner ? owner->uid : std::string(obj->uid()));
 
   int64_t min_member = 1;
-  if (auto it = owner_annotations.find(std::string(kMinMemberAnnotation));
+  if (auto it = owner_annotations.find(std::string(api::kGroupMinMemberAnnotation));
       it != owner_annotations.end()) {
     int64_t v = 0;
     auto [p, ec] = std::from_chars(it->second.data(), it->second.data() + it->second.size(), v);
@@ -83,15 +80,16 @@ std::optional<BarePodGroupPlan> PlanBarePodGroup(
                                                std::string(obj->uid()), true, false}});
   }
   for (const auto& [k, v] : owner_annotations) {
-    if (k.rfind("volcano.sh/", 0) == 0) pg.SetAnnotation(k, v);
+    if (k.rfind(api::kVolcanoKeyPrefix, 0) == 0) pg.SetAnnotation(k, v);
   }
-  for (std::string_view k : {keys::kPreemptable, keys::kCooldownTime, keys::kRevocableZone,
-                             keys::kJdbMinAvailable, keys::kJdbMaxUnavailable}) {
+  for (std::string_view k : {api::kPreemptableKey, api::kCooldownTimeKey, api::kRevocableZoneKey,
+                             api::kJdbMinAvailableKey, api::kJdbMaxUnavailableKey}) {
     if (auto v = obj->annotation(k)) pg.SetAnnotation(k, *v);
   }
   api::PodGroupSpec spec;
   spec.min_member = static_cast<int32_t>(min_member);
-  spec.queue = std::string(obj->annotation(kQueueAnnotation).value_or("default"));
+  spec.queue =
+      std::string(obj->annotation(api::kPodGroupQueueAnnotation).value_or(api::kDefaultQueue));
   spec.priority_class_name = std::string(StringAt(pod, {"spec", "priorityClassName"}));
   if (const json::Value* pod_spec = json::Find(pod, "spec")) {
     absl::StatusOr<resource::ResourceList> usage = PodQuotaUsage(*pod_spec);
@@ -101,8 +99,8 @@ std::optional<BarePodGroupPlan> PlanBarePodGroup(
   json::Value& status = pg.EnsurePath({"status"});
   json::Set(status, "phase", json::MakeString("Pending", pg.allocator()), pg.allocator());
   plan.pod_group_json = pg.ToJson();
-  plan.pod_patch_json =
-      fmt::format(R"({{"metadata":{{"annotations":{{"{}":"{}"}}}}}})", keys::kGroupName, plan.name);
+  plan.pod_patch_json = fmt::format(R"({{"metadata":{{"annotations":{{"{}":"{}"}}}}}})",
+                                    api::kGroupNameAnnotation, plan.name);
   return plan;
 }
 

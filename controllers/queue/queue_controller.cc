@@ -4,6 +4,7 @@
 #include <map>
 #include <mutex>
 
+#include "common/api/vocabulary.h"
 #include "common/client/errors.h"
 #include "common/util/log.h"
 #include "common/util/status.h"
@@ -22,7 +23,7 @@ std::string_view StringAt(const json::Value& v, std::initializer_list<std::strin
 
 std::string QueueOf(const json::Value& pg) {
   std::string_view q = StringAt(pg, {"spec", "queue"});
-  return q.empty() ? std::string("default") : std::string(q);
+  return q.empty() ? std::string(api::kDefaultQueue) : std::string(q);
 }
 
 }  // namespace
@@ -32,13 +33,13 @@ QueueCounts CountPodGroups(const std::vector<const json::Value*>& pod_groups) {
   for (const json::Value* pg : pod_groups) {
     const std::string_view phase = StringAt(*pg, {"status", "phase"});
     ++c.total;
-    if (phase == "Inqueue") {
+    if (phase == api::kPodGroupInqueue) {
       ++c.inqueue;
-    } else if (phase == "Running") {
+    } else if (phase == api::kPodGroupRunning) {
       ++c.running;
-    } else if (phase == "Unknown") {
+    } else if (phase == api::kPodGroupUnknown) {
       ++c.unknown;
-    } else if (phase == "Completed") {
+    } else if (phase == api::kPodGroupCompleted) {
       ++c.completed;
     } else {
       ++c.pending;
@@ -49,14 +50,14 @@ QueueCounts CountPodGroups(const std::vector<const json::Value*>& pod_groups) {
 
 std::string NextQueueState(std::string_view name, std::string_view state, std::string_view action,
                            bool has_pod_groups) {
-  std::string current = state.empty() ? "Open" : std::string(state);
-  if (action == "OpenQueue") return "Open";
-  if (action == "CloseQueue") {
-    if (name == "root") return current;
-    if (current == "Closed") return current;
-    return has_pod_groups ? "Closing" : "Closed";
+  std::string current(state.empty() ? api::kQueueOpen : state);
+  if (action == api::ActionName(api::Action::kOpenQueue)) return std::string(api::kQueueOpen);
+  if (action == api::ActionName(api::Action::kCloseQueue)) {
+    if (name == api::kRootQueue) return current;
+    if (current == api::kQueueClosed) return current;
+    return std::string(has_pod_groups ? api::kQueueClosing : api::kQueueClosed);
   }
-  if (current == "Closing" && !has_pod_groups) return "Closed";
+  if (current == api::kQueueClosing && !has_pod_groups) return std::string(api::kQueueClosed);
   return current;
 }
 
@@ -120,7 +121,7 @@ class QueueController final : public Controller {
         .on_delete = [this](const informer::Object& o, bool) { loop_->Add(QueueOf(o.doc())); }});
     auto on_command = [this](const informer::Object& o) {
       const json::Value* target = json::Find(o.doc(), "target");
-      if (target == nullptr || json::GetString(*target, "kind") != "Queue") return;
+      if (target == nullptr || json::GetString(*target, "kind") != api::kQueueKind) return;
       QueueCommand c{std::string(json::GetString(o.doc(), "action")),
                      std::string(o.namespace_name()), std::string(o.name()),
                      std::string(StringAt(o.doc(), {"metadata", "uid"}))};

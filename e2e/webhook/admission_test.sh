@@ -185,6 +185,10 @@ expect_refused "exitCode 0" "0 is not a valid error code" \
   "$(job j-exit0 '  policies: [{exitCode: 0, action: RestartJob}]' "$(task w 1)")" -n "$ns"
 expect_refused "unknown plugin" "unable to find job plugin: nope" \
   "$(job j-plugin '  plugins: {nope: []}' "$(task w 1)")" -n "$ns"
+# Volcano's ray plugin is not implemented by the job controller: refused, not left in PluginError.
+expect_refused "unimplemented plugin" \
+  'spec.plugins: Unsupported value: "ray": supported values: "env", "mpi", "pytorch", "ssh", "svc", "tensorflow"' \
+  "$(job j-ray '  plugins: {ray: []}' "$(task w 1)")" -n "$ns"
 expect_refused "missing queue" 'unable to find job queue: queues.scheduling.volcano.sh "e2e-no-such-queue" not found' \
   "$(job j-noqueue '  queue: e2e-no-such-queue' "$(task w 1)")" -n "$ns"
 

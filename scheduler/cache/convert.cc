@@ -4,6 +4,7 @@
 
 #include "common/api/core.h"
 #include "common/api/time.h"
+#include "common/api/vocabulary.h"
 #include "common/util/json.h"
 #include "common/util/status.h"
 #include "fmt/format.h"
@@ -344,13 +345,13 @@ NodeInfo ToNodeInfo(const api::CompactNode& node) {
 
 PodGroupStatus ToPodGroupStatus(const api::PodGroupStatus& status) {
   PodGroupStatus out;
-  if (status.phase == "Inqueue") {
+  if (status.phase == api::kPodGroupInqueue) {
     out.phase = PodGroupPhase::kInqueue;
-  } else if (status.phase == "Running") {
+  } else if (status.phase == api::kPodGroupRunning) {
     out.phase = PodGroupPhase::kRunning;
-  } else if (status.phase == "Unknown") {
+  } else if (status.phase == api::kPodGroupUnknown) {
     out.phase = PodGroupPhase::kUnknown;
-  } else if (status.phase == "Completed") {
+  } else if (status.phase == api::kPodGroupCompleted) {
     out.phase = PodGroupPhase::kCompleted;
   } else {
     out.phase = PodGroupPhase::kPending;
@@ -384,7 +385,7 @@ JobInfo ToJobInfo(const api::PodGroup& pg, std::string_view default_queue) {
     if (!v.has_value()) v = pg.label(key);
     return v.has_value() && *v == "true";
   };
-  job.preemptable = flag("volcano.sh/preemptable");
+  job.preemptable = flag(api::kPreemptableKey);
   if (auto t = pg.creation_timestamp(); t.has_value()) job.creation_time = *t;
   job.podgroup_status = ToPodGroupStatus(pg.status());
   return job;
@@ -410,11 +411,11 @@ QueueInfo ToQueueInfo(const api::Queue& queue) {
   q.guarantee = ToResource(queue.spec().guarantee);
   q.reclaimable = queue.spec().Reclaimable();
   const std::string& state = queue.status().state;
-  if (state == "Closed") {
+  if (state == api::kQueueClosed) {
     q.state = QueueState::kClosed;
-  } else if (state == "Closing") {
+  } else if (state == api::kQueueClosing) {
     q.state = QueueState::kClosing;
-  } else if (state == "Unknown") {
+  } else if (state == api::kQueueUnknown) {
     q.state = QueueState::kUnknown;
   }
   q.parent = queue.spec().parent;

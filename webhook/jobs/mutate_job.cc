@@ -1,17 +1,13 @@
 #include "webhook/jobs/mutate_job.h"
 
-#include <array>
 #include <cstdint>
 
+#include "common/api/vocabulary.h"
 #include "fmt/format.h"
 #include "webhook/validation.h"
 
 namespace basalt::webhook {
 namespace {
-
-// Plugins that need the headless Service of the svc plugin, and those that need ssh.
-constexpr std::array<std::string_view, 4> kPluginsImplyingSvc = {"tensorflow", "mpi", "pytorch",
-                                                                 "ray"};
 
 // The task minAvailable Volcano assumes when unset.
 int64_t DefaultTaskMinAvailable(const json::Value& task) {
@@ -50,12 +46,19 @@ void MutatePlugins(const json::Value& spec, JsonPatch& patch) {
   const json::Value* plugins = json::Find(spec, "plugins");
   if (plugins == nullptr || !plugins->IsObject()) return;
   bool need_svc = false;
-  for (std::string_view p : kPluginsImplyingSvc)
+  for (std::string_view p : api::kPluginsImplyingSvc)
     need_svc = need_svc || json::Find(*plugins, p) != nullptr;
-  bool need_ssh = json::Find(*plugins, "mpi") != nullptr;
+  bool need_ssh = false;
+  for (std::string_view p : api::kPluginsImplyingSsh)
+    need_ssh = need_ssh || json::Find(*plugins, p) != nullptr;
   json::Value empty(rapidjson::kArrayType);
-  if (need_svc && json::Find(*plugins, "svc") == nullptr) patch.Add("/spec/plugins/svc", empty);
-  if (need_ssh && json::Find(*plugins, "ssh") == nullptr) patch.Add("/spec/plugins/ssh", empty);
+  auto add = [&](std::string_view plugin) {
+    if (json::Find(*plugins, plugin) == nullptr) {
+      patch.Add(fmt::format("/spec/plugins/{}", plugin), empty);
+    }
+  };
+  if (need_svc) add(api::kSvcPlugin);
+  if (need_ssh) add(api::kSshPlugin);
 }
 
 }  // namespace
@@ -66,7 +69,7 @@ JobMutation MutateJob(const json::Value& job, std::string_view scheduler_name) {
   const json::Value* spec = json::Find(job, "spec");
   if (spec == nullptr || !spec->IsObject()) return mutation;  // validation reports it
 
-  if (json::GetString(*spec, "queue").empty()) patch.AddString("/spec/queue", kDefaultQueue);
+  if (json::GetString(*spec, "queue").empty()) patch.AddString("/spec/queue", api::kDefaultQueue);
   if (json::GetString(*spec, "schedulerName").empty() && !scheduler_name.empty()) {
     patch.AddString("/spec/schedulerName", scheduler_name);
   }

@@ -21,7 +21,6 @@
 namespace basalt::webhook {
 
 inline constexpr int kDefaultMaxRetry = 3;
-inline constexpr std::string_view kDefaultQueue = "default";
 
 // The patch that defaults `job` (a Job object), empty when nothing needs defaulting, and
 // warnings kubectl shows the user.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "common/api/vocabulary.h"
 #include "fmt/format.h"
 
 namespace basalt::webhook {
@@ -20,16 +21,20 @@ std::string ValidListsSuffix() {
 }  // namespace
 
 const std::vector<std::string>& ValidPolicyEvents() {
-  static const auto* events =
-      new std::vector<std::string>{"*",       "PodFailed",     "PodEvicted", "PodPending",
-                                   "Unknown", "TaskCompleted", "TaskFailed", "JobUpdated"};
+  static const auto* events = [] {
+    auto* names = new std::vector<std::string>;
+    for (api::JobEvent e : api::kPolicyEvents) names->emplace_back(api::EventName(e));
+    return names;
+  }();
   return *events;
 }
 
 const std::vector<std::string>& ValidPolicyActions() {
-  static const auto* actions =
-      new std::vector<std::string>{"AbortJob",         "RestartJob",   "RestartTask", "RestartPod",
-                                   "RestartPartition", "TerminateJob", "CompleteJob", "ResumeJob"};
+  static const auto* actions = [] {
+    auto* names = new std::vector<std::string>;
+    for (api::Action a : api::kPolicyActions) names->emplace_back(api::ActionName(a));
+    return names;
+  }();
   return *actions;
 }
 
@@ -83,7 +88,7 @@ void ValidatePolicies(const json::Value* policies, const FieldPath& path, ErrorL
                        fmt::format("invalid policy event \"{}\", {}", event, ValidListsSuffix()));
         continue;
       }
-      if (event == "*") has_wildcard = true;
+      if (event == api::EventName(api::JobEvent::kAny)) has_wildcard = true;
       if (!seen_events.insert(event).second) {
         errors.Invalid(at, fmt::format("duplicate event {} across different policy", event));
       }

@@ -3,9 +3,9 @@
 //
 // Rules (Volcano's, wording kept where users search for it):
 //   - event/events and exitCode are exclusive, and one of them is required;
-//   - events must be one of kValidPolicyEvents (OutOfSync, CommandIssued and PodRunning are
+//   - events must be one of ValidPolicyEvents() (OutOfSync, CommandIssued and PodRunning are
 //     internal and rejected);
-//   - the action must be one of kValidPolicyActions;
+//   - the action must be one of ValidPolicyActions();
 //   - exitCode must not be 0 and must be unique within the list;
 //   - an event may appear in only one policy of a list; `*` excludes every other event.
 // Deliberate difference: Volcano checks the action only for event-based policies; Basalt also
@@ -20,6 +20,8 @@
 
 namespace basalt::webhook {
 
+// The names of api::kPolicyEvents and api::kPolicyActions (the events and actions the job
+// controller handles in policies), in that order.
 const std::vector<std::string>& ValidPolicyEvents();
 const std::vector<std::string>& ValidPolicyActions();
 

@@ -1,6 +1,7 @@
 #include "webhook/jobs/validate_job.h"
 
 #include <algorithm>
+#include <iterator>
 #include <limits>
 #include <map>
 #include <optional>
@@ -8,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "common/api/vocabulary.h"
 #include "common/util/status.h"
 #include "fmt/format.h"
 #include "webhook/jobs/policies.h"
@@ -239,7 +241,7 @@ void ValidateVolumes(const json::Value* volumes, const FieldPath& path, ErrorLis
 
 void ValidateQueue(std::string_view queue_name, const FieldPath& path, const ClusterLister& lister,
                    ErrorList& errors) {
-  if (queue_name.empty()) queue_name = "default";
+  if (queue_name.empty()) queue_name = api::kDefaultQueue;
   // Queue names may be DNS subdomains of up to 253 characters, but the job controller labels
   // every pod with its queue (volcano.sh/queue-name), and label values stop at 63: such a
   // Job could never create a pod.
@@ -261,12 +263,12 @@ void ValidateQueue(std::string_view queue_name, const FieldPath& path, const Clu
     }
     return;
   }
-  if (queue_name == "root") {
+  if (queue_name == api::kRootQueue) {
     errors.Forbidden(path, "can not submit job to root queue");
     return;
   }
-  const std::string state = queue->state.empty() ? std::string("Open") : queue->state;
-  if (state != "Open") {
+  const std::string state = queue->state.empty() ? std::string(api::kQueueOpen) : queue->state;
+  if (state != api::kQueueOpen) {
     errors.Forbidden(path, fmt::format("can only submit job to queue with state `Open`, queue "
                                        "`{}` status is `{}`",
                                        queue_name, state));
@@ -331,24 +333,34 @@ void ValidateDependencies(const json::Value& tasks, const FieldPath& path, Error
   }
 }
 
+// Kubernetes' NotSupported wording, for a plugin Volcano has and Basalt does not implement yet.
+std::string UnsupportedPluginMessage(std::string_view name) {
+  std::string supported;
+  for (const std::string& p : KnownJobPlugins()) {
+    supported += fmt::format("{}\"{}\"", supported.empty() ? "" : ", ", p);
+  }
+  return fmt::format("Unsupported value: \"{}\": supported values: {}", name, supported);
+}
+
 void ValidatePlugins(const json::Value& spec, const json::Value& tasks, const FieldPath& path,
                      ErrorList& errors) {
   const json::Value* plugins = json::Find(spec, "plugins");
   if (plugins == nullptr || !plugins->IsObject()) return;
-  const auto& known = KnownJobPlugins();
   for (const auto& member : plugins->GetObject()) {
     std::string_view name = json::AsView(member.name);
-    if (std::find(known.begin(), known.end(), name) == known.end()) {
+    if (api::IsUnsupportedJobPlugin(name)) {
+      errors.Invalid(path, UnsupportedPluginMessage(name));
+    } else if (!api::IsSupportedJobPlugin(name)) {
       errors.Invalid(path.Key(name), fmt::format("unable to find job plugin: {}", name));
     }
   }
-  if (const json::Value* mpi = json::Find(*plugins, "mpi")) {
+  if (const json::Value* mpi = json::Find(*plugins, api::kMpiPlugin)) {
     std::string master = FlagValue(mpi, "master").value_or("master");
     bool found = false;
     for (const auto& task : tasks.GetArray())
       found = found || json::GetString(task, "name") == master;
     if (!found) {
-      errors.Invalid(path.Key("mpi"),
+      errors.Invalid(path.Key(api::kMpiPlugin),
                      fmt::format("The specified mpi master task was not found (no task named "
                                  "\"{}\")",
                                  master));
@@ -443,8 +455,8 @@ void StripMutableFields(json::Value& old_spec, json::Value& new_spec) {
 }  // namespace
 
 const std::vector<std::string>& KnownJobPlugins() {
-  static const auto* plugins = new std::vector<std::string>{
-      "ssh", "env", "svc", "tensorflow", "mpi", "pytorch", "hcclrank", "ray"};
+  static const auto* plugins =
+      new std::vector<std::string>(std::begin(api::kJobPlugins), std::end(api::kJobPlugins));
   return *plugins;
 }
 

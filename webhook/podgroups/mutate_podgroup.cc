@@ -1,5 +1,7 @@
 #include "webhook/podgroups/mutate_podgroup.h"
 
+#include "common/api/vocabulary.h"
+
 namespace basalt::webhook {
 
 JsonPatch MutatePodGroup(const json::Value& podgroup, std::string_view ns,
@@ -7,7 +9,7 @@ JsonPatch MutatePodGroup(const json::Value& podgroup, std::string_view ns,
   JsonPatch patch;
   const json::Value* spec = json::Find(podgroup, "spec");
   std::string_view queue = spec ? json::GetString(*spec, "queue") : std::string_view();
-  if (!queue.empty() && queue != "default") return patch;
+  if (!queue.empty() && queue != api::kDefaultQueue) return patch;
   std::string ns_queue = lister.NamespaceDefaultQueue(ns);
   if (ns_queue.empty() || ns_queue == queue) return patch;
   if (spec == nullptr || !spec->IsObject()) {

@@ -9,8 +9,6 @@
 
 namespace basalt::webhook {
 
-inline constexpr std::string_view kNamespaceQueueAnnotation = "scheduling.volcano.sh/queue-name";
-
 // The patch for `podgroup` in namespace `ns`; empty when nothing changes.
 JsonPatch MutatePodGroup(const json::Value& podgroup, std::string_view ns,
                          const ClusterLister& lister);

@@ -1,5 +1,6 @@
 #include "webhook/podgroups/validate_podgroup.h"
 
+#include "common/api/vocabulary.h"
 #include "common/util/status.h"
 #include "fmt/format.h"
 
@@ -10,7 +11,7 @@ ErrorList ValidatePodGroupCreate(const json::Value& podgroup, const ClusterListe
   const FieldPath spec_path("spec");
   const json::Value* spec = json::Find(podgroup, "spec");
   std::string_view queue_name = spec ? json::GetString(*spec, "queue") : std::string_view();
-  if (queue_name.empty()) queue_name = "default";
+  if (queue_name.empty()) queue_name = api::kDefaultQueue;
   auto queue = lister.GetQueue(queue_name);
   if (!queue.ok()) {
     if (absl::IsNotFound(queue.status())) {
@@ -23,8 +24,8 @@ ErrorList ValidatePodGroupCreate(const json::Value& podgroup, const ClusterListe
                                                             queue_name, MessageOf(queue.status())));
     }
   } else {
-    const std::string state = queue->state.empty() ? std::string("Open") : queue->state;
-    if (state != "Open") {
+    const std::string state = queue->state.empty() ? std::string(api::kQueueOpen) : queue->state;
+    if (state != api::kQueueOpen) {
       errors.Forbidden(spec_path.Child("queue"),
                        fmt::format("can only submit PodGroup to queue with state `Open`, queue "
                                    "`{}` status is `{}`.",

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 
+#include "common/api/vocabulary.h"
 #include "fmt/format.h"
 
 namespace basalt::webhook {
@@ -25,14 +26,14 @@ ErrorList ValidatePodCreate(const json::Value& pod) {
   const json::Value* annotations = json::FindPath(pod, {"metadata", "annotations"});
   if (annotations == nullptr) return errors;
   const FieldPath path = FieldPath("metadata").Child("annotations");
-  auto min_available = json::GetOptionalString(*annotations, kJdbMinAvailableAnnotation);
-  auto max_unavailable = json::GetOptionalString(*annotations, kJdbMaxUnavailableAnnotation);
+  auto min_available = json::GetOptionalString(*annotations, api::kJdbMinAvailableKey);
+  auto max_unavailable = json::GetOptionalString(*annotations, api::kJdbMaxUnavailableKey);
   if (min_available && max_unavailable) {
     errors.Invalid(path, fmt::format("{} and {} can not be set at the same time",
-                                     kJdbMinAvailableAnnotation, kJdbMaxUnavailableAnnotation));
+                                     api::kJdbMinAvailableKey, api::kJdbMaxUnavailableKey));
   }
-  for (auto [key, value] : {std::pair{kJdbMinAvailableAnnotation, min_available},
-                            std::pair{kJdbMaxUnavailableAnnotation, max_unavailable}}) {
+  for (auto [key, value] : {std::pair{api::kJdbMinAvailableKey, min_available},
+                            std::pair{api::kJdbMaxUnavailableKey, max_unavailable}}) {
     if (value && !IsPositiveIntOrPercent(*value)) {
       errors.Invalid(path.Key(key), fmt::format("invalid value \"{}\": must be a positive integer "
                                                 "or a percentage between 1% and 99%",

@@ -13,9 +13,6 @@
 
 namespace basalt::webhook {
 
-inline constexpr std::string_view kJdbMinAvailableAnnotation = "volcano.sh/jdb-min-available";
-inline constexpr std::string_view kJdbMaxUnavailableAnnotation = "volcano.sh/jdb-max-unavailable";
-
 ErrorList ValidatePodCreate(const json::Value& pod);
 
 class PodValidator : public AdmissionHandler {

@@ -1,5 +1,6 @@
 #include "webhook/queues/mutate_queue.h"
 
+#include "common/api/vocabulary.h"
 #include "fmt/format.h"
 
 namespace basalt::webhook {
@@ -7,16 +8,16 @@ namespace basalt::webhook {
 JsonPatch MutateQueue(const json::Value& queue) {
   JsonPatch patch;
   if (const json::Value* annotations = json::FindPath(queue, {"metadata", "annotations"})) {
-    std::string_view hierarchy = json::GetString(*annotations, kHierarchyAnnotation);
-    std::string_view weights = json::GetString(*annotations, kHierarchyWeightsAnnotation);
+    std::string_view hierarchy = json::GetString(*annotations, api::kHierarchyAnnotation);
+    std::string_view weights = json::GetString(*annotations, api::kHierarchyWeightsAnnotation);
     bool rooted = hierarchy == "root" || hierarchy.substr(0, 5) == "root/";
     if (!hierarchy.empty() && !weights.empty() && !rooted) {
       patch.AddString(
-          fmt::format("/metadata/annotations/{}", EscapePointerToken(kHierarchyAnnotation)),
+          fmt::format("/metadata/annotations/{}", EscapePointerToken(api::kHierarchyAnnotation)),
           fmt::format("root/{}", hierarchy));
-      patch.AddString(
-          fmt::format("/metadata/annotations/{}", EscapePointerToken(kHierarchyWeightsAnnotation)),
-          fmt::format("1/{}", weights));
+      patch.AddString(fmt::format("/metadata/annotations/{}",
+                                  EscapePointerToken(api::kHierarchyWeightsAnnotation)),
+                      fmt::format("1/{}", weights));
     }
   }
   const json::Value* spec = json::Find(queue, "spec");

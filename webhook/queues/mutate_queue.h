@@ -9,9 +9,6 @@
 
 namespace basalt::webhook {
 
-inline constexpr std::string_view kHierarchyAnnotation = "volcano.sh/hierarchy";
-inline constexpr std::string_view kHierarchyWeightsAnnotation = "volcano.sh/hierarchy-weights";
-
 // The patch that defaults `queue`; empty when nothing needs defaulting.
 JsonPatch MutateQueue(const json::Value& queue);
 

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "common/api/vocabulary.h"
 #include "common/util/status.h"
 #include "fmt/format.h"
 #include "webhook/queues/mutate_queue.h"
@@ -77,7 +78,7 @@ void ValidateResources(const json::Value* spec, ErrorList& errors) {
 void ValidateState(const json::Value* old_queue, const json::Value& queue, ErrorList& errors) {
   const json::Value* status = json::Find(queue, "status");
   std::string_view state = status ? json::GetString(*status, "state") : std::string_view();
-  if (state.empty() || state == "Open" || state == "Closed") return;
+  if (state.empty() || state == api::kQueueOpen || state == api::kQueueClosed) return;
   if (old_queue != nullptr) {
     const json::Value* old_status = json::Find(*old_queue, "status");
     if (old_status != nullptr && json::GetString(*old_status, "state") == state) return;
@@ -89,26 +90,26 @@ void ValidateState(const json::Value* old_queue, const json::Value& queue, Error
 void ValidateHierarchyAnnotations(const json::Value& queue, ErrorList& errors) {
   const json::Value* annotations = json::FindPath(queue, {"metadata", "annotations"});
   if (annotations == nullptr) return;
-  std::string_view hierarchy = json::GetString(*annotations, kHierarchyAnnotation);
-  std::string_view weights = json::GetString(*annotations, kHierarchyWeightsAnnotation);
+  std::string_view hierarchy = json::GetString(*annotations, api::kHierarchyAnnotation);
+  std::string_view weights = json::GetString(*annotations, api::kHierarchyWeightsAnnotation);
   if (hierarchy.empty() && weights.empty()) return;
   FieldPath path = FieldPath("metadata").Child("annotations");
   auto segments = Split(hierarchy, '/');
   auto weight_segments = Split(weights, '/');
   if (hierarchy.empty() || weights.empty() || segments.size() != weight_segments.size()) {
-    errors.Invalid(
-        path.Key(kHierarchyWeightsAnnotation),
-        fmt::format("{} \"{}\" and {} \"{}\" must have the same number of segments",
-                    kHierarchyAnnotation, hierarchy, kHierarchyWeightsAnnotation, weights));
+    errors.Invalid(path.Key(api::kHierarchyWeightsAnnotation),
+                   fmt::format("{} \"{}\" and {} \"{}\" must have the same number of segments",
+                               api::kHierarchyAnnotation, hierarchy,
+                               api::kHierarchyWeightsAnnotation, weights));
     return;
   }
   for (std::string_view w : weight_segments) {
     double value = 0;
     auto [ptr, ec] = std::from_chars(w.data(), w.data() + w.size(), value);
     if (w.empty() || ec != std::errc() || ptr != w.data() + w.size() || !(value > 0)) {
-      errors.Invalid(path.Key(kHierarchyWeightsAnnotation),
+      errors.Invalid(path.Key(api::kHierarchyWeightsAnnotation),
                      fmt::format("weight \"{}\" in {} must be a positive number", w,
-                                 kHierarchyWeightsAnnotation));
+                                 api::kHierarchyWeightsAnnotation));
     }
   }
 }
@@ -227,7 +228,7 @@ ErrorList ValidateQueueCreateOrUpdate(const json::Value* old_queue, const json::
 
 ErrorList ValidateQueueDelete(std::string_view name, const ClusterLister& lister) {
   ErrorList errors;
-  if (name == "default" || name == "root") {
+  if (name == api::kDefaultQueue || name == api::kRootQueue) {
     errors.Forbidden(FieldPath(), fmt::format("`{}` queue can not be deleted", name));
     return errors;
   }

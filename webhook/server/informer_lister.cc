@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <memory>
 
+#include "common/api/vocabulary.h"
 #include "common/client/resource.h"
 #include "common/util/json.h"
 #include "common/util/status.h"
@@ -12,7 +13,6 @@ namespace basalt::webhook::server {
 namespace lister_internal {
 
 // Volcano's namespace annotation naming the queue PodGroups of the namespace go to.
-constexpr char kNamespaceQueueAnnotation[] = "scheduling.volcano.sh/queue-name";
 
 absl::StatusOr<QueueInfo> QueueInfoFromDocument(const json::Document& doc) {
   QueueInfo info;
@@ -68,7 +68,7 @@ informer::Transform NamespaceQueueTransform() {
         const json::Value* annotations = json::FindPath(doc, {"metadata", "annotations"});
         return std::make_shared<const QueueRef>(
             QueueRef{annotations != nullptr
-                         ? std::string(json::GetString(*annotations, kNamespaceQueueAnnotation))
+                         ? std::string(json::GetString(*annotations, api::kPodGroupQueueAnnotation))
                          : ""});
       });
 }

@@ -4,11 +4,11 @@
 #include <vector>
 
 #include "common/api/batch.h"
+#include "common/api/vocabulary.h"
 #include "common/client/resource.h"
 #include "common/informer/shared_informer.h"
 #include "common/util/log.h"
 #include "controllers/job/controller/job_reconciler.h"
-#include "controllers/job/keys.h"
 #include "controllers/job/requests/requests.h"
 #include "controllers/job/status/status.h"
 #include "fmt/format.h"
@@ -26,7 +26,7 @@ std::string JobNameOfPodGroup(const json::Value& pg) {
   const json::Value* owners = json::FindPath(pg, {"metadata", "ownerReferences"});
   if (owners != nullptr && owners->IsArray()) {
     for (const auto& o : owners->GetArray()) {
-      if (json::GetBool(o, "controller") && json::GetString(o, "kind") == keys::kJobKind) {
+      if (json::GetBool(o, "controller") && json::GetString(o, "kind") == api::kJobKind) {
         return std::string(json::GetString(o, "name"));
       }
     }
@@ -91,16 +91,16 @@ class JobController final : public Controller {
     return q;
   }
 
-  // The TaskFailed / TaskCompleted inputs of a pod update: the task's pods in the cache.
+  // The TaskFailed / TaskCompleted inputs of a pod update: the task's pods in the cache. Runs
+  // on the informer thread for every pod update, so it reads only the task's counts from the
+  // cached Job instead of decoding the Job (and copying every pod template).
   TaskProgress ProgressFor(const JobPodInfo& pod) {
     TaskProgress none;
     informer::Object job =
         jobs_->store().Get(fmt::format("{}/{}", pod.namespace_name, pod.job_name));
     if (!job) return none;
-    absl::StatusOr<JobView> view = ParseJob(job.doc());
-    if (!view.ok()) return none;
-    const TaskSpecView* task = view->spec.FindTask(pod.task);
-    if (task == nullptr) return none;
+    std::optional<api::TaskReplicaCounts> task = api::FindTaskReplicaCounts(job.doc(), pod.task);
+    if (!task.has_value()) return none;
     std::vector<JobPodInfo> task_pods;
     absl::StatusOr<std::vector<informer::Object>> objs = pods_->store().ByIndex(
         kPodsByJobIndex, fmt::format("{}/{}", pod.namespace_name, pod.job_name));
@@ -110,7 +110,7 @@ class JobController final : public Controller {
         if (p && p->task == pod.task && p->job_uid == pod.job_uid) task_pods.push_back(*p);
       }
     }
-    return ProgressOf(*task, task_pods);
+    return ProgressOf(task->replicas, task->max_retry, task_pods);
   }
 
   void AddHandlers() {
@@ -199,10 +199,9 @@ class JobController final : public Controller {
 
   void OnCommand(const informer::Object& o) {
     const json::Value* target = json::Find(o.doc(), "target");
-    if (target == nullptr || json::GetString(*target, "kind") != keys::kJobKind) return;
+    if (target == nullptr || json::GetString(*target, "kind") != api::kJobKind) return;
     std::string_view api_version = json::GetString(*target, "apiVersion");
-    if (!api_version.empty() &&
-        api_version.substr(0, api_version.find('/')) != "batch.volcano.sh") {
+    if (!api_version.empty() && api_version.substr(0, api_version.find('/')) != api::kBatchGroup) {
       return;
     }
     QueuedRequest q;

@@ -8,11 +8,11 @@
 
 #include "common/api/object.h"
 #include "common/api/time.h"
+#include "common/api/vocabulary.h"
 #include "common/client/errors.h"
 #include "common/util/log.h"
 #include "common/util/status.h"
 #include "controllers/app/controller.h"
-#include "controllers/job/keys.h"
 #include "controllers/job/pods/pod_group.h"
 #include "controllers/job/pods/pods.h"
 #include "controllers/job/state/state.h"
@@ -48,10 +48,6 @@ bool AtLeastAsNew(std::string_view a, std::string_view b) {
   if (a == b) return true;
   auto na = NumericVersion(a), nb = NumericVersion(b);
   return na && nb && *na >= *nb;
-}
-
-bool AdmittedPhase(std::string_view phase) {
-  return phase == "Inqueue" || phase == "Running" || phase == "Unknown" || phase == "Completed";
 }
 
 std::string_view StringAt(const json::Value& v, std::initializer_list<std::string_view> path) {
@@ -117,7 +113,7 @@ absl::StatusOr<JobView> ParseJobLeniently(const api::Job& job, std::string* spec
 informer::IndexFunc PodsByJobIndexFunc() {
   return informer::IndexBy<json::Document>([](const json::Document& pod) {
     std::vector<std::string> out;
-    std::string_view job = StringAt(pod, {"metadata", "annotations", keys::kJobName});
+    std::string_view job = StringAt(pod, {"metadata", "annotations", api::kJobNameKey});
     if (job.empty()) return out;
     out.push_back(JobKey(StringAt(pod, {"metadata", "namespace"}), job));
     return out;
@@ -535,7 +531,7 @@ absl::StatusOr<JobCounts> JobReconciler::SyncJob(Work& w) {
   std::vector<PodSnapshot> snapshots;
   snapshots.reserve(pods.size());
   for (const JobPodInfo& p : pods) snapshots.push_back(ToSnapshot(p));
-  if (!AdmittedPhase(pg_phase)) {
+  if (!api::IsPodGroupAdmitted(pg_phase)) {
     RecordPodGroupPending(w);
     return CountPods(snapshots, w.view.status);
   }
@@ -674,7 +670,7 @@ void JobReconciler::RecordPodGroupPending(const Work& w) {
       newest_time = t;
     }
   }
-  if (newest == nullptr || json::GetString(*newest, "type") == "Scheduled") return;
+  if (newest == nullptr || json::GetString(*newest, "type") == api::kPodGroupScheduled) return;
   std::string type(json::GetString(*newest, "type"));
   for (char& ch : type) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
   RecordEvent(w, controller::EventType::kWarning, "PodGroupPending",

@@ -2,7 +2,7 @@
 
 #include <charconv>
 
-#include "controllers/job/keys.h"
+#include "common/api/vocabulary.h"
 #include "controllers/job/pods/pods.h"
 #include "fmt/format.h"
 
@@ -209,8 +209,8 @@ json::Document NewOwnedObject(const JobView& job, std::string_view api_version,
   json::Set(meta, "name", json::MakeString(name, a), a);
   json::Set(meta, "namespace", json::MakeString(job.namespace_name, a), a);
   json::Value labels(rapidjson::kObjectType);
-  json::Set(labels, keys::kJobName, json::MakeString(job.name, a), a);
-  json::Set(labels, keys::kJobNamespace, json::MakeString(job.namespace_name, a), a);
+  json::Set(labels, api::kJobNameKey, json::MakeString(job.name, a), a);
+  json::Set(labels, api::kJobNamespaceKey, json::MakeString(job.namespace_name, a), a);
   json::Set(meta, "labels", std::move(labels), a);
   json::Value owners(rapidjson::kArrayType);
   owners.PushBack(JobOwnerReference(job, a), a);

@@ -4,8 +4,8 @@
 #include <numeric>
 #include <vector>
 
+#include "common/api/vocabulary.h"
 #include "common/util/status.h"
-#include "controllers/job/keys.h"
 #include "controllers/job/pods/pods.h"
 #include "fmt/format.h"
 
@@ -178,15 +178,15 @@ absl::StatusOr<json::Document> BuildPodGroup(const JobView& job,
   json::Document pg;
   pg.SetObject();
   auto& a = pg.GetAllocator();
-  SetString(pg, "apiVersion", keys::kPodGroupApiVersion, a);
-  SetString(pg, "kind", keys::kPodGroupKind, a);
+  SetString(pg, "apiVersion", api::kSchedulingApiVersion, a);
+  SetString(pg, "kind", api::kPodGroupKind, a);
 
   json::Value meta(rapidjson::kObjectType);
   SetString(meta, "name", job.name, a);
   SetString(meta, "namespace", job.namespace_name, a);
   json::Value labels(rapidjson::kObjectType);
   for (const auto& [k, v] : job.labels) SetString(labels, k, v, a);
-  SetString(labels, keys::kJobName, job.name, a);
+  SetString(labels, api::kJobNameKey, job.name, a);
   json::Set(meta, "labels", std::move(labels), a);
   json::Value annotations(rapidjson::kObjectType);
   for (const auto& [k, v] : job.annotations) SetString(annotations, k, v, a);
@@ -220,12 +220,12 @@ absl::StatusOr<json::Document> BuildPodGroup(const JobView& job,
     json::Set(g, "subGroupSize", json::Value(pp.partition_size), a);
     json::Set(g, "minSubGroups", json::Value(pp.min_partitions), a);
     json::Value match(rapidjson::kObjectType);
-    SetString(match, keys::kTaskSpec, task.name, a);
+    SetString(match, api::kTaskSpecKey, task.name, a);
     json::Value selector(rapidjson::kObjectType);
     json::Set(selector, "matchLabels", std::move(match), a);
     json::Set(g, "labelSelector", std::move(selector), a);
     json::Value keys_list(rapidjson::kArrayType);
-    keys_list.PushBack(json::MakeString(keys::kPartitionId, a), a);
+    keys_list.PushBack(json::MakeString(api::kPartitionIdKey, a), a);
     json::Set(g, "matchLabelKeys", std::move(keys_list), a);
     if (pp.network_topology) {
       json::Set(g, "networkTopology", NetworkTopologyJson(*pp.network_topology, a), a);
@@ -277,7 +277,7 @@ bool PodGroupOwnedBy(const json::Value& pod_group, std::string_view job_uid) {
   const json::Value* owners = json::FindPath(pod_group, {"metadata", "ownerReferences"});
   if (owners == nullptr || !owners->IsArray()) return false;
   for (const auto& o : owners->GetArray()) {
-    if (json::GetBool(o, "controller") && json::GetString(o, "kind") == keys::kJobKind &&
+    if (json::GetBool(o, "controller") && json::GetString(o, "kind") == api::kJobKind &&
         json::GetString(o, "uid") == job_uid) {
       return true;
     }

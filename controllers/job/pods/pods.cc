@@ -4,7 +4,7 @@
 #include <charconv>
 #include <set>
 
-#include "controllers/job/keys.h"
+#include "common/api/vocabulary.h"
 #include "fmt/format.h"
 
 namespace basalt::controllers {
@@ -68,8 +68,8 @@ void AddJobVolumes(const JobView& job, json::Value& spec, json::Allocator& alloc
 
 json::Value JobOwnerReference(const JobView& job, json::Allocator& alloc) {
   json::Value ref(rapidjson::kObjectType);
-  SetString(ref, "apiVersion", keys::kJobApiVersion, alloc);
-  SetString(ref, "kind", keys::kJobKind, alloc);
+  SetString(ref, "apiVersion", api::kBatchApiVersion, alloc);
+  SetString(ref, "kind", api::kJobKind, alloc);
   SetString(ref, "name", job.name, alloc);
   SetString(ref, "uid", job.uid, alloc);
   json::Set(ref, "controller", json::Value(true), alloc);
@@ -113,7 +113,7 @@ json::Document BuildPvc(const JobView& job, const JobVolumeView& volume, std::st
   SetString(meta, "name", name, a);
   SetString(meta, "namespace", job.namespace_name, a);
   json::Value labels(rapidjson::kObjectType);
-  SetString(labels, keys::kJobName, job.name, a);
+  SetString(labels, api::kJobNameKey, job.name, a);
   json::Set(meta, "labels", std::move(labels), a);
   json::Value owners(rapidjson::kArrayType);
   owners.PushBack(JobOwnerReference(job, a), a);
@@ -152,44 +152,44 @@ absl::StatusOr<json::Document> BuildPod(const JobView& job, const TaskSpecView& 
   }
   const std::string name = MakePodName(job.name, task.name, index);
   const std::string index_str = std::to_string(index);
-  const std::string_view task_spec = task.name.empty() ? keys::kDefaultTaskSpec : task.name;
+  const std::string_view task_spec = task.name.empty() ? api::kDefaultTaskSpec : task.name;
   SetString(meta, "name", name, a);
   SetString(meta, "namespace", job.namespace_name, a);
 
   json::Value& ann = json::EnsureObject(meta, "annotations", a);
-  SetString(ann, keys::kTaskIndex, index_str, a);
-  SetString(ann, keys::kTaskSpec, task_spec, a);
-  SetString(ann, keys::kGroupName, job.name, a);
-  SetString(ann, keys::kJobName, job.name, a);
-  SetString(ann, keys::kQueueName, job.spec.queue, a);
-  SetString(ann, keys::kJobVersion, std::to_string(job.status.version), a);
-  SetString(ann, keys::kTemplateUid, fmt::format("{}-{}", job.name, task.name), a);
-  SetString(ann, keys::kJobRetryCount, std::to_string(job.status.retry_count), a);
+  SetString(ann, api::kTaskIndexKey, index_str, a);
+  SetString(ann, api::kTaskSpecKey, task_spec, a);
+  SetString(ann, api::kGroupNameAnnotation, job.name, a);
+  SetString(ann, api::kJobNameKey, job.name, a);
+  SetString(ann, api::kQueueNameKey, job.spec.queue, a);
+  SetString(ann, api::kJobVersionKey, std::to_string(job.status.version), a);
+  SetString(ann, api::kTemplateUidKey, fmt::format("{}-{}", job.name, task.name), a);
+  SetString(ann, api::kJobRetryCountKey, std::to_string(job.status.retry_count), a);
   if (!task.topology_policy.empty()) {
-    SetString(ann, keys::kNumaTopologyPolicy, task.topology_policy, a);
+    SetString(ann, api::kNumaTopologyPolicyKey, task.topology_policy, a);
   }
-  CopyIfPresent(job.annotations, keys::kPreemptable, ann, a);
-  CopyIfPresent(job.annotations, keys::kCooldownTime, ann, a);
-  CopyIfPresent(job.annotations, keys::kRevocableZone, ann, a);
-  if (job.annotations.count(std::string(keys::kJdbMinAvailable)) > 0) {
-    CopyIfPresent(job.annotations, keys::kJdbMinAvailable, ann, a);
+  CopyIfPresent(job.annotations, api::kPreemptableKey, ann, a);
+  CopyIfPresent(job.annotations, api::kCooldownTimeKey, ann, a);
+  CopyIfPresent(job.annotations, api::kRevocableZoneKey, ann, a);
+  if (job.annotations.count(std::string(api::kJdbMinAvailableKey)) > 0) {
+    CopyIfPresent(job.annotations, api::kJdbMinAvailableKey, ann, a);
   } else {
-    CopyIfPresent(job.annotations, keys::kJdbMaxUnavailable, ann, a);
+    CopyIfPresent(job.annotations, api::kJdbMaxUnavailableKey, ann, a);
   }
-  if (forwarded) SetString(ann, keys::kJobForwarding, "true", a);
+  if (forwarded) SetString(ann, api::kJobForwardingKey, "true", a);
   // `ann` is not used below: adding "labels" to `meta` may move its members.
 
   json::Value& labels = json::EnsureObject(meta, "labels", a);
-  SetString(labels, keys::kTaskIndex, index_str, a);
-  SetString(labels, keys::kJobName, job.name, a);
-  SetString(labels, keys::kTaskSpec, task_spec, a);
-  SetString(labels, keys::kJobNamespace, job.namespace_name, a);
-  SetString(labels, keys::kQueueName, job.spec.queue, a);
-  CopyIfPresent(job.labels, keys::kPreemptable, labels, a);
-  CopyIfPresent(job.labels, keys::kCooldownTime, labels, a);
-  if (forwarded) SetString(labels, keys::kJobForwarding, "true", a);
+  SetString(labels, api::kTaskIndexKey, index_str, a);
+  SetString(labels, api::kJobNameKey, job.name, a);
+  SetString(labels, api::kTaskSpecKey, task_spec, a);
+  SetString(labels, api::kJobNamespaceKey, job.namespace_name, a);
+  SetString(labels, api::kQueueNameKey, job.spec.queue, a);
+  CopyIfPresent(job.labels, api::kPreemptableKey, labels, a);
+  CopyIfPresent(job.labels, api::kCooldownTimeKey, labels, a);
+  if (forwarded) SetString(labels, api::kJobForwardingKey, "true", a);
   if (task.partition_policy && task.partition_policy->partition_size > 0) {
-    SetString(labels, keys::kPartitionId,
+    SetString(labels, api::kPartitionIdKey,
               std::to_string(index / task.partition_policy->partition_size), a);
   }
 

@@ -2,7 +2,7 @@
 
 #include <charconv>
 
-#include "controllers/job/keys.h"
+#include "common/api/vocabulary.h"
 
 namespace basalt::controllers {
 namespace {
@@ -43,8 +43,8 @@ std::optional<JobPodInfo> ReadJobPod(const json::Value& pod) {
   bool owned = false;
   if (owners != nullptr && owners->IsArray()) {
     for (const auto& o : owners->GetArray()) {
-      if (json::GetBool(o, "controller") && json::GetString(o, "kind") == keys::kJobKind &&
-          json::GetString(o, "apiVersion") == keys::kJobApiVersion) {
+      if (json::GetBool(o, "controller") && json::GetString(o, "kind") == api::kJobKind &&
+          json::GetString(o, "apiVersion") == api::kBatchApiVersion) {
         owned = true;
         job_uid = std::string(json::GetString(o, "uid"));
       }
@@ -52,9 +52,9 @@ std::optional<JobPodInfo> ReadJobPod(const json::Value& pod) {
   }
   if (!owned) return std::nullopt;
   const json::Value& ann = Child(meta, "annotations");
-  auto job_name = json::GetOptionalString(ann, keys::kJobName);
-  auto task = json::GetOptionalString(ann, keys::kTaskSpec);
-  auto version_text = json::GetOptionalString(ann, keys::kJobVersion);
+  auto job_name = json::GetOptionalString(ann, api::kJobNameKey);
+  auto task = json::GetOptionalString(ann, api::kTaskSpecKey);
+  auto version_text = json::GetOptionalString(ann, api::kJobVersionKey);
   if (!job_name || !task || !version_text) return std::nullopt;
   auto version = ParseInt32(*version_text);
   if (!version) return std::nullopt;
@@ -67,10 +67,10 @@ std::optional<JobPodInfo> ReadJobPod(const json::Value& pod) {
   info.job_uid = std::move(job_uid);
   info.task = std::string(*task);
   info.job_version = *version;
-  info.out_of_sync = json::GetString(ann, keys::kControllerOutOfSync) == "true";
+  info.out_of_sync = json::GetString(ann, api::kControllerOutOfSyncKey) == "true";
   info.terminating = json::Find(meta, "deletionTimestamp") != nullptr &&
                      !json::Find(meta, "deletionTimestamp")->IsNull();
-  if (auto p = json::GetOptionalString(Child(meta, "labels"), keys::kPartitionId)) {
+  if (auto p = json::GetOptionalString(Child(meta, "labels"), api::kPartitionIdKey)) {
     info.partition = ParseInt32(*p);
   }
 
@@ -111,9 +111,14 @@ PodSnapshot ToSnapshot(const JobPodInfo& pod) {
 }
 
 TaskProgress ProgressOf(const TaskSpecView& task, const std::vector<JobPodInfo>& task_pods) {
+  return ProgressOf(task.replicas, task.max_retry, task_pods);
+}
+
+TaskProgress ProgressOf(int32_t replicas, int32_t max_retry,
+                        const std::vector<JobPodInfo>& task_pods) {
   TaskProgress p;
-  p.replicas = task.replicas;
-  p.max_retry = task.max_retry;
+  p.replicas = replicas;
+  p.max_retry = max_retry;
   for (const auto& pod : task_pods) {
     if (pod.phase == "Succeeded") ++p.succeeded_pods;
     if (pod.phase == "Running" || pod.phase == "Pending") p.live_pod_restarts += pod.restart_count;

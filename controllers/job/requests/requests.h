@@ -56,6 +56,9 @@ struct TaskProgress {
 
 // Σ over the task's Running/Pending pods of their restart counts, and its Succeeded pods.
 TaskProgress ProgressOf(const TaskSpecView& task, const std::vector<JobPodInfo>& task_pods);
+// The same from the task's replicas and maxRetry alone (api::FindTaskReplicaCounts).
+TaskProgress ProgressOf(int32_t replicas, int32_t max_retry,
+                        const std::vector<JobPodInfo>& task_pods);
 
 // TaskFailed: the task's live pods restarted containers at least maxRetry times.
 bool TaskRetriesExhausted(const TaskProgress& progress);

@@ -131,6 +131,13 @@ std::string_view PodEffectName(PodEffect effect) {
   return "SyncJob";
 }
 
+bool HandlesAction(Action action) {
+  for (const Row& row : kPhaseTable) {
+    if (row.actions != kAny && (row.actions & Bit(action)) != 0) return true;
+  }
+  return false;
+}
+
 Plan PlanAction(JobPhase phase, Action action, const JobSpecView& spec, const JobCounts& status) {
   Plan plan = PlanFromRow(Lookup(phase, action));
   // Last retry: the final run's Succeeded/Failed pods are kept even by RestartJob, so users can

@@ -65,6 +65,11 @@ struct Plan {
 // action (only retryCount is read, for the last-retry retention rule).
 Plan PlanAction(JobPhase phase, Action action, const JobSpecView& spec, const JobCounts& status);
 
+// Whether the phase table has a row of its own for `action` in some phase, i.e. the action
+// does something other than the catch-all of every phase. Every action a lifecycle policy may
+// name (api::kPolicyActions) must satisfy this; the webhook/controller agreement test checks it.
+bool HandlesAction(Action action);
+
 // Step 2: the phase after `plan` ran from `current`, given the counts it produced. `after`
 // must already include the plan's retry increment (see ApplyBookkeeping).
 JobPhase NextPhase(const Plan& plan, JobPhase current, const JobCounts& after,

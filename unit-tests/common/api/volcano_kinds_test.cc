@@ -100,6 +100,22 @@ constexpr std::string_view kPodGroup = R"({
                "message": "4/4 tasks in gang unschedulable: 0/8 nodes are unavailable"}]}
 })";
 
+TEST_CASE("FindTaskReplicaCounts: reads one task's counts without decoding the Job",
+          "[api][batch]") {
+  auto doc = basalt::json::Parse(R"({"spec":{"tasks":[
+      {"name":"master","replicas":1},
+      {"name":"worker","replicas":4,"maxRetry":5,"template":"not decoded"}]}})");
+  REQUIRE(doc.ok());
+  using basalt::api::FindTaskReplicaCounts;
+  using basalt::api::TaskReplicaCounts;
+  CHECK(FindTaskReplicaCounts(*doc, "worker") == TaskReplicaCounts{4, 5});
+  CHECK(FindTaskReplicaCounts(*doc, "master") == TaskReplicaCounts{1, 0});
+  CHECK_FALSE(FindTaskReplicaCounts(*doc, "ps").has_value());
+  auto no_tasks = basalt::json::Parse(R"({"spec":{}})");
+  REQUIRE(no_tasks.ok());
+  CHECK_FALSE(FindTaskReplicaCounts(*no_tasks, "worker").has_value());
+}
+
 }  // namespace
 
 TEST_CASE("Job: decodes the bert-pretrain example", "[api][job]") {

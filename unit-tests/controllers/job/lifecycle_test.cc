@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "controllers/job/keys.h"
+#include "common/api/vocabulary.h"
 #include "controllers/job/pods/pod_group.h"
 #include "controllers/job/pods/pods.h"
 #include "controllers/job/policy/policy.h"
@@ -43,8 +43,8 @@ class FakeCluster {
           REQUIRE(pod.ok());
           const std::string name = MakePodName(job_.name, c.task, c.index);
           pods_[name] = {name, c.task, "Pending", false, std::nullopt, false, false};
-          versions_[name] = std::stoi(
-              testing::StringAt(*pod, {"metadata", "annotations", std::string(keys::kJobVersion)}));
+          versions_[name] = std::stoi(testing::StringAt(
+              *pod, {"metadata", "annotations", std::string(api::kJobVersionKey)}));
         }
         for (const auto& name : sync.remove) pods_[name].terminating = true;
       }

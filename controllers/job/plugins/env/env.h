@@ -8,11 +8,12 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "common/api/vocabulary.h"
 #include "controllers/job/plugins/plugin.h"
 
 namespace basalt::controllers {
 
-inline constexpr std::string_view kEnvPluginName = "env";
+inline constexpr std::string_view kEnvPluginName = api::kEnvPlugin;
 inline constexpr std::string_view kTaskIndexEnv = "VC_TASK_INDEX";
 inline constexpr std::string_view kLegacyTaskIndexEnv = "VK_TASK_INDEX";
 

@@ -12,11 +12,12 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "common/api/vocabulary.h"
 #include "controllers/job/plugins/plugin.h"
 
 namespace basalt::controllers {
 
-inline constexpr std::string_view kMpiPluginName = "mpi";
+inline constexpr std::string_view kMpiPluginName = api::kMpiPlugin;
 inline constexpr std::string_view kMpiHostEnv = "MPI_HOST";
 inline constexpr std::string_view kMpiPortName = "mpijob-port";
 

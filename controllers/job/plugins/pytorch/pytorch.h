@@ -16,11 +16,12 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "common/api/vocabulary.h"
 #include "controllers/job/plugins/plugin.h"
 
 namespace basalt::controllers {
 
-inline constexpr std::string_view kPytorchPluginName = "pytorch";
+inline constexpr std::string_view kPytorchPluginName = api::kPytorchPlugin;
 inline constexpr std::string_view kPytorchPortName = "pytorchjob-port";
 inline constexpr std::string_view kWaitForMasterName = "wait-for-master";
 

@@ -18,11 +18,12 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "common/api/vocabulary.h"
 #include "controllers/job/plugins/plugin.h"
 
 namespace basalt::controllers {
 
-inline constexpr std::string_view kSshPluginName = "ssh";
+inline constexpr std::string_view kSshPluginName = api::kSshPlugin;
 inline constexpr std::string_view kSshDefaultKeyPath = "/root/.ssh";
 inline constexpr std::string_view kSshRelativePath = ".ssh";
 inline constexpr std::string_view kSshPrivateKey = "id_rsa";

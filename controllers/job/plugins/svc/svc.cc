@@ -2,7 +2,7 @@
 
 #include <cctype>
 
-#include "controllers/job/keys.h"
+#include "common/api/vocabulary.h"
 #include "fmt/format.h"
 
 namespace basalt::controllers {
@@ -33,8 +33,8 @@ std::string Join(const std::vector<std::string>& v, std::string_view sep) {
 
 json::Value JobSelector(const JobView& job, json::Allocator& a) {
   json::Value sel(rapidjson::kObjectType);
-  json::Set(sel, keys::kJobName, json::MakeString(job.name, a), a);
-  json::Set(sel, keys::kJobNamespace, json::MakeString(job.namespace_name, a), a);
+  json::Set(sel, api::kJobNameKey, json::MakeString(job.name, a), a);
+  json::Set(sel, api::kJobNamespaceKey, json::MakeString(job.namespace_name, a), a);
   return sel;
 }
 

@@ -19,11 +19,12 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "common/api/vocabulary.h"
 #include "controllers/job/plugins/plugin.h"
 
 namespace basalt::controllers {
 
-inline constexpr std::string_view kSvcPluginName = "svc";
+inline constexpr std::string_view kSvcPluginName = api::kSvcPlugin;
 inline constexpr std::string_view kSvcConfigMapMountPath = "/etc/volcano";
 
 absl::StatusOr<std::unique_ptr<JobPlugin>> NewSvcPlugin(const std::vector<std::string>& args);

@@ -15,11 +15,12 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "common/api/vocabulary.h"
 #include "controllers/job/plugins/plugin.h"
 
 namespace basalt::controllers {
 
-inline constexpr std::string_view kTensorflowPluginName = "tensorflow";
+inline constexpr std::string_view kTensorflowPluginName = api::kTensorflowPlugin;
 inline constexpr std::string_view kTfConfigEnv = "TF_CONFIG";
 
 absl::StatusOr<std::unique_ptr<JobPlugin>> NewTensorflowPlugin(

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "controllers/job/keys.h"
+#include "common/api/vocabulary.h"
 #include "unit-tests/controllers/job/job_builder.h"
 
 namespace basalt::controllers {
@@ -38,7 +38,7 @@ TEST_CASE("PodGroup: named after the job, owned by it, labelled with its name",
   CHECK(StringAt(*pg, {"kind"}) == "PodGroup");
   CHECK(StringAt(*pg, {"metadata", "name"}) == "bert");
   CHECK(StringAt(*pg, {"metadata", "namespace"}) == "ml");
-  CHECK(StringAt(*pg, {"metadata", "labels", keys::kJobName}) == "bert");
+  CHECK(StringAt(*pg, {"metadata", "labels", api::kJobNameKey}) == "bert");
   CHECK(StringAt(*pg, {"metadata", "labels", "team"}) == "nlp");
   CHECK(StringAt(*pg, {"metadata", "annotations", "a"}) == "b");
   const json::Value& owner = (*json::FindPath(*pg, {"metadata", "ownerReferences"}))[0];

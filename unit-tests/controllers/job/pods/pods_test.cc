@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "controllers/job/keys.h"
+#include "common/api/vocabulary.h"
 #include "unit-tests/controllers/job/job_builder.h"
 
 namespace basalt::controllers {
@@ -23,10 +23,10 @@ JobView Job() {
       .PriorityClass("high")
       .Version(3)
       .RetryCount(1)
-      .Label(std::string(keys::kPreemptable), "true")
+      .Label(std::string(api::kPreemptableKey), "true")
       .Label("team", "nlp")
-      .Annotation(std::string(keys::kCooldownTime), "60s")
-      .Annotation(std::string(keys::kJdbMaxUnavailable), "1")
+      .Annotation(std::string(api::kCooldownTimeKey), "60s")
+      .Annotation(std::string(api::kJdbMaxUnavailableKey), "1")
       .Annotation("unrelated", "x")
       .Task(MakeTask("worker")
                 .Replicas(2)
@@ -62,31 +62,31 @@ TEST_CASE("JobPods: a pod carries the name, labels and annotations of its task",
     std::string_view value;
   };
   for (const KV& kv : std::vector<KV>{
-           {keys::kTaskIndex, "1"},
-           {keys::kTaskSpec, "worker"},
-           {keys::kGroupName, "bert"},
-           {keys::kJobName, "bert"},
-           {keys::kQueueName, "research"},
-           {keys::kJobVersion, "3"},
-           {keys::kTemplateUid, "bert-worker"},
-           {keys::kJobRetryCount, "1"},
-           {keys::kNumaTopologyPolicy, "single-numa-node"},
-           {keys::kCooldownTime, "60s"},
-           {keys::kJdbMaxUnavailable, "1"},
+           {api::kTaskIndexKey, "1"},
+           {api::kTaskSpecKey, "worker"},
+           {api::kGroupNameAnnotation, "bert"},
+           {api::kJobNameKey, "bert"},
+           {api::kQueueNameKey, "research"},
+           {api::kJobVersionKey, "3"},
+           {api::kTemplateUidKey, "bert-worker"},
+           {api::kJobRetryCountKey, "1"},
+           {api::kNumaTopologyPolicyKey, "single-numa-node"},
+           {api::kCooldownTimeKey, "60s"},
+           {api::kJdbMaxUnavailableKey, "1"},
            {"note", "keep"},
        }) {
     INFO(kv.key);
     CHECK(StringAt(p, {"metadata", "annotations", kv.key}) == kv.value);
   }
   CHECK(json::FindPath(p, {"metadata", "annotations", "unrelated"}) == nullptr);
-  CHECK(json::FindPath(p, {"metadata", "annotations", keys::kPreemptable}) == nullptr);
+  CHECK(json::FindPath(p, {"metadata", "annotations", api::kPreemptableKey}) == nullptr);
   for (const KV& kv : std::vector<KV>{
-           {keys::kTaskIndex, "1"},
-           {keys::kJobName, "bert"},
-           {keys::kTaskSpec, "worker"},
-           {keys::kJobNamespace, "ml"},
-           {keys::kQueueName, "research"},
-           {keys::kPreemptable, "true"},
+           {api::kTaskIndexKey, "1"},
+           {api::kJobNameKey, "bert"},
+           {api::kTaskSpecKey, "worker"},
+           {api::kJobNamespaceKey, "ml"},
+           {api::kQueueNameKey, "research"},
+           {api::kPreemptableKey, "true"},
            {"app", "bert"},
        }) {
     INFO(kv.key);
@@ -140,19 +140,19 @@ TEST_CASE("JobPods: a task without a name is task-spec 'default'", "[controllers
   auto pod = BuildPod(job, job.spec.tasks[1], 0);
   REQUIRE(pod.ok());
   CHECK(StringAt(*pod, {"metadata", "name"}) == "bert--0");
-  CHECK(StringAt(*pod, {"metadata", "annotations", keys::kTaskSpec}) == "default");
-  CHECK(StringAt(*pod, {"metadata", "labels", keys::kTaskSpec}) == "default");
-  CHECK(json::FindPath(*pod, {"metadata", "annotations", keys::kNumaTopologyPolicy}) == nullptr);
+  CHECK(StringAt(*pod, {"metadata", "annotations", api::kTaskSpecKey}) == "default");
+  CHECK(StringAt(*pod, {"metadata", "labels", api::kTaskSpecKey}) == "default");
+  CHECK(json::FindPath(*pod, {"metadata", "annotations", api::kNumaTopologyPolicyKey}) == nullptr);
 }
 
 TEST_CASE("JobPods: jdb-min-available is preferred over jdb-max-unavailable",
           "[controllers][job][pods]") {
   JobView job = Job();
-  job.annotations.emplace(keys::kJdbMinAvailable, std::string(1, '2'));
+  job.annotations.emplace(api::kJdbMinAvailableKey, std::string(1, '2'));
   auto pod = BuildPod(job, job.spec.tasks[0], 0);
   REQUIRE(pod.ok());
-  CHECK(StringAt(*pod, {"metadata", "annotations", keys::kJdbMinAvailable}) == "2");
-  CHECK(json::FindPath(*pod, {"metadata", "annotations", keys::kJdbMaxUnavailable}) == nullptr);
+  CHECK(StringAt(*pod, {"metadata", "annotations", api::kJdbMinAvailableKey}) == "2");
+  CHECK(json::FindPath(*pod, {"metadata", "annotations", api::kJdbMaxUnavailableKey}) == nullptr);
 }
 
 TEST_CASE("JobPods: job volumes mount into regular containers only, once per claim",
@@ -278,10 +278,10 @@ TEST_CASE("JobPods: pods of forwarded jobs are marked", "[controllers][job][pods
   const JobView job = Job();
   auto pod = BuildPod(job, job.spec.tasks[0], 0, /*forwarded=*/true);
   REQUIRE(pod.ok());
-  CHECK(StringAt(*pod, {"metadata", "annotations", keys::kJobForwarding}) == "true");
-  CHECK(StringAt(*pod, {"metadata", "labels", keys::kJobForwarding}) == "true");
+  CHECK(StringAt(*pod, {"metadata", "annotations", api::kJobForwardingKey}) == "true");
+  CHECK(StringAt(*pod, {"metadata", "labels", api::kJobForwardingKey}) == "true");
   auto local = BuildPod(job, job.spec.tasks[0], 0);
-  CHECK(json::FindPath(*local, {"metadata", "labels", keys::kJobForwarding}) == nullptr);
+  CHECK(json::FindPath(*local, {"metadata", "labels", api::kJobForwardingKey}) == nullptr);
 }
 
 TEST_CASE("JobPods: partitioned tasks label pods with their partition",
@@ -291,11 +291,11 @@ TEST_CASE("JobPods: partitioned tasks label pods with their partition",
        std::vector<std::pair<int32_t, std::string>>{{0, "0"}, {1, "0"}, {2, "1"}, {5, "2"}}) {
     auto pod = BuildPod(job, job.spec.tasks[0], index);
     REQUIRE(pod.ok());
-    CHECK(StringAt(*pod, {"metadata", "labels", keys::kPartitionId}) == partition);
+    CHECK(StringAt(*pod, {"metadata", "labels", api::kPartitionIdKey}) == partition);
   }
   JobView plain = MakeJob("j").Task(MakeTask("w").Replicas(2)).Build();
   auto pod = BuildPod(plain, plain.spec.tasks[0], 1);
-  CHECK(json::FindPath(*pod, {"metadata", "labels", keys::kPartitionId}) == nullptr);
+  CHECK(json::FindPath(*pod, {"metadata", "labels", api::kPartitionIdKey}) == nullptr);
 }
 
 TEST_CASE("JobPods: dependsOn waits for ready dependency tasks", "[controllers][job][pods]") {

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "controllers/job/keys.h"
+#include "common/api/vocabulary.h"
 #include "controllers/job/pods/pods.h"
 #include "unit-tests/controllers/job/job_builder.h"
 
@@ -96,10 +96,10 @@ TEST_CASE("JobRequests: pods of a job are recognised by owner and annotations",
   CHECK_FALSE(info.terminating);
 
   CHECK_FALSE(ReadJobPod(PodFixture().NoOwner().pod()));
-  CHECK_FALSE(ReadJobPod(PodFixture().Annotation(keys::kJobVersion, "x").pod()));
+  CHECK_FALSE(ReadJobPod(PodFixture().Annotation(api::kJobVersionKey, "x").pod()));
   CHECK(PodFixture().Phase("Running").Container(0, false).Info().ready == false);
   CHECK(PodFixture().Deleting().Info().terminating);
-  CHECK(PodFixture().Annotation(keys::kControllerOutOfSync, "true").Info().out_of_sync);
+  CHECK(PodFixture().Annotation(api::kControllerOutOfSyncKey, "true").Info().out_of_sync);
   CHECK(PodFixture()
             .Phase("Failed")
             .Container(0, false, 137)
@@ -114,7 +114,7 @@ TEST_CASE("JobRequests: pod changes become events", "[controllers][job][requests
   const JobPodInfo failed = PodFixture().Phase("Failed").Container(1, false, 3).Info();
   const JobPodInfo succeeded = PodFixture().Phase("Succeeded").Container(0, false, 0).Info();
   const JobPodInfo marked =
-      PodFixture().Phase("Running").Annotation(keys::kControllerOutOfSync, "true").Info();
+      PodFixture().Phase("Running").Annotation(api::kControllerOutOfSyncKey, "true").Info();
   const TaskProgress calm{2, 1, 0, 0};
   const TaskProgress all_done{2, 2, 0, 0};
   const TaskProgress crashing{2, 0, 3, 0};  // maxRetry 0 means 3
@@ -155,13 +155,13 @@ TEST_CASE("JobRequests: the controller's own deletions never look like evictions
           "[controllers][job][requests]") {
   const JobPodInfo running = PodFixture().Phase("Running").Info();
   const JobPodInfo marked =
-      PodFixture().Phase("Running").Annotation(keys::kControllerOutOfSync, "true").Info();
+      PodFixture().Phase("Running").Annotation(api::kControllerOutOfSyncKey, "true").Info();
   CHECK(RequestForPodDelete(running, true).event == Event::kPodEvicted);
   CHECK(RequestForPodDelete(marked, true).event == Event::kOutOfSync);
   CHECK(RequestForPodDelete(running, false).event == Event::kOutOfSync);
   auto patch = json::Parse(OutOfSyncPatch());
   REQUIRE(patch.ok());
-  CHECK(testing::StringAt(*patch, {"metadata", "annotations", keys::kControllerOutOfSync}) ==
+  CHECK(testing::StringAt(*patch, {"metadata", "annotations", api::kControllerOutOfSyncKey}) ==
         "true");
 }
 
@@ -219,7 +219,8 @@ TEST_CASE("JobRequests: snapshots carry what the state machine reads",
   CHECK(s.terminating);
   CHECK(s.ready);
   CHECK_FALSE(s.out_of_sync);
-  CHECK(ToSnapshot(PodFixture().Annotation(keys::kControllerOutOfSync, "true").Info()).out_of_sync);
+  CHECK(
+      ToSnapshot(PodFixture().Annotation(api::kControllerOutOfSyncKey, "true").Info()).out_of_sync);
 }
 
 }  // namespace
