@@ -195,14 +195,15 @@ int Main(int argc, char** argv) {
   if (le_flags->leader_elect) {
     controller::LeaderElectionConfig le_config;
     le_flags->ApplyTo(le_config);
-    le_config.callbacks.on_started_leading = [&](std::stop_token stop) {
-      BASALT_LOG_INFO("Leading; starting the scheduling loop", "lease",
-                      le_config.lease_namespace + "/" + le_config.lease_name);
-      if (absl::Status s = schedule(stop); !s.ok()) {
-        BASALT_LOG_ERROR("Scheduling loop failed", "error", MessageOf(s));
-        runner.RequestStop();
-      }
-    };
+    // le_config ends with this block: the callback keeps its own copy of the lease's name.
+    le_config.callbacks.on_started_leading =
+        [&, lease = le_config.lease_namespace + "/" + le_config.lease_name](std::stop_token stop) {
+          BASALT_LOG_INFO("Leading; starting the scheduling loop", "lease", lease);
+          if (absl::Status s = schedule(stop); !s.ok()) {
+            BASALT_LOG_ERROR("Scheduling loop failed", "error", MessageOf(s));
+            runner.RequestStop();
+          }
+        };
     absl::StatusOr<std::unique_ptr<controller::LeaderElector>> e =
         controller::LeaderElector::New(client->get(), le_config);
     if (!e.ok()) {

@@ -140,6 +140,8 @@ bool ValidAt(X509* cert, std::chrono::system_clock::time_point at) {
 
 }  // namespace
 
+constexpr size_t kMaxCommonNameLength = 64;  // ub-common-name, RFC 5280
+
 CertificateRequest WebhookCertificateRequest(const std::string& service,
                                              const std::string& service_namespace) {
   CertificateRequest request;
@@ -149,6 +151,11 @@ CertificateRequest WebhookCertificateRequest(const std::string& service,
   if (!service.empty()) {
     const std::string ns = service_namespace.empty() ? "default" : service_namespace;
     request.common_name = fmt::format("{}.{}.svc", service, ns);
+    // X.509 limits the common name to 64 characters (a release namespace of 40 would exceed
+    // it and fail generation); clients match the DNS names below, so the Service name does.
+    if (request.common_name.size() > kMaxCommonNameLength) {
+      request.common_name = service.substr(0, kMaxCommonNameLength);
+    }
     request.dns_names.push_back(service);
     request.dns_names.push_back(fmt::format("{}.{}", service, ns));
     request.dns_names.push_back(fmt::format("{}.{}.svc", service, ns));

@@ -49,6 +49,17 @@ TEST_CASE("WebhookCertificateRequest: loopback plus every Service DNS name", "[c
   CHECK(WebhookCertificateRequest("", "").dns_names == std::vector<std::string>{"localhost"});
 }
 
+TEST_CASE("WebhookCertificateRequest: a long release namespace still gives a certificate",
+          "[certs]") {
+  const std::string ns(50, 'n');
+  const CertificateRequest r = WebhookCertificateRequest("volcano-admission-service", ns);
+  CHECK(r.common_name == "volcano-admission-service");
+  CHECK(r.dns_names.back() == "volcano-admission-service." + ns + ".svc.cluster.local");
+  absl::StatusOr<CertificateBundle> b = GenerateSelfSignedBundle(r);
+  REQUIRE(b.ok());
+  CHECK(CheckBundle(*b, r, system_clock::now()).ok());
+}
+
 TEST_CASE("GenerateSelfSignedBundle: a CA-signed serving certificate the checks accept",
           "[certs]") {
   const CertificateBundle& b = Bundle();
