@@ -16,12 +16,9 @@ BASALT_E2E_SCHEDULER=fake scheduler_start "$ns"
 
 job_reason() { job_field "$ns" "$1" .status.state.reason; }
 job_message() { job_field "$ns" "$1" .status.state.message; }
-reason_is() { [[ $(job_reason "$1") == "$2" ]]; }
-event_of() { # job reason -> messages of the job's events with that reason
-  kubectl -n "$ns" get events --field-selector "involvedObject.name=$1,involvedObject.kind=Job,reason=$2" \
-    -o jsonpath='{range .items[*]}{.type} {.message}{"\n"}{end}' 2>/dev/null
-}
-has_event() { [[ -n $(event_of "$1" "$2") ]]; }
+reason_is() { job_reason_is "$ns" "$@"; }
+event_of() { job_events "$ns" "$@"; }
+has_event() { job_has_event "$ns" "$@"; }
 metric() { # the job controller's reconcile errors so far
   curl -fsS "http://127.0.0.1:$CM_METRICS_PORT/metrics" |
     awk '/^basalt_controller_reconcile_total\{/ && /controller="job"/ && /result="error"/ {print int($2)}'

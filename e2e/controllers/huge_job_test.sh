@@ -29,12 +29,9 @@ spec:
     template: {spec: {restartPolicy: Never, containers: [{name: main, image: busybox, resources: {requests: {cpu: 10m}}}]}}
 JOB
 }
-event_of() { # job reason -> "type message" of the job's events with that reason
-  kubectl -n "$ns" get events --field-selector "involvedObject.name=$1,involvedObject.kind=Job,reason=$2" \
-    -o jsonpath='{range .items[*]}{.type} {.message}{"\n"}{end}' 2>/dev/null
-}
-reason_is() { [[ $(job_field "$ns" "$1" .status.state.reason) == "$2" ]]; }
-has_event() { [[ -n $(event_of "$1" "$2") ]]; }
+event_of() { job_events "$ns" "$@"; }
+reason_is() { job_reason_is "$ns" "$@"; }
+has_event() { job_has_event "$ns" "$@"; }
 rss_mb() { echo $(($(ps -o rss= -p "$pid") / 1024)); }
 
 job huge 1000000000 | kubectl apply -f - >/dev/null

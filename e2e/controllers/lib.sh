@@ -125,3 +125,9 @@ trap controllers_on_exit EXIT
 job_field() { kubectl -n "$1" get vcjob "$2" -o jsonpath="{$3}" 2>/dev/null; }
 job_phase_is() { [[ $(job_field "$1" "$2" .status.state.phase) == "$3" ]]; }
 pod_count() { kubectl -n "$1" get pods -l "volcano.sh/job-name=$2" --no-headers 2>/dev/null | grep -vc Terminating || true; }
+job_reason_is() { [[ $(job_field "$1" "$2" .status.state.reason) == "$3" ]]; }
+job_events() { # ns job reason -> "type message" of the job's events with that reason, one a line
+  kubectl -n "$1" get events --field-selector "involvedObject.name=$2,involvedObject.kind=Job,reason=$3" \
+    -o jsonpath='{range .items[*]}{.type} {.message}{"\n"}{end}' 2>/dev/null
+}
+job_has_event() { [[ -n $(job_events "$1" "$2" "$3") ]]; }
