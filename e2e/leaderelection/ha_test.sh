@@ -156,11 +156,14 @@ s_ms=$(($(acquired_ms "$SCHED_LEASE") - kill_ms))
 c_ms=$(($(acquired_ms "$CM_LEASE") - kill_ms))
 e2e_log "take-over after the kill (acquireTime): vc-scheduler ${s_ms} ms, vc-controller-manager ${c_ms} ms (lease ${LEASE_SECONDS}s, retry ${RETRY_MS}ms)"
 # The standby sees the last renewal up to one retry period late and retries every period:
-# the bound is the lease duration plus two retry periods, plus 1 s for the API round trips.
-bound=$((LEASE_SECONDS * 1000 + 2 * RETRY_MS + 1000))
+# the bound is the lease duration plus two retry periods, plus 3 s for the API round trips and
+# the scheduling delay of a loaded CI machine (1 s of slack failed once in CI under the whole
+# suite at -j2; idle, the take-over takes 7.5–9.6 s).
+bound=$((LEASE_SECONDS * 1000 + 2 * RETRY_MS + 3000))
+load=$(cut -d' ' -f1-3 /proc/loadavg)
 if ((s_ms <= bound && c_ms <= bound)); then
-  pass "both took over within the lease duration (+ 2 retry periods, + 1 s): <= $bound ms"
-else fail "take-over too slow: scheduler ${s_ms} ms, controllers ${c_ms} ms"; fi
+  pass "both took over within the lease duration (+ 2 retry periods, + 3 s): <= $bound ms (load $load)"
+else fail "take-over too slow: scheduler ${s_ms} ms, controllers ${c_ms} ms, bound $bound ms (load $load)"; fi
 expect_eq "the new vc-scheduler leader" "$(leader scheduler)" "$s_standby"
 expect_eq "the new vc-controller-manager leader" "$(leader controllers)" "$c_standby"
 expect_eq "scheduler Lease transitions" "$(kubectl -n "$SUITE_NS" get lease "$SCHED_LEASE" -o jsonpath='{.spec.leaseTransitions}')" "1"
