@@ -406,12 +406,20 @@ int WaitForJob(const Options& o, client::Client& client, Api& api, const std::st
   }
   const ExitCode code = *waiter.outcome();
   std::vector<api::Event> events;
+  std::vector<api::Pod> pods;
   if (code != kExitOk) {
     if (absl::StatusOr<std::vector<api::Event>> ev = JobEvents(api, ns, name); ev.ok()) {
       events = *std::move(ev);
     }
+    absl::StatusOr<std::vector<json::Document>> docs =
+        api.List(client::Pods(), ns, Selecting(fmt::format("{}={}", api::kJobNameKey, name)));
+    if (docs.ok()) {
+      if (absl::StatusOr<std::vector<api::Pod>> v = Decode<api::Pod>(*std::move(docs)); v.ok()) {
+        pods = *std::move(v);
+      }
+    }
   }
-  const std::string summary = FinalSummary(code, last ? &*last : nullptr, events);
+  const std::string summary = FinalSummary(code, last ? &*last : nullptr, events, pods);
   if (code == kExitOk) {
     p.Out(summary);
   } else {

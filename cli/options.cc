@@ -1,6 +1,8 @@
 #include "cli/options.h"
 
+#include <map>
 #include <string_view>
+#include <vector>
 
 #include "common/util/duration.h"
 #include "common/util/status.h"
@@ -153,10 +155,50 @@ void AddCommandFlags(FlagSet& flags, Options& o) {
   }
 }
 
+// FlagSet's usage with each single-letter alias folded into its flag's line ("-N, --name").
+std::string FoldAliases(const std::string& usage) {
+  struct Entry {
+    std::string head, help;
+  };
+  std::vector<Entry> entries;
+  size_t pos = 0;
+  while (pos < usage.size()) {
+    size_t end = usage.find('\n', pos);
+    if (end == std::string::npos) end = usage.size();
+    std::string line = usage.substr(pos, end - pos);
+    pos = end + 1;
+    if (line.rfind("  --", 0) == 0) {
+      entries.push_back({line, ""});
+    } else if (!entries.empty()) {
+      entries.back().help += (entries.back().help.empty() ? "" : "\n") + line;
+    }
+  }
+  std::map<std::string, std::string> alias_of;  // long name -> short alias
+  for (const Entry& e : entries) {
+    const size_t at = e.help.find("alias of --");
+    if (at == std::string::npos) continue;
+    std::string target = e.help.substr(at + 11);
+    target = target.substr(0, target.find_first_of(" )"));
+    std::string alias = e.head.substr(4, e.head.find(' ', 4) - 4);
+    alias_of[target] = alias;
+  }
+  std::string out;
+  for (const Entry& e : entries) {
+    if (e.help.find("alias of --") != std::string::npos) continue;
+    std::string name = e.head.substr(4, e.head.find(' ', 4) - 4);
+    std::string head = e.head;
+    if (auto it = alias_of.find(name); it != alias_of.end()) {
+      head = fmt::format("  -{}, {}", it->second, e.head.substr(2));
+    }
+    out += head + "\n" + e.help + "\n";
+  }
+  return out;
+}
+
 std::string CommandUsage(const Options& shape, const FlagSet& flags) {
   const Command* c = FindCommand(shape.group, shape.verb);
   return fmt::format("Usage: vcctl {} {} [flags]\n\n{}\n\nFlags:\n{}", shape.group, shape.verb,
-                     c ? c->help : "", flags.FlagsUsage());
+                     c ? c->help : "", FoldAliases(flags.FlagsUsage()));
 }
 
 absl::Status Usage(std::string_view problem, std::string_view usage) {

@@ -4,6 +4,7 @@
 
 #include "common/api/time.h"
 #include "fmt/format.h"
+#include "fmt/ranges.h"
 
 namespace basalt::cli {
 namespace {
@@ -86,8 +87,25 @@ std::vector<std::string> JobWaiter::ObserveDeleted() {
   return lines;
 }
 
-std::string FinalSummary(ExitCode code, const api::Job* job,
-                         const std::vector<api::Event>& events) {
+std::string DescribeFailedPod(const api::Pod& pod) {
+  const api::PodStatus& st = pod.status();
+  if (st.phase != "Failed") return "";
+  std::vector<std::string> why;
+  for (const api::ContainerStatus& c : st.container_statuses) {
+    if (c.state != "terminated" || c.exit_code.value_or(0) == 0) continue;
+    std::string w = fmt::format("container {} exited with code {}", c.name, *c.exit_code);
+    if (!c.reason.empty()) w += fmt::format(" ({})", c.reason);
+    why.push_back(std::move(w));
+  }
+  if (!st.reason.empty() || !st.message.empty()) {
+    why.push_back(Describe(st.reason, st.message));
+  }
+  if (why.empty()) why.push_back("no reason recorded");
+  return fmt::format("pod {} failed: {}", pod.Key(), fmt::join(why, "; "));
+}
+
+std::string FinalSummary(ExitCode code, const api::Job* job, const std::vector<api::Event>& events,
+                         const std::vector<api::Pod>& pods) {
   if (job == nullptr) return "vcctl: the job was deleted before it finished";
   const api::JobStatus& s = job->status();
   std::string head;
@@ -115,6 +133,15 @@ std::string FinalSummary(ExitCode code, const api::Job* job,
       why = fmt::format("last {} event {}: {}", e->fields().type, e->fields().reason,
                         e->fields().message);
     }
+  }
+  if (code != kExitOk) {
+    const api::Pod* failed = nullptr;
+    for (const api::Pod& p : pods) {
+      if (p.status().phase == "Failed" && (failed == nullptr || p.name() < failed->name())) {
+        failed = &p;
+      }
+    }
+    if (failed != nullptr) why += (why.empty() ? "" : "; ") + DescribeFailedPod(*failed);
   }
   if (why.empty()) why = "no reason recorded";
   return fmt::format("{}: {} (exit code {})", head, why, static_cast<int>(code));

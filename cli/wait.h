@@ -68,7 +68,13 @@ class JobWaiter {
 // recent Warning event of the Job (the controllers explain failures there), else the latest
 // event; for Failed also the retries against maxRetry. `events` in any order.
 //   vcctl: job default/crasher Failed after 2 of 2 retries: PodFailed: ... (exit code 1)
-std::string FinalSummary(ExitCode code, const api::Job* job, const std::vector<api::Event>& events);
+// `pods` (the Job's, any order) add the first failed pod and why it failed.
+std::string FinalSummary(ExitCode code, const api::Job* job, const std::vector<api::Event>& events,
+                         const std::vector<api::Pod>& pods = {});
+
+// Why a failed pod failed: "pod ns/p failed: container main exited with code 3 (Error)"; ""
+// when the pod did not fail.
+std::string DescribeFailedPod(const api::Pod& pod);
 
 // The closing line of a wait that timed out.
 std::string TimeoutSummary(std::string_view key, std::string_view phase, std::string_view timeout);
