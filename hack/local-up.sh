@@ -81,4 +81,5 @@ export KUBECONFIG=$KUBECONFIG${KUBECTL_HINT:-}
 kubectl get nodes -o custom-columns=NAME:.metadata.name,READY:.status.conditions[-1].status,GPUS:.status.allocatable.nvidia\\.com/gpu
 kubectl apply -f $REPO_ROOT/examples/queue-ai-training.yaml -f $REPO_ROOT/examples/job-bert-pretrain.yaml
 kubectl get vcjob,podgroup,queue
+$BUILD_DIR/cli/vcctl job list    # vcctl: docs/vcctl.md
 MSG

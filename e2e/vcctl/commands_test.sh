@@ -18,6 +18,7 @@ queue_is() { [[ $(kube_queue_state) == "$1" ]]; }
 cleanup_queue() { kubectl delete queue "$q" --ignore-not-found --wait=false >/dev/null 2>&1 || true; }
 on_exit() {
   local rc=$?
+  set +e
   cleanup_queue
   (exit "$rc")
   vcctl_on_exit

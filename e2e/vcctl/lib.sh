@@ -22,6 +22,7 @@ vcctl_webhook_start() {
 
 vcctl_on_exit() {
   local rc=$?
+  set +e  # a failing cleanup step must not skip the others (the processes would leak)
   [[ -n $VCCTL_WEBHOOK ]] && webhook_stop
   (exit "$rc")
   controllers_on_exit
