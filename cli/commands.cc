@@ -13,7 +13,9 @@
 #include <vector>
 
 #include "cli/api.h"
+#include "cli/log_follower.h"
 #include "cli/output.h"
+#include "cli/printer.h"
 #include "cli/wait.h"
 #include "cli/yaml_json.h"
 #include "common/api/batch.h"
@@ -31,28 +33,7 @@ namespace {
 
 using client::ResourceRef;
 
-// Serializes lines from the waiter and the log follower; flushes each so CI logs are live.
-class Printer {
- public:
-  Printer(std::ostream& out, std::ostream& err) : out_(out), err_(err) {}
-  void Out(std::string_view text) { Write(out_, text); }
-  void Err(std::string_view text) { Write(err_, text); }
-  std::ostream& out() { return out_; }
-  std::ostream& err() { return err_; }
-
- private:
-  void Write(std::ostream& s, std::string_view text) {
-    std::lock_guard<std::mutex> l(mu_);
-    s << text;
-    if (text.empty() || text.back() != '\n') s << '\n';
-    s.flush();
-  }
-  std::mutex mu_;
-  std::ostream& out_;
-  std::ostream& err_;
-};
-
-// The exit code of a failed API call: local problems with the input are usage errors.
+// Prints a failed API call's message; the exit code of API errors.
 int Fail(Printer& p, const absl::Status& s) {
   p.Err(MessageOf(s));
   return kExitApiError;
@@ -215,98 +196,6 @@ absl::StatusOr<api::Object> BuildJob(const Options& o, const std::string& defaul
   json::Set(spec, "tasks", std::move(tasks), a);
   return obj;
 }
-
-// Follows `kubectl logs -f` of the first pod (task-index 0) of one task while the waiter
-// runs; a replaced pod (a restarted job) is followed again.
-class LogFollower {
- public:
-  LogFollower(client::Client& client, std::string ns, std::string job, std::string task,
-              Printer& printer)
-      : client_(client),
-        api_(&client),
-        ns_(std::move(ns)),
-        job_(std::move(job)),
-        task_(std::move(task)),
-        printer_(printer) {
-    thread_ = std::jthread([this](std::stop_token st) { Run(st); });
-  }
-  ~LogFollower() { Stop(); }
-
-  void Stop() {
-    if (!thread_.joinable()) return;
-    thread_.request_stop();
-    cancel_.Cancel();
-    cv_.notify_all();
-    thread_.join();
-  }
-
- private:
-  // Sleeps up to `d`; false when asked to stop.
-  bool Pause(std::stop_token& st, std::chrono::milliseconds d) {
-    std::unique_lock<std::mutex> l(mu_);
-    cv_.wait_for(l, st, d, [] { return false; });
-    return !st.stop_requested();
-  }
-
-  void Run(std::stop_token st) {
-    std::string followed_uid;
-    const std::string selector = fmt::format("{}={},{}={},{}=0", api::kJobNameKey, job_,
-                                             api::kTaskSpecKey, task_, api::kTaskIndexKey);
-    while (!st.stop_requested()) {
-      absl::StatusOr<std::vector<json::Document>> pods =
-          api_.List(client::Pods(), ns_, Selecting(selector));
-      std::optional<api::Pod> pod;
-      if (pods.ok()) {
-        absl::StatusOr<std::vector<api::Pod>> views = Decode<api::Pod>(*std::move(pods));
-        if (views.ok()) {
-          for (api::Pod& p : *views) {
-            if (!p.deletion_timestamp()) pod = std::move(p);
-          }
-        }
-      }
-      if (!pod || pod->uid() == followed_uid || pod->spec().node_name.empty() ||
-          (pod->status().phase == "Pending" && pod->status().container_statuses.empty())) {
-        if (!Pause(st, std::chrono::milliseconds(1000))) return;
-        continue;
-      }
-      followed_uid = std::string(pod->uid());
-      Follow(*pod);
-    }
-  }
-
-  void Follow(const api::Pod& pod) {
-    const std::string key = pod.Key();
-    printer_.Err(fmt::format("vcctl: following the logs of pod {} (task {})", key, task_));
-    client::Request req;
-    req.path = client::ResourcePath(client::Pods(), ns_, pod.name(), "log") + "?follow=true";
-    if (pod.spec().containers.size() > 1) {
-      req.path += "&container=" + client::UrlEncode(pod.spec().containers[0].name);
-    }
-    absl::StatusOr<client::Response> r = client_.transport().Stream(
-        req,
-        [this](std::string_view line) {
-          printer_.Out(line);
-          return absl::OkStatus();
-        },
-        &cancel_);
-    if (cancel_.cancelled()) return;
-    if (!r.ok()) {
-      printer_.Err(fmt::format("vcctl: no logs for pod {}: {}", key, MessageOf(r.status())));
-    } else if (r->status_code < 200 || r->status_code >= 300) {
-      printer_.Err(fmt::format("vcctl: no logs for pod {} (its node serves none): {}", key,
-                               MessageOf(ServerError(r->status_code, r->body))));
-    }
-  }
-
-  client::Client& client_;
-  Api api_;
-  const std::string ns_, job_, task_;
-  Printer& printer_;
-  client::CancelToken cancel_;
-  std::mutex mu_;
-  std::condition_variable_any cv_;
-  std::jthread thread_;
-};
 
 absl::StatusOr<std::vector<api::Event>> JobEvents(Api& api, std::string_view ns,
                                                   std::string_view name) {
