@@ -17,6 +17,10 @@ absl::Status ServerError(int http_status, std::string_view body) {
     message = std::string(json::GetString(*doc, "message"));
   } else {
     message = std::string(body.substr(0, 512));
+    while (!message.empty() &&
+           (message.back() == '\n' || message.back() == '\r' || message.back() == ' ')) {
+      message.pop_back();
+    }
   }
   if (message.empty()) message = fmt::format("the server answered HTTP {}", http_status);
   std::string text = reason.empty() || reason == "Unknown"

@@ -532,6 +532,39 @@ int PodGroupList(const Options& o, client::Client& client, Api& api, Printer& p)
   return kExitOk;
 }
 
+// --- jobflows and jobtemplates (flow.volcano.sh/v1alpha1) -------------------------------------
+
+// Not among common/client's resources yet: no Basalt component serves these CRDs.
+ResourceRef JobFlows() { return {"flow.volcano.sh", "v1alpha1", "jobflows", true, "JobFlow"}; }
+ResourceRef JobTemplates() {
+  return {"flow.volcano.sh", "v1alpha1", "jobtemplates", true, "JobTemplate"};
+}
+
+int FlowList(const Options& o, client::Client& client, Api& api, Printer& p) {
+  const bool flows = o.group == "jobflow";
+  const std::string ns = o.all_namespaces ? "" : ResolveNamespace(o, client);
+  absl::StatusOr<std::vector<json::Document>> docs =
+      api.List(flows ? JobFlows() : JobTemplates(), ns);
+  if (absl::IsNotFound(docs.status())) {
+    p.Err(fmt::format("{} (is the {}s.flow.volcano.sh CRD installed?)", MessageOf(docs.status()),
+                      o.group));
+    return kExitApiError;
+  }
+  if (!docs.ok()) return Fail(p, docs.status());
+  std::vector<api::Object> objects;
+  for (json::Document& d : *docs) {
+    absl::StatusOr<api::Object> obj = api::Object::FromDocument(std::move(d));
+    if (!obj.ok()) return Fail(p, obj.status());
+    objects.push_back(*std::move(obj));
+  }
+  if (objects.empty()) {
+    p.Out(kNoResources);
+    return kExitOk;
+  }
+  p.Out(flows ? FormatJobFlowList(objects, Now()) : FormatJobTemplateList(objects));
+  return kExitOk;
+}
+
 }  // namespace
 
 int RunCommand(const Options& o, client::Client& client, std::ostream& out, std::ostream& err) {
@@ -556,6 +589,7 @@ int RunCommand(const Options& o, client::Client& client, std::ostream& out, std:
   }
   if (g == "pod" && v == "list") return PodList(o, client, api, p);
   if (g == "podgroup" && v == "list") return PodGroupList(o, client, api, p);
+  if ((g == "jobflow" || g == "jobtemplate") && v == "list") return FlowList(o, client, api, p);
   p.Err(fmt::format("vcctl: unknown command \"{} {}\"", g, v));
   return kExitUsage;
 }

@@ -31,6 +31,8 @@ constexpr Command kCommands[] = {
     {"queue", "delete", "delete a queue"},
     {"podgroup", "list", "list PodGroups"},
     {"pod", "list", "list the pods of Volcano jobs"},
+    {"jobflow", "list", "list JobFlows (flow.volcano.sh)"},
+    {"jobtemplate", "list", "list JobTemplates (flow.volcano.sh)"},
 };
 
 const Command* FindCommand(std::string_view group, std::string_view verb) {
@@ -146,6 +148,8 @@ void AddCommandFlags(FlagSet& flags, Options& o) {
       flags.String("a", &o.action, "alias of --action");
     }
   }
+  if (g == "jobflow") AddNamespaceFlags(flags, o, true);
+  if (g == "jobtemplate") AddNamespaceFlags(flags, o, false);
   if (g == "pod" || g == "podgroup") {
     AddNamespaceFlags(flags, o, true);
     flags.String("job", &o.job, "list only those of this job");

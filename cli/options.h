@@ -16,7 +16,7 @@
 namespace basalt::cli {
 
 struct Options {
-  std::string group;  // job, queue, podgroup, pod
+  std::string group;  // job, queue, podgroup, pod, jobflow, jobtemplate
   std::string verb;   // run, list, view, suspend, resume, delete, create, get, operate
   client::ClientOptions client;
   std::string namespace_name;  // -n/--namespace; "" = the kubeconfig context's namespace

@@ -392,4 +392,47 @@ std::string FormatPodGroupList(const std::vector<api::PodGroup>& podgroups, bool
   return out;
 }
 
+std::string FormatJobFlowList(const std::vector<api::Object>& jobflows, api::Time now) {
+  struct Row {
+    std::string name, ns, phase, age;
+  };
+  std::vector<Row> rows;
+  Row widths{"Name", "Namespace", "Phase", "Age"};
+  size_t name_w = widths.name.size(), ns_w = widths.ns.size(), phase_w = widths.phase.size(),
+         age_w = widths.age.size();
+  for (const api::Object& f : jobflows) {
+    const json::Value* state = json::FindPath(f.doc(), {"status", "state"});
+    Row r{std::string(f.name()), std::string(f.namespace_name()),
+          std::string(state ? json::GetString(*state, "phase") : ""),
+          Age(f.creation_timestamp(), now)};
+    name_w = std::max(name_w, r.name.size());
+    ns_w = std::max(ns_w, r.ns.size());
+    phase_w = std::max(phase_w, r.phase.size());
+    age_w = std::max(age_w, r.age.size());
+    rows.push_back(std::move(r));
+  }
+  constexpr size_t kSpacing = 4;
+  auto format = [&](const Row& r) {
+    return Pad(r.name, name_w + kSpacing) + Pad(r.ns, ns_w + kSpacing) +
+           Pad(r.phase, phase_w + kSpacing) + Pad(r.age, age_w + kSpacing) + "\n";
+  };
+  std::string out = format(widths);
+  for (const Row& r : rows) out += format(r);
+  return out;
+}
+
+std::string FormatJobTemplateList(const std::vector<api::Object>& jobtemplates) {
+  size_t name_w = std::string_view("Name").size(), ns_w = std::string_view("Namespace").size();
+  for (const api::Object& t : jobtemplates) {
+    name_w = std::max(name_w, t.name().size());
+    ns_w = std::max(ns_w, t.namespace_name().size());
+  }
+  constexpr size_t kSpacing = 4;
+  std::string out = Pad("Name", name_w + kSpacing) + Pad("Namespace", ns_w + kSpacing) + "\n";
+  for (const api::Object& t : jobtemplates) {
+    out += Pad(t.name(), name_w + kSpacing) + Pad(t.namespace_name(), ns_w + kSpacing) + "\n";
+  }
+  return out;
+}
+
 }  // namespace basalt::cli

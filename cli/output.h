@@ -69,4 +69,10 @@ std::string FormatPodList(const std::vector<api::Pod>& pods, bool all_namespaces
 std::string FormatPodGroupList(const std::vector<api::PodGroup>& podgroups, bool all_namespaces,
                                api::Time now);
 
+// `vcctl jobflow list`: Name Namespace Phase Age (status.state.phase), each column its longest
+// value or title plus 4. Takes the raw objects: common/api has no JobFlow view yet.
+std::string FormatJobFlowList(const std::vector<api::Object>& jobflows, api::Time now);
+// `vcctl jobtemplate list`: Name Namespace, each column its longest value or title plus 4.
+std::string FormatJobTemplateList(const std::vector<api::Object>& jobtemplates);
+
 }  // namespace basalt::cli

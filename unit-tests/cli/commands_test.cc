@@ -319,5 +319,25 @@ TEST_CASE("vcctl pod list: a job's pods by label, a queue's by label or annotati
   CHECK(f.err.str() == "the input vcjob train does not match the queue q2\n");
 }
 
+TEST_CASE("vcctl jobflow list: the flows of the namespace, a hint when the CRD is missing",
+          "[cli][commands]") {
+  Fixture f;
+  f.transport->AddJson(
+      "GET", "/apis/flow.volcano.sh/v1alpha1/namespaces/default/jobflows", 200,
+      ListJson(
+          "JobFlow",
+          {R"({"metadata":{"name":"f1","namespace":"default"},"status":{"state":{"phase":"Succeed"}}})"}));
+  REQUIRE(f.Run({"jobflow", "list"}) == kExitOk);
+  CHECK(f.out.str().find("Name    Namespace    Phase      Age") == 0);
+  CHECK(f.out.str().find("f1      default      Succeed") != std::string::npos);
+
+  f.transport->AddJson("GET", "/apis/flow.volcano.sh/v1alpha1/namespaces/ml/jobtemplates", 404,
+                       "404 page not found\n");
+  CHECK(f.Run({"jobtemplate", "list", "-n", "ml"}) == kExitApiError);
+  CHECK(f.err.str() ==
+        "Error from server: 404 page not found (is the jobtemplates.flow.volcano.sh CRD "
+        "installed?)\n");
+}
+
 }  // namespace
 }  // namespace basalt::cli

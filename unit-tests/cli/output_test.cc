@@ -171,5 +171,22 @@ TEST_CASE("FormatJobView: spec, state with reason, and the job's events", "[cli]
         std::string::npos);
 }
 
+TEST_CASE("FormatJobFlowList and FormatJobTemplateList: Volcano's columns, widths + 4",
+          "[cli][output]") {
+  api::Object flow = *api::Object::Parse(
+      R"({"apiVersion":"flow.volcano.sh/v1alpha1","kind":"JobFlow","metadata":{"name":"pipeline",)"
+      R"("namespace":"ml","creationTimestamp":"2026-05-01T10:00:00Z"},"status":{"state":{"phase":"Running"}}})");
+  std::vector<std::string> lines = Lines(FormatJobFlowList({flow}, At("2026-05-01T10:02:00Z")));
+  REQUIRE(lines.size() == 2);
+  CHECK(lines[0] == "Name        Namespace    Phase      Age    ");
+  CHECK(lines[1] == "pipeline    ml           Running    2m     ");
+  api::Object tmpl = *api::Object::Parse(
+      R"({"kind":"JobTemplate","metadata":{"name":"pretrain-template","namespace":"ml"}})");
+  lines = Lines(FormatJobTemplateList({tmpl}));
+  REQUIRE(lines.size() == 2);
+  CHECK(lines[0] == "Name                 Namespace    ");
+  CHECK(lines[1] == "pretrain-template    ml           ");
+}
+
 }  // namespace
 }  // namespace basalt::cli
