@@ -4,14 +4,54 @@
 # here too on any exit). Exits non-zero on any failure; ends with ctest's summary line.
 #
 #   hack/test.sh [ctest args...]     e.g. hack/test.sh -R quantity   or   hack/test.sh -L unit
+#
+# Unless BASALT_SANITIZERS=0 (or ctest arguments are given, which select a subset), the
+# sanitizer and fuzz stages of hack/test-sanitizers.sh (ASan+UBSan unit and integration tests,
+# each fuzzer for BASALT_FUZZ_TIME seconds, TSan unit tests) run in the background while ctest
+# runs the suites, in their own Clang build trees, niced. They are time-boxed
+# (BASALT_SANITIZERS_TIMEOUT seconds, killed after), waited for after ctest, and stopped on any
+# exit; a failure or a timeout fails the run. BASALT_SANITIZERS=1 runs them with ctest
+# arguments too. The last lines are the sanitizers' summary and ctest's.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 T0=$SECONDS
 TEST_CLUSTER=$REPO_ROOT/_output/test-cluster
 mkdir -p "$REPO_ROOT/_output"
 
-teardown() { "$REPO_ROOT/e2e/cluster/down.sh" --state-dir "$TEST_CLUSTER" --quiet || true; }
+SAN_PID="" SAN_LOG=$REPO_ROOT/_output/sanitizers.log
+# The sanitizer stages run under timeout(1), which leads its own process group: signalling the
+# group stops the script, its builds, ctest and fuzzers; its EXIT trap stops its test clusters
+# (and down.sh below does it again in case it was killed first).
+stop_sanitizers() {
+  [[ -n $SAN_PID ]] || return 0
+  kill -TERM -- "-$SAN_PID" 2>/dev/null || true
+  local i
+  for ((i = 0; i < 100; i++)); do
+    kill -0 "$SAN_PID" 2>/dev/null || break
+    sleep 0.1
+  done
+  kill -KILL -- "-$SAN_PID" 2>/dev/null || true
+  wait "$SAN_PID" 2>/dev/null || true
+  SAN_PID=""
+  local d
+  for d in "$REPO_ROOT/_output/test-cluster-asan" "$REPO_ROOT/_output/test-cluster-tsan"; do
+    [[ -d $d ]] && "$REPO_ROOT/e2e/cluster/down.sh" --state-dir "$d" --quiet || true
+  done
+}
+teardown() {
+  stop_sanitizers
+  "$REPO_ROOT/e2e/cluster/down.sh" --state-dir "$TEST_CLUSTER" --quiet || true
+}
 trap teardown EXIT
+
+SANITIZERS=${BASALT_SANITIZERS:-}
+if [[ -z $SANITIZERS ]]; then
+  SANITIZERS=1
+  (($# == 0)) || SANITIZERS=0 # a subset of the tests: not the sanitizer stages, unless asked
+fi
+[[ $SANITIZERS == [01] ]] || { hlog "BASALT_SANITIZERS must be 0 or 1, got '$SANITIZERS'"; exit 2; }
+FUZZ_TIME=${BASALT_FUZZ_TIME:-20}
+SAN_TIMEOUT=${BASALT_SANITIZERS_TIMEOUT:-1800}
 
 "$HACK_DIR/install-deps.sh"
 
@@ -44,11 +84,47 @@ hlog "control-plane binaries: $((SECONDS - t))s"
 
 ensure_kubectl
 
+if ((SANITIZERS)); then
+  hlog "sanitizer and fuzz stages in the background (${FUZZ_TIME}s per fuzzer, at most ${SAN_TIMEOUT}s; log: _output/sanitizers.log; BASALT_SANITIZERS=0 skips them)"
+  t_san=$SECONDS
+  # Niced below the suites (which have timing bounds, e.g. the HA take-over): the builds run at
+  # nice 19, the sanitizer tests and fuzzers at 15, on the cores the suites leave idle.
+  nice -n 10 timeout --kill-after=30 "$SAN_TIMEOUT" "$HACK_DIR/test-sanitizers.sh" --fuzz-time "$FUZZ_TIME" \
+    </dev/null >"$SAN_LOG" 2>&1 &
+  SAN_PID=$!
+fi
+
 t=$SECONDS
 rc=0
 ctest --test-dir "$BUILD_DIR" --output-on-failure --timeout 900 -j "$(nproc)" "$@" || rc=$?
-hlog "tests: $((SECONDS - t))s; total: $((SECONDS - T0))s"
+hlog "tests: $((SECONDS - t))s"
 if ((rc != 0)); then
   hlog "logs of the test cluster: $TEST_CLUSTER/logs/"
 fi
+
+if [[ -n $SAN_PID ]]; then
+  t=$SECONDS
+  hlog "waiting for the sanitizer and fuzz stages"
+  san_rc=0
+  wait "$SAN_PID" || san_rc=$?
+  SAN_PID=""
+  # The stage lines of test-sanitizers.sh's summary (or its last lines when it did not get there).
+  summary=$(sed -n '/\[test-sanitizers\] summary/,$p' "$SAN_LOG")
+  before_summary() { sed '/\[test-sanitizers\] summary/,$d' "$SAN_LOG"; }
+  if ((san_rc == 0)); then
+    verdict="ok"
+  elif ((san_rc == 124 || san_rc == 137)); then
+    verdict="FAILED: timed out after ${SAN_TIMEOUT}s (BASALT_SANITIZERS_TIMEOUT)"
+  else
+    verdict="FAILED (exit $san_rc)"
+    # The reports test-sanitizers.sh printed (failing tests, sanitizer reports, crashes).
+    before_summary | grep -E -A30 'failed|FAILED|CRASHED|ERROR: |runtime error:|WARNING: ThreadSanitizer' |
+      head -n 120 >&2 || true
+  fi
+  [[ -n $summary ]] || summary=$(tail -n 15 "$SAN_LOG")
+  echo "$summary" >&2
+  hlog "sanitizers: $verdict, $((SECONDS - t_san))s in all, ${FUZZ_TIME}s per fuzzer, waited $((SECONDS - t))s after ctest (log: _output/sanitizers.log)"
+  ((san_rc == 0)) || rc=1
+fi
+hlog "total: $((SECONDS - T0))s"
 exit "$rc"

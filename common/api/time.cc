@@ -40,23 +40,30 @@ struct Civil {
 };
 
 Civil ToCivil(Time t) {
-  const auto ns = floor<nanoseconds>(t);
-  const auto day_point = floor<days>(ns);
-  const std::chrono::year_month_day ymd{std::chrono::sys_days(day_point)};
-  auto rest = ns - day_point;
-  const auto h = duration_cast<hours>(rest);
-  rest -= h;
-  const auto m = duration_cast<minutes>(rest);
-  rest -= m;
-  const auto s = duration_cast<seconds>(rest);
-  rest -= s;
+  // Split the nanosecond count with integer arithmetic: floor<days>(t) (or floor<seconds>)
+  // lies before Time::min() for times in its last day, and converting it back to nanoseconds
+  // overflowed int64 (UBSan, FormatRfc3339Micro of a time just above Time::min()).
+  const int64_t count = floor<nanoseconds>(t).time_since_epoch().count();
+  int64_t secs = count / 1'000'000'000;
+  int64_t nanos = count % 1'000'000'000;
+  if (nanos < 0) {
+    nanos += 1'000'000'000;
+    --secs;
+  }
+  int64_t day = secs / 86400;
+  int64_t second_of_day = secs % 86400;
+  if (second_of_day < 0) {
+    second_of_day += 86400;
+    --day;
+  }
+  const std::chrono::year_month_day ymd{std::chrono::sys_days(days(day))};
   return Civil{static_cast<int>(ymd.year()),
                static_cast<int>(static_cast<unsigned>(ymd.month())),
                static_cast<int>(static_cast<unsigned>(ymd.day())),
-               static_cast<int>(h.count()),
-               static_cast<int>(m.count()),
-               static_cast<int>(s.count()),
-               static_cast<int64_t>(rest.count())};
+               static_cast<int>(second_of_day / 3600),
+               static_cast<int>(second_of_day % 3600 / 60),
+               static_cast<int>(second_of_day % 60),
+               nanos};
 }
 
 // secs + nanos/1e9 (0 <= nanos < 1e9) as a Time, saturated to [Time::min(), Time::max()].

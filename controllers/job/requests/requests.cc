@@ -133,7 +133,16 @@ bool TaskRetriesExhausted(const TaskProgress& progress) {
 }
 
 JobRequest RequestForPodAdd(const JobPodInfo& pod) {
-  return FromPod(pod, pod.out_of_sync ? Event::kOutOfSync : Event::kPodPending);
+  if (pod.out_of_sync) return FromPod(pod, Event::kOutOfSync);
+  // First seen Failed: the pod failed while no controller watched (a restart or a leader
+  // take-over). Without this its PodFailed/exitCode policy never runs and the Job stays
+  // Running (Volcano loses these too). A pod of an older job version is ignored by the policy.
+  if (pod.phase == "Failed") {
+    JobRequest r = FromPod(pod, Event::kPodFailed);
+    r.exit_code = pod.exit_code;
+    return r;
+  }
+  return FromPod(pod, Event::kPodPending);
 }
 
 JobRequest RequestForPodUpdate(const JobPodInfo& old_pod, const JobPodInfo& new_pod,

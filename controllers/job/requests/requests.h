@@ -63,7 +63,8 @@ TaskProgress ProgressOf(int32_t replicas, int32_t max_retry,
 // TaskFailed: the task's live pods restarted containers at least maxRetry times.
 bool TaskRetriesExhausted(const TaskProgress& progress);
 
-// A new pod: PodPending (OutOfSync when the controller marked it).
+// A new pod: PodPending (OutOfSync when the controller marked it); PodFailed with the exit code
+// when it is already Failed (it failed while no controller watched, e.g. during a take-over).
 JobRequest RequestForPodAdd(const JobPodInfo& pod);
 // A changed pod (the caller skips updates with an unchanged resourceVersion):
 // out-of-sync mark -> OutOfSync; became Failed -> PodFailed with the exit code; became

@@ -151,6 +151,25 @@ TEST_CASE("JobRequests: pod changes become events", "[controllers][job][requests
   CHECK(RequestForPodAdd(marked).event == Event::kOutOfSync);
 }
 
+TEST_CASE("JobRequests: a pod first seen Failed still triggers its PodFailed and exitCode policies",
+          "[controllers][job][requests]") {
+  // What a controller that just took the Lease over lists: the pod failed (exit code 3) while
+  // no controller watched it.
+  const JobRequest r = RequestForPodAdd(PodFixture().Phase("Failed").Container(1, false, 3).Info());
+  CHECK(r.event == Event::kPodFailed);
+  CHECK(r.exit_code == std::optional<int32_t>(3));
+  CHECK(r.job_version == 2);
+  CHECK(r.pod == "j-w-1");
+  CHECK(RequestForPodAdd(PodFixture().Phase("Succeeded").Container(0, false, 0).Info()).event ==
+        Event::kPodPending);
+  CHECK(RequestForPodAdd(PodFixture()
+                             .Phase("Failed")
+                             .Container(1, false, 3)
+                             .Annotation(api::kControllerOutOfSyncKey, "true")
+                             .Info())
+            .event == Event::kOutOfSync);
+}
+
 TEST_CASE("JobRequests: the controller's own deletions never look like evictions",
           "[controllers][job][requests]") {
   const JobPodInfo running = PodFixture().Phase("Running").Info();
