@@ -103,6 +103,9 @@ run_ctest() {
   return "$rc"
 }
 
+# The stage running now, for hack/test.sh: a time box that ends during a build is not a
+# failure of the code (the objects built so far stay in ccache for the next run).
+stage_begin() { echo "$1" >"$OUT/sanitizers.stage"; }
 stage_done() {  # stage_done <name> <start> <rc> <what>
   local verdict=ok
   (($3 == 0)) || { verdict=FAILED; FAILED=1; }
@@ -115,6 +118,7 @@ if want asan || want fuzz; then
   # Only the fuzzers (and what they link) when the tests are not wanted.
   target=all
   want asan || target=fuzzers
+  stage_begin asan-build
   hlog "building the ASan+UBSan+fuzzer tree into $ASAN_TREE (target $target)"
   rc=0
   configure_and_build "$ASAN_TREE" "$OUT/build-asan.log" "$target" -DBASALT_FUZZ=ON \
@@ -128,6 +132,7 @@ fi
 
 if want asan; then
   t=$SECONDS
+  stage_begin asan
   hlog "ASan+UBSan: ctest -L '$ASAN_LABELS'"
   rc=0
   run_ctest "$ASAN_TREE" "$ASAN_LABELS" "$OUT/test-asan.log" || rc=$?
@@ -136,6 +141,7 @@ fi
 
 if want fuzz; then
   t=$SECONDS
+  stage_begin fuzz
   frc=0
   crashed=()
   for bin in "$ASAN_TREE"/fuzz/fuzz_*; do
@@ -174,6 +180,7 @@ fi
 if want tsan; then
   TSAN_TREE=$OUT/build-tsan
   t=$SECONDS
+  stage_begin tsan-build
   hlog "building the TSan tree into $TSAN_TREE"
   rc=0
   configure_and_build "$TSAN_TREE" "$OUT/build-tsan.log" all -DBASALT_TSAN=ON \
@@ -181,12 +188,14 @@ if want tsan; then
   stage_done tsan-build "$t" "$rc" "_output/build-tsan.log"
   if ((rc == 0)); then
     t=$SECONDS
+    stage_begin tsan
     hlog "TSan: ctest -L '$TSAN_LABELS'"
     run_ctest "$TSAN_TREE" "$TSAN_LABELS" "$OUT/test-tsan.log" || rc=$?
     stage_done tsan "$t" "$rc" "ctest -L '$TSAN_LABELS' (_output/test-tsan.log)"
   fi
 fi
 
+stage_begin done
 hlog "summary (total $((SECONDS - T0))s):"
 printf '  %s\n' "${SUMMARY[@]}" >&2
 exit "$FAILED"
