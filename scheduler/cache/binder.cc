@@ -10,18 +10,19 @@ namespace basalt::sched::cache {
 
 ApiBinder::ApiBinder(client::Client* client, ClusterState* state,
                      controller::EventRecorder* recorder, int workers,
-                     std::function<void(const BindResult&)> on_result)
+                     std::function<void(const BindResult&)> on_result, Clock* clock)
     : client_(client),
       state_(state),
       recorder_(recorder),
       on_result_(std::move(on_result)),
+      clock_(clock != nullptr ? clock : Clock::Real()),
       writer_(AsyncWriterOptions{.name = "binds", .workers = workers},
               [this](Item& item) { Send(item); }) {}
 
 ApiBinder::~ApiBinder() { Shutdown(); }
 
 void ApiBinder::Bind(const std::string& job_id, std::vector<BindRequest> requests) {
-  const auto now = std::chrono::steady_clock::now();
+  const Clock::TimePoint now = clock_->Now();
   for (BindRequest& r : requests) {
     if (absl::Status s = state_->Assume(r); !s.ok()) {
       // The cache moved on since the snapshot (pod deleted or bound elsewhere): nothing to send.
@@ -43,7 +44,7 @@ void ApiBinder::Bind(const std::string& job_id, std::vector<BindRequest> request
 void ApiBinder::Send(const Item& item) {
   const BindRequest& r = item.request;
   absl::Status s = client_->Bind(r.namespace_name, r.pod_name, r.node_name, r.task_uid);
-  BindResult result{s.ok(), std::chrono::steady_clock::now() - item.queued};
+  BindResult result{s.ok(), clock_->Now() - item.queued};
   std::optional<api::ObjectReference> ref = state_->PodReference(r.namespace_name, r.pod_name);
   if (s.ok()) {
     BASALT_VLOG(3, "Bound pod", "pod", fmt::format("{}/{}", r.namespace_name, r.pod_name), "node",

@@ -20,6 +20,7 @@
 #include "common/client/client.h"
 #include "common/controller/event_recorder.h"
 #include "common/util/async_writer.h"
+#include "common/util/clock.h"
 #include "scheduler/cache/cluster_state.h"
 #include "scheduler/framework/interfaces.h"
 
@@ -28,13 +29,15 @@ namespace basalt::sched::cache {
 struct BindResult {
   bool ok = false;
   // From Bind() to the API server's answer.
-  std::chrono::steady_clock::duration latency{};
+  Clock::Duration latency{};
 };
 
 class ApiBinder : public Binder {
  public:
+  // `clock` times the binds (nullptr: Clock::Real()).
   ApiBinder(client::Client* client, ClusterState* state, controller::EventRecorder* recorder,
-            int workers, std::function<void(const BindResult&)> on_result = {});
+            int workers, std::function<void(const BindResult&)> on_result = {},
+            Clock* clock = nullptr);
   ~ApiBinder() override;  // Shutdown()
   ApiBinder(const ApiBinder&) = delete;
   ApiBinder& operator=(const ApiBinder&) = delete;
@@ -50,7 +53,7 @@ class ApiBinder : public Binder {
  private:
   struct Item {
     BindRequest request;
-    std::chrono::steady_clock::time_point queued;
+    Clock::TimePoint queued;
   };
   void Send(const Item& item);
 
@@ -58,6 +61,7 @@ class ApiBinder : public Binder {
   ClusterState* const state_;
   controller::EventRecorder* const recorder_;
   const std::function<void(const BindResult&)> on_result_;
+  Clock* const clock_;
   AsyncWriter<Item> writer_;  // last: its workers use the members above
 };
 

@@ -11,6 +11,7 @@ namespace basalt::sched::cache {
 
 ClusterState::ClusterState(ClusterStateOptions options)
     : options_(std::move(options)),
+      clock_(options_.clock != nullptr ? options_.clock : Clock::Real()),
       snapshotter_(SnapshotterOptions{options_.incremental_snapshots, options_.full_snapshot_every,
                                       options_.verify_snapshots}) {}
 
@@ -389,14 +390,15 @@ uint64_t ClusterState::generation() const {
 
 bool ClusterState::WaitForChange(uint64_t seen, std::chrono::milliseconds timeout,
                                  const std::stop_token& stop) const {
+  // Before the lock: destroyed after it, so a callback running concurrently can take mu_.
+  std::stop_callback wake(stop, [this] {
+    std::lock_guard<std::mutex> l(mu_);
+    changed_.notify_all();
+  });
   std::unique_lock<std::mutex> l(mu_);
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (generation_ == seen && !stop.stop_requested()) {
-    auto now = std::chrono::steady_clock::now();
-    if (now >= deadline) break;
-    // Short slices so a stop request is noticed without a stop_callback.
-    changed_.wait_for(l, std::min<std::chrono::steady_clock::duration>(
-                             deadline - now, std::chrono::milliseconds(100)));
+  const Clock::TimePoint deadline = clock_->Now() + timeout;
+  while (generation_ == seen && !stop.stop_requested() && clock_->Now() < deadline) {
+    clock_->WaitUntil(l, changed_, deadline);
   }
   return generation_ != seen;
 }

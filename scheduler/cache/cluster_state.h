@@ -42,6 +42,7 @@
 #include "common/api/compact.h"
 #include "common/api/object.h"
 #include "common/api/scheduling.h"
+#include "common/util/clock.h"
 #include "scheduler/api/cluster_info.h"
 #include "scheduler/cache/convert.h"
 #include "scheduler/cache/snapshotter.h"
@@ -61,6 +62,8 @@ struct ClusterStateOptions {
   // Compare every reused snapshot's content with a complete copy (see Snapshotter); on in
   // debug builds.
   bool verify_snapshots = kVerifySnapshotsByDefault;
+  // Times WaitForChange; nullptr means Clock::Real(). Must outlive the ClusterState.
+  Clock* clock = nullptr;
 };
 
 class ClusterState {
@@ -108,8 +111,8 @@ class ClusterState {
   SnapshotStats snapshot_stats() const;
   // Incremented on every change that may let a cycle do something new.
   uint64_t generation() const;
-  // Waits until generation() != `seen`, `timeout` passes or `stop` fires. Returns true if it
-  // changed.
+  // Waits until generation() != `seen`, `timeout` passes on the clock or `stop` fires (which
+  // wakes it at once). Returns true if it changed.
   bool WaitForChange(uint64_t seen, std::chrono::milliseconds timeout,
                      const std::stop_token& stop) const;
   // Wakes WaitForChange callers (e.g. after a config reload).
@@ -167,6 +170,7 @@ class ClusterState {
   void ResolvePrioritiesLocked(ClusterInfo& cluster) const;
 
   const ClusterStateOptions options_;
+  Clock* const clock_;
   mutable std::mutex mu_;
   mutable std::condition_variable changed_;
   uint64_t generation_ = 1;                                      // guarded by mu_

@@ -46,7 +46,7 @@ absl::StatusOr<bool> ServesPodGroupStatus(std::string_view body) {
 
 ApiStatusWriter::ApiStatusWriter(client::Client* client, ClusterState* state,
                                  controller::EventRecorder* recorder, int workers,
-                                 prometheus::Registry* registry)
+                                 prometheus::Registry* registry, Clock* clock)
     : dropped_(prometheus::BuildCounter()
                    .Name("basalt_scheduler_status_writes_dropped_total")
                    .Help("Status writes given up, by kind (podgroup, pod, queue) and reason "
@@ -63,6 +63,7 @@ ApiStatusWriter::ApiStatusWriter(client::Client* client, ClusterState* state,
       client_(client),
       state_(state),
       recorder_(recorder),
+      clock_(clock != nullptr ? clock : Clock::Real()),
       writer_(AsyncWriterOptions{.name = "status", .workers = workers},
               [this](Write& write) { Send(write); }) {
   subresource_gauge_.Set(1);
@@ -238,12 +239,11 @@ void ApiStatusWriter::Send(const Write& write) {
     return;
   }
   if (const auto* pod = std::get_if<PodConditionUpdate>(&write)) {
-    absl::Status s =
-        client_
-            ->Patch(client::Pods(), pod->namespace_name, pod->pod_name,
-                    client::PatchType::kStrategicMerge,
-                    PodConditionPatch(pod->condition, std::chrono::system_clock::now()), "status")
-            .status();
+    absl::Status s = client_
+                         ->Patch(client::Pods(), pod->namespace_name, pod->pod_name,
+                                 client::PatchType::kStrategicMerge,
+                                 PodConditionPatch(pod->condition, clock_->WallNow()), "status")
+                         .status();
     if (!s.ok()) {
       Dropped("pod", fmt::format("pod {}/{}", pod->namespace_name, pod->pod_name), s);
       state_->ForgetPodCondition(pod->task_uid);

@@ -42,6 +42,7 @@
 #include "common/client/client.h"
 #include "common/controller/event_recorder.h"
 #include "common/util/async_writer.h"
+#include "common/util/clock.h"
 #include "prometheus/counter.h"
 #include "prometheus/family.h"
 #include "prometheus/gauge.h"
@@ -54,8 +55,9 @@ namespace basalt::sched::cache {
 class ApiStatusWriter : public StatusSink {
  public:
   // `registry` receives the writer's metrics; null: a registry of its own (tests, tools).
+  // `clock` stamps the pod conditions' lastTransitionTime (nullptr: Clock::Real()).
   ApiStatusWriter(client::Client* client, ClusterState* state, controller::EventRecorder* recorder,
-                  int workers, prometheus::Registry* registry = nullptr);
+                  int workers, prometheus::Registry* registry = nullptr, Clock* clock = nullptr);
   ~ApiStatusWriter() override;  // Shutdown()
   ApiStatusWriter(const ApiStatusWriter&) = delete;
   ApiStatusWriter& operator=(const ApiStatusWriter&) = delete;
@@ -108,6 +110,7 @@ class ApiStatusWriter : public StatusSink {
   client::Client* const client_;
   ClusterState* const state_;
   controller::EventRecorder* const recorder_;
+  Clock* const clock_;
   AsyncWriter<Write> writer_;  // last: its workers use the members above
 };
 
