@@ -108,7 +108,10 @@ int Main(int argc, char** argv) {
     BASALT_LOG_ERROR("Cannot configure the API client", "error", MessageOf(client.status()));
     return 1;
   }
+  // The one source of time for the cache, the loop and the writers (the seam tests replace).
+  Clock* const clock = Clock::Real();
   cache::ClusterStateOptions state_options;
+  state_options.clock = clock;
   state_options.scheduler_names.insert(options.scheduler_names.begin(),
                                        options.scheduler_names.end());
   state_options.default_queue = options.default_queue;
@@ -122,10 +125,11 @@ int Main(int argc, char** argv) {
   controller::EventRecorderOptions recorder_options;
   recorder_options.component = kComponent;
   controller::EventRecorder recorder(client->get(), std::move(recorder_options));
-  cache::ApiBinder binder(client->get(), &state, &recorder, options.bind_workers,
-                          [&metrics](const cache::BindResult& r) { metrics.ObserveBind(r); });
+  cache::ApiBinder binder(
+      client->get(), &state, &recorder, options.bind_workers,
+      [&metrics](const cache::BindResult& r) { metrics.ObserveBind(r); }, clock);
   cache::ApiStatusWriter status_writer(client->get(), &state, &recorder, options.status_workers,
-                                       runner.metrics_registry().get());
+                                       runner.metrics_registry().get(), clock);
   cache::ApiEvictor evictor(client->get(), &state, &recorder);
   BASALT_LOG_INFO("Starting", "version", runtime::VersionLine(kComponent), "schedulerNames",
                   fmt::format("{}", fmt::join(options.scheduler_names, ",")), "period",
@@ -159,7 +163,7 @@ int Main(int argc, char** argv) {
   if (!options.scheduler_conf.empty()) {
     runner.AddRunnable("config-watcher", [&](std::stop_token stop) {
       return RunConfigWatcher(stop, options.scheduler_conf, &config, &config_mu, &state, &metrics,
-                              std::chrono::seconds(1), initial_conf);
+                              std::chrono::seconds(1), initial_conf, clock);
     });
   }
 
@@ -174,6 +178,7 @@ int Main(int argc, char** argv) {
   loop.cycle = CycleDeps{&plugins, &actions, &binder, &evictor, &status_writer, &node_sampler};
   loop.metrics = &metrics;
   loop.period = options.period;
+  loop.clock = clock;
   auto schedule = [&](std::stop_token stop) -> absl::Status {
     if (!informer::WaitForCacheSync(stop, std::chrono::minutes(5), informers)) {
       if (stop.stop_requested()) return absl::OkStatus();

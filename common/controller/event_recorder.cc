@@ -36,9 +36,11 @@ EventRecorder::EventRecorder(client::Client* client, EventRecorderOptions option
     : client_(client),
       options_(std::move(options)),
       clock_(options_.clock != nullptr ? options_.clock : Clock::Real()),
-      instance_(options_.instance.empty() ? HostName() : options_.instance) {
-  thread_ = std::thread([this] { Loop(); });
-}
+      instance_(options_.instance.empty() ? HostName() : options_.instance),
+      writer_(AsyncWriterOptions{.name = "events",
+                                 .workers = 1,
+                                 .capacity = std::max<std::size_t>(1, options_.queue_capacity)},
+              [this](Pending& event) { Send(event); }) {}
 
 EventRecorder::~EventRecorder() { Shutdown(); }
 
@@ -52,7 +54,7 @@ void EventRecorder::Event(const api::ObjectReference& object, EventType type,
   const api::Time time = clock_->WallNow();
   {
     std::lock_guard<std::mutex> l(mu_);
-    if (shutting_down_) {
+    if (writer_.stopped()) {
       ++stats_.dropped_shutdown;
       return;
     }
@@ -68,14 +70,17 @@ void EventRecorder::Event(const api::ObjectReference& object, EventType type,
                   reason);
       return;
     }
-    if (queue_.size() >= options_.queue_capacity) {
-      ++stats_.dropped_queue_full;
-      BASALT_VLOG(4, "Event dropped: queue full", "object", object.name, "reason", reason);
-      return;
-    }
-    queue_.push_back(Pending{object, type, std::string(reason), std::string(message), time});
   }
-  cond_.notify_one();
+  const Admission admitted =
+      writer_.Enqueue(Pending{object, type, std::string(reason), std::string(message), time});
+  if (admitted == Admission::kQueued) return;
+  std::lock_guard<std::mutex> l(mu_);
+  if (admitted == Admission::kFull) {
+    ++stats_.dropped_queue_full;
+    BASALT_VLOG(4, "Event dropped: queue full", "object", object.name, "reason", reason);
+  } else {
+    ++stats_.dropped_shutdown;
+  }
 }
 
 bool EventRecorder::AllowLocked(const std::string& object_key) {
@@ -102,22 +107,6 @@ bool EventRecorder::AllowLocked(const std::string& object_key) {
   if (b.tokens < 1) return false;
   b.tokens -= 1;
   return true;
-}
-
-void EventRecorder::Loop() {
-  std::unique_lock<std::mutex> l(mu_);
-  while (true) {
-    cond_.wait(l, [&] { return !queue_.empty() || shutting_down_; });
-    if (queue_.empty()) return;  // Shutting down and drained.
-    Pending event = std::move(queue_.front());
-    queue_.pop_front();
-    in_flight_ = true;
-    l.unlock();
-    Send(event);
-    l.lock();
-    in_flight_ = false;
-    if (queue_.empty()) idle_cond_.notify_all();
-  }
 }
 
 std::string EventRecorder::UniqueSuffix() {
@@ -200,21 +189,9 @@ void EventRecorder::Send(const Pending& e) {
   ++stats_.created;
 }
 
-void EventRecorder::Flush() {
-  std::unique_lock<std::mutex> l(mu_);
-  idle_cond_.wait(l, [&] { return queue_.empty() && !in_flight_; });
-}
+void EventRecorder::Flush() { writer_.Flush(); }
 
-void EventRecorder::Shutdown() {
-  {
-    std::lock_guard<std::mutex> l(mu_);
-    shutting_down_ = true;
-  }
-  cond_.notify_all();
-  std::call_once(join_once_, [this] {
-    if (thread_.joinable()) thread_.join();
-  });
-}
+void EventRecorder::Shutdown() { writer_.Shutdown(); }
 
 EventRecorderStats EventRecorder::stats() const {
   std::lock_guard<std::mutex> l(mu_);

@@ -2,8 +2,8 @@
 // EventRecorder writes core/v1 Events about objects ("Scheduled", "FailedScheduling",
 // "PodGroupPending", ...) the way client-go's record package does, simplified:
 //
-//  - Event() never blocks on I/O: it puts the event in a bounded queue that one background
-//    thread sends. When the queue is full the event is dropped and counted.
+//  - Event() never blocks on I/O: it puts the event in a bounded queue (an AsyncWriter) that
+//    one background thread sends. When the queue is full the event is dropped and counted.
 //  - Aggregation: an event equal to one sent within `aggregation_window` (same involved
 //    object, type, reason and message) is not created again; the existing Event's count and
 //    lastTimestamp are PATCHed instead, so `kubectl describe` shows "(x10 over 3m)" rather
@@ -24,22 +24,20 @@
 // Thread-safety: all methods may be called from any thread. Ownership: the Client and Clock
 // must outlive the recorder.
 
-#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
-#include <deque>
 #include <list>
 #include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
-#include <thread>
 #include <unordered_map>
 
 #include "absl/base/thread_annotations.h"
 #include "common/api/core.h"
 #include "common/api/object.h"
 #include "common/client/client.h"
+#include "common/util/async_writer.h"
 #include "common/util/clock.h"
 
 namespace basalt::controller {
@@ -124,7 +122,6 @@ class EventRecorder {
   };
 
   bool AllowLocked(const std::string& object_key) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void Loop();
   void Send(const Pending& event);
   std::string UniqueSuffix();
 
@@ -134,11 +131,6 @@ class EventRecorder {
   const std::string instance_;
 
   mutable std::mutex mu_;
-  std::condition_variable cond_;       // queue_ non-empty or shutting down
-  std::condition_variable idle_cond_;  // queue_ drained and nothing in flight
-  std::deque<Pending> queue_ ABSL_GUARDED_BY(mu_);
-  bool in_flight_ ABSL_GUARDED_BY(mu_) = false;
-  bool shutting_down_ ABSL_GUARDED_BY(mu_) = false;
   EventRecorderStats stats_ ABSL_GUARDED_BY(mu_);
   std::unordered_map<std::string, Bucket> buckets_ ABSL_GUARDED_BY(mu_);
   std::list<std::string> bucket_lru_ ABSL_GUARDED_BY(mu_);  // front: most recent
@@ -148,8 +140,7 @@ class EventRecorder {
   std::list<std::string> sent_lru_;  // front: most recent
   uint64_t last_suffix_ = 0;
 
-  std::once_flag join_once_;
-  std::thread thread_;
+  AsyncWriter<Pending> writer_;  // last: its thread uses the members above
 };
 
 }  // namespace basalt::controller

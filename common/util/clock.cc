@@ -116,4 +116,21 @@ void FakeClock::WaitForSleepers(int n) const {
   cv_.wait(l, [&] { return sleepers_ >= n; });
 }
 
+bool SleepUntil(Clock& clock, const std::stop_token& stop, Clock::TimePoint deadline) {
+  std::mutex mu;
+  std::condition_variable cv;
+  // Declared before the lock: destroyed after it, so a callback running concurrently (it takes
+  // `mu`) can finish.
+  std::stop_callback wake(stop, [&] {
+    std::lock_guard<std::mutex> l(mu);
+    cv.notify_all();
+  });
+  std::unique_lock<std::mutex> l(mu);
+  while (!stop.stop_requested()) {
+    if (clock.Now() >= deadline) return true;
+    clock.WaitUntil(l, cv, deadline);
+  }
+  return false;
+}
+
 }  // namespace basalt

@@ -15,6 +15,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <stop_token>
 
 namespace basalt {
 
@@ -59,6 +60,11 @@ class RealClock final : public Clock {
     cv.wait_until(lock, deadline);
   }
 };
+
+// Waits on `clock` until `deadline` or until `stop` is requested, whichever comes first. A stop
+// request wakes the waiter at once (a stop_callback, no polling); with FakeClock the deadline
+// passes on Advance(). Returns true if the deadline passed, false if stopped.
+bool SleepUntil(Clock& clock, const std::stop_token& stop, Clock::TimePoint deadline);
 
 // FakeClock starts at an arbitrary fixed point and moves only when Advance() is called.
 // Threads blocked in SleepUntil() or WaitUntil() wake when the fake time reaches their

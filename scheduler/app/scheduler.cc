@@ -2,7 +2,6 @@
 
 #include <fstream>
 #include <sstream>
-#include <thread>
 
 #include "common/util/log.h"
 #include "common/util/status.h"
@@ -15,20 +14,7 @@ prometheus::Histogram::BucketBoundaries SecondsBuckets() {
   return {0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10};
 }
 
-double Seconds(std::chrono::steady_clock::duration d) {
-  return std::chrono::duration<double>(d).count();
-}
-
-// Sleeps until `deadline` or stop; false when stopped.
-bool SleepUntil(const std::stop_token& stop, std::chrono::steady_clock::time_point deadline) {
-  while (!stop.stop_requested()) {
-    auto now = std::chrono::steady_clock::now();
-    if (now >= deadline) return true;
-    std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(
-        deadline - now, std::chrono::milliseconds(50)));
-  }
-  return false;
-}
+double Seconds(Clock::Duration d) { return std::chrono::duration<double>(d).count(); }
 
 }  // namespace
 
@@ -71,7 +57,7 @@ SchedulerMetrics::SchedulerMetrics(prometheus::Registry& registry)
       reload_ok_(reloads_.Add({{"result", "success"}})),
       reload_failed_(reloads_.Add({{"result", "failure"}})) {}
 
-void SchedulerMetrics::ObserveCycle(std::chrono::steady_clock::duration d, size_t pending_jobs) {
+void SchedulerMetrics::ObserveCycle(Clock::Duration d, size_t pending_jobs) {
   cycle_.Observe(Seconds(d));
   cycles_.Increment();
   pending_jobs_.Set(static_cast<double>(pending_jobs));
@@ -90,19 +76,20 @@ void SchedulerMetrics::ObserveReload(bool ok) { (ok ? reload_ok_ : reload_failed
 
 absl::Status RunSchedulingLoop(std::stop_token stop, const LoopDeps& deps) {
   constexpr auto kMaxIdle = std::chrono::seconds(30);
+  Clock& clock = deps.clock != nullptr ? *deps.clock : *Clock::Real();
   uint64_t seen = 0;
   uint64_t cycle_number = 0;
-  auto last_end = std::chrono::steady_clock::now() - deps.period;
-  auto last_start = last_end;
+  Clock::TimePoint last_end = clock.Now() - deps.period;
+  Clock::TimePoint last_start = last_end;
   while (!stop.stop_requested()) {
     // Wait for a change (or the idle limit), then respect the period.
-    auto idle_left = kMaxIdle - (std::chrono::steady_clock::now() - last_start);
-    if (idle_left > std::chrono::steady_clock::duration::zero()) {
-      deps.state->WaitForChange(
-          seen, std::chrono::duration_cast<std::chrono::milliseconds>(idle_left), stop);
+    auto idle_left = kMaxIdle - (clock.Now() - last_start);
+    if (idle_left > Clock::Duration::zero()) {
+      deps.state->WaitForChange(seen, std::chrono::ceil<std::chrono::milliseconds>(idle_left),
+                                stop);
     }
-    if (!SleepUntil(stop, last_end + deps.period)) break;
-    last_start = std::chrono::steady_clock::now();
+    if (!SleepUntil(clock, stop, last_end + deps.period)) break;
+    last_start = clock.Now();
     cache::ClusterState::Snapshot snap = deps.state->TakeSnapshot();
     seen = snap.generation;
     size_t pending_jobs = 0;
@@ -115,15 +102,14 @@ absl::Status RunSchedulingLoop(std::stop_token stop, const LoopDeps& deps) {
       std::lock_guard<std::mutex> l(*deps.config_mu);
       config = deps.config->Current();
     }
-    std::string uid = fmt::format("cycle-{}-{}", cycle_number++,
-                                  std::chrono::duration_cast<std::chrono::milliseconds>(
-                                      std::chrono::system_clock::now().time_since_epoch())
-                                      .count());
-    absl::Status s = RunCycleOn(snap.cluster, config, deps.cycle, std::move(uid),
-                                std::chrono::system_clock::now());
+    const Clock::SystemTimePoint wall = clock.WallNow();
+    std::string uid = fmt::format(
+        "cycle-{}-{}", cycle_number++,
+        std::chrono::duration_cast<std::chrono::milliseconds>(wall.time_since_epoch()).count());
+    absl::Status s = RunCycleOn(snap.cluster, config, deps.cycle, std::move(uid), wall);
     // Handed back, the snapshot is updated in place next cycle instead of copied (decision 6).
     if (s.ok()) deps.state->ReturnSnapshot(std::move(snap.cluster), snap.handout);
-    last_end = std::chrono::steady_clock::now();
+    last_end = clock.Now();
     if (!s.ok()) BASALT_LOG_ERROR("Scheduling cycle failed", "error", MessageOf(s));
     if (deps.metrics != nullptr) deps.metrics->ObserveCycle(last_end - last_start, pending_jobs);
     BASALT_VLOG(
@@ -144,7 +130,8 @@ absl::StatusOr<std::string> ReadFile(const std::string& path) {
 absl::Status RunConfigWatcher(std::stop_token stop, const std::string& path, ConfigStore* config,
                               std::mutex* config_mu, cache::ClusterState* state,
                               SchedulerMetrics* metrics, std::chrono::milliseconds interval,
-                              std::string initial) {
+                              std::string initial, Clock* clock) {
+  Clock& on = clock != nullptr ? *clock : *Clock::Real();
   std::string last = std::move(initial);
   bool have_last = !last.empty();
   bool warned_missing = false;
@@ -174,7 +161,7 @@ absl::Status RunConfigWatcher(std::stop_token stop, const std::string& path, Con
       last = *std::move(text);
       have_last = true;
     }
-    if (!SleepUntil(stop, std::chrono::steady_clock::now() + interval)) break;
+    if (!SleepUntil(on, stop, on.Now() + interval)) break;
   }
   return absl::OkStatus();
 }

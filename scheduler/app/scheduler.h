@@ -5,6 +5,10 @@
 // in force. ConfigWatcher re-reads --scheduler-conf every second and swaps a valid new
 // configuration in (an invalid one keeps the previous and logs why).
 //
+// Time comes from the Clock seam (LoopDeps::clock): the period, the idle limit and the waits
+// run on it, and a stop request wakes every wait at once, so tests drive the loop with a
+// FakeClock and never sleep.
+//
 // Thread-safety: Run() on one thread; metrics are thread-safe. Ownership: borrows everything.
 
 #include <chrono>
@@ -14,6 +18,7 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "common/util/clock.h"
 #include "prometheus/counter.h"
 #include "prometheus/family.h"
 #include "prometheus/gauge.h"
@@ -29,7 +34,7 @@ namespace basalt::sched::app {
 class SchedulerMetrics {
  public:
   explicit SchedulerMetrics(prometheus::Registry& registry);
-  void ObserveCycle(std::chrono::steady_clock::duration d, size_t pending_jobs);
+  void ObserveCycle(Clock::Duration d, size_t pending_jobs);
   void ObserveBind(const cache::BindResult& r);
   void ObserveReload(bool ok);
 
@@ -55,6 +60,8 @@ struct LoopDeps {
   CycleDeps cycle;
   SchedulerMetrics* metrics = nullptr;
   std::chrono::milliseconds period{1000};
+  // nullptr means Clock::Real(). The ClusterState should wait on the same clock.
+  Clock* clock = nullptr;
 };
 
 // Runs cycles until `stop` fires.
@@ -62,11 +69,11 @@ absl::Status RunSchedulingLoop(std::stop_token stop, const LoopDeps& deps);
 
 // Polls `path` every `interval`; reloads `config` when its content differs from the last
 // content seen (`initial`: what main() loaded). Returns at stop.
-// `config_mu` as in LoopDeps.
+// `config_mu` as in LoopDeps; `clock` times the polls (nullptr: Clock::Real()).
 absl::Status RunConfigWatcher(std::stop_token stop, const std::string& path, ConfigStore* config,
                               std::mutex* config_mu, cache::ClusterState* state,
                               SchedulerMetrics* metrics, std::chrono::milliseconds interval,
-                              std::string initial);
+                              std::string initial, Clock* clock = nullptr);
 
 // Reads a whole file; kNotFound if it cannot be opened.
 absl::StatusOr<std::string> ReadFile(const std::string& path);

@@ -10,16 +10,19 @@ namespace basalt::sched::cache {
 
 ApiBinder::ApiBinder(client::Client* client, ClusterState* state,
                      controller::EventRecorder* recorder, int workers,
-                     std::function<void(const BindResult&)> on_result)
-    : client_(client), state_(state), recorder_(recorder), on_result_(std::move(on_result)) {
-  for (int i = 0; i < std::max(1, workers); ++i) workers_.emplace_back([this] { Work(); });
-}
+                     std::function<void(const BindResult&)> on_result, Clock* clock)
+    : client_(client),
+      state_(state),
+      recorder_(recorder),
+      on_result_(std::move(on_result)),
+      clock_(clock != nullptr ? clock : Clock::Real()),
+      writer_(AsyncWriterOptions{.name = "binds", .workers = workers},
+              [this](Item& item) { Send(item); }) {}
 
 ApiBinder::~ApiBinder() { Shutdown(); }
 
 void ApiBinder::Bind(const std::string& job_id, std::vector<BindRequest> requests) {
-  const auto now = std::chrono::steady_clock::now();
-  std::vector<Item> accepted;
+  const Clock::TimePoint now = clock_->Now();
   for (BindRequest& r : requests) {
     if (absl::Status s = state_->Assume(r); !s.ok()) {
       // The cache moved on since the snapshot (pod deleted or bound elsewhere): nothing to send.
@@ -29,34 +32,19 @@ void ApiBinder::Bind(const std::string& job_id, std::vector<BindRequest> request
       if (on_result_) on_result_(BindResult{false, {}});
       continue;
     }
-    accepted.push_back(Item{std::move(r), now});
-  }
-  {
-    std::lock_guard<std::mutex> l(mu_);
-    for (Item& i : accepted) queue_.push_back(std::move(i));
-  }
-  cond_.notify_all();
-}
-
-void ApiBinder::Work() {
-  std::unique_lock<std::mutex> l(mu_);
-  while (true) {
-    cond_.wait(l, [this] { return stopping_ || !queue_.empty(); });
-    if (queue_.empty()) return;  // stopping and drained
-    Item item = std::move(queue_.front());
-    queue_.pop_front();
-    ++in_flight_;
-    l.unlock();
-    Send(item);
-    l.lock();
-    --in_flight_;
+    const std::string uid = r.task_uid;
+    if (writer_.Enqueue(Item{std::move(r), now}) != Admission::kQueued) {
+      // Shut down: nothing will send it, so the placement must not stay assumed.
+      state_->Forget(uid);
+      if (on_result_) on_result_(BindResult{false, {}});
+    }
   }
 }
 
 void ApiBinder::Send(const Item& item) {
   const BindRequest& r = item.request;
   absl::Status s = client_->Bind(r.namespace_name, r.pod_name, r.node_name, r.task_uid);
-  BindResult result{s.ok(), std::chrono::steady_clock::now() - item.queued};
+  BindResult result{s.ok(), clock_->Now() - item.queued};
   std::optional<api::ObjectReference> ref = state_->PodReference(r.namespace_name, r.pod_name);
   if (s.ok()) {
     BASALT_VLOG(3, "Bound pod", "pod", fmt::format("{}/{}", r.namespace_name, r.pod_name), "node",
@@ -79,20 +67,6 @@ void ApiBinder::Send(const Item& item) {
   if (on_result_) on_result_(result);
 }
 
-void ApiBinder::Shutdown() {
-  {
-    std::lock_guard<std::mutex> l(mu_);
-    stopping_ = true;
-  }
-  cond_.notify_all();
-  for (std::thread& t : workers_) {
-    if (t.joinable()) t.join();
-  }
-}
-
-size_t ApiBinder::pending() const {
-  std::lock_guard<std::mutex> l(mu_);
-  return queue_.size() + in_flight_;
-}
+void ApiBinder::Shutdown() { writer_.Shutdown(); }
 
 }  // namespace basalt::sched::cache

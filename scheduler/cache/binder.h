@@ -7,20 +7,20 @@
 // placement back (the pod is Pending again in the next cycle) and emits a Warning event
 // `FailedScheduling` ("failed to bind to node <node>: <error>").
 //
+// The POSTs go through an AsyncWriter (FIFO, `workers` threads).
+//
 // Thread-safety: Bind() from the scheduling thread; Shutdown() from any thread. Ownership:
 // borrows the Client, ClusterState and EventRecorder, which must outlive it; owns its workers.
 
 #include <chrono>
-#include <condition_variable>
-#include <deque>
 #include <functional>
-#include <mutex>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "common/client/client.h"
 #include "common/controller/event_recorder.h"
+#include "common/util/async_writer.h"
+#include "common/util/clock.h"
 #include "scheduler/cache/cluster_state.h"
 #include "scheduler/framework/interfaces.h"
 
@@ -29,13 +29,15 @@ namespace basalt::sched::cache {
 struct BindResult {
   bool ok = false;
   // From Bind() to the API server's answer.
-  std::chrono::steady_clock::duration latency{};
+  Clock::Duration latency{};
 };
 
 class ApiBinder : public Binder {
  public:
+  // `clock` times the binds (nullptr: Clock::Real()).
   ApiBinder(client::Client* client, ClusterState* state, controller::EventRecorder* recorder,
-            int workers, std::function<void(const BindResult&)> on_result = {});
+            int workers, std::function<void(const BindResult&)> on_result = {},
+            Clock* clock = nullptr);
   ~ApiBinder() override;  // Shutdown()
   ApiBinder(const ApiBinder&) = delete;
   ApiBinder& operator=(const ApiBinder&) = delete;
@@ -45,27 +47,22 @@ class ApiBinder : public Binder {
   // Finishes the binds already queued, then stops the workers. Idempotent.
   void Shutdown();
   // Binds queued or in flight.
-  size_t pending() const;
+  size_t pending() const { return writer_.pending(); }
+  AsyncWriterStats writer_stats() const { return writer_.stats(); }
 
  private:
   struct Item {
     BindRequest request;
-    std::chrono::steady_clock::time_point queued;
+    Clock::TimePoint queued;
   };
-  void Work();
   void Send(const Item& item);
 
   client::Client* const client_;
   ClusterState* const state_;
   controller::EventRecorder* const recorder_;
   const std::function<void(const BindResult&)> on_result_;
-
-  mutable std::mutex mu_;
-  std::condition_variable cond_;
-  std::deque<Item> queue_;  // guarded by mu_
-  size_t in_flight_ = 0;    // guarded by mu_
-  bool stopping_ = false;   // guarded by mu_
-  std::vector<std::thread> workers_;
+  Clock* const clock_;
+  AsyncWriter<Item> writer_;  // last: its workers use the members above
 };
 
 }  // namespace basalt::sched::cache

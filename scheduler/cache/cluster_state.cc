@@ -9,7 +9,11 @@
 
 namespace basalt::sched::cache {
 
-ClusterState::ClusterState(ClusterStateOptions options) : options_(std::move(options)) {}
+ClusterState::ClusterState(ClusterStateOptions options)
+    : options_(std::move(options)),
+      clock_(options_.clock != nullptr ? options_.clock : Clock::Real()),
+      snapshotter_(SnapshotterOptions{options_.incremental_snapshots, options_.full_snapshot_every,
+                                      options_.verify_snapshots}) {}
 
 void ClusterState::BumpLocked() {
   ++generation_;
@@ -43,7 +47,7 @@ void ClusterState::RemoveTaskLocked(const std::string& uid) {
   auto it = pods_.find(uid);
   if (it == pods_.end() || !it->second.in_cluster) return;
   PodEntry& e = it->second;
-  MarkTaskLocked(e.job_id, uid);
+  snapshotter_.MarkTask(e.job_id, uid);
   if (absl::Status s = cluster_.RemoveTask(e.job_id, uid); !s.ok()) {
     BASALT_LOG_ERROR("Cache inconsistency removing a task", "pod", e.pod->pod.Key(), "error",
                      MessageOf(s));
@@ -67,7 +71,9 @@ void ClusterState::InsertTaskLocked(const std::string& uid) {
   std::string job_id = JobIdFor(e.pod->pod);
   if (!job_id.empty() && cluster_.FindJob(job_id) == nullptr) job_id.clear();
   TaskInfo task = ToTaskInfo(*e.pod, job_id);
-  if (e.written_condition.has_value()) task.scheduled_condition = e.written_condition;
+  if (const PodScheduledCondition* written = overlay_.PodConditionFor(uid); written != nullptr) {
+    task.scheduled_condition = *written;
+  }
   auto assumed = assumed_.find(uid);
   if (assumed != assumed_.end() && task.status == TaskStatus::kPending) {
     task.node_name = assumed->second;
@@ -82,7 +88,7 @@ void ClusterState::InsertTaskLocked(const std::string& uid) {
     has_fallback = true;
   }
   std::string node_name = task.node_name;
-  MarkTaskLocked(job_id, uid);
+  snapshotter_.MarkTask(job_id, uid);
   absl::Status s = cluster_.AddTask(std::move(task));
   if (!s.ok() && has_fallback) {
     // The assumed placement no longer fits (the node shrank or another pod landed there):
@@ -121,6 +127,7 @@ void ClusterState::UpsertPod(std::shared_ptr<const CachedPod> cached) {
       pod_uid_by_key_.erase(it->second.pod->pod.Key());
       pods_.erase(it);
       assumed_.erase(pod.uid);
+      overlay_.ForgetPodCondition(pod.uid);
       BumpLocked();
     }
     return;
@@ -129,15 +136,12 @@ void ClusterState::UpsertPod(std::shared_ptr<const CachedPod> cached) {
     RemoveTaskLocked(pod.uid);
     std::string old_group = GroupKey(it->second.pod->pod);
     if (!old_group.empty() && old_group != GroupKey(pod)) pods_by_group_[old_group].erase(pod.uid);
-    PodEntry& e = it->second;
     // The written condition stays until the pod shows it, or the pod no longer needs one.
-    if (e.written_condition.has_value() &&
-        (cached->scheduled_condition == e.written_condition || !pod.node_name.empty())) {
-      e.written_condition.reset();
-    }
-    e.pod = std::move(cached);
+    overlay_.ObservePod(pod.uid, cached->scheduled_condition, !pod.node_name.empty());
+    it->second.pod = std::move(cached);
   } else {
-    it = pods_.emplace(pod.uid, PodEntry{std::move(cached), false, "", "", std::nullopt}).first;
+    overlay_.ForgetPodCondition(pod.uid);  // none can be written before the pod is known
+    it = pods_.emplace(pod.uid, PodEntry{std::move(cached), false, "", ""}).first;
   }
   const api::CompactPod& now = it->second.pod->pod;
   if (!now.node_name.empty()) assumed_.erase(now.uid);
@@ -163,6 +167,7 @@ void ClusterState::DeletePod(const api::CompactPod& pod) {
   if (k != pod_uid_by_key_.end() && k->second == pod.uid) pod_uid_by_key_.erase(k);
   pods_.erase(it);
   assumed_.erase(pod.uid);
+  overlay_.ForgetPodCondition(pod.uid);
   BumpLocked();
 }
 
@@ -172,7 +177,7 @@ void ClusterState::DeletePod(const api::CompactPod& pod) {
 void ClusterState::UpsertNode(std::shared_ptr<const api::CompactNode> node) {
   std::lock_guard<std::mutex> l(mu_);
   const std::string name = node->name;
-  dirty_nodes_.insert(name);
+  snapshotter_.MarkNode(name);
   auto old = nodes_.find(name);
   NodeInfo* existing = cluster_.FindNode(name);
   if (old != nodes_.end() && existing != nullptr && old->second->allocatable == node->allocatable) {
@@ -202,7 +207,7 @@ void ClusterState::UpsertNode(std::shared_ptr<const api::CompactNode> node) {
 
 void ClusterState::DeleteNode(const std::string& name) {
   std::lock_guard<std::mutex> l(mu_);
-  dirty_nodes_.insert(name);
+  snapshotter_.MarkNode(name);
   std::vector<std::string> on_node;
   if (auto p = pods_by_node_.find(name); p != pods_by_node_.end()) {
     on_node.assign(p->second.begin(), p->second.end());
@@ -222,7 +227,7 @@ void ClusterState::DeleteNode(const std::string& name) {
 // PodGroups
 
 void ClusterState::RebuildJobLocked(const std::string& key) {
-  dirty_jobs_.insert(key);
+  snapshotter_.MarkJob(key);
   std::vector<std::string> members;
   if (auto g = pods_by_group_.find(key); g != pods_by_group_.end()) {
     members.assign(g->second.begin(), g->second.end());
@@ -238,7 +243,9 @@ void ClusterState::RebuildJobLocked(const std::string& key) {
   auto pg = podgroups_.find(key);
   if (pg != podgroups_.end()) {
     JobInfo job = ToJobInfo(*pg->second.pg, options_.default_queue);
-    if (pg->second.written_status.has_value()) job.podgroup_status = *pg->second.written_status;
+    if (const PodGroupStatus* written = overlay_.PodGroupStatusFor(key); written != nullptr) {
+      job.podgroup_status = *written;
+    }
     if (absl::Status s = cluster_.AddJob(std::move(job)); !s.ok()) {
       BASALT_LOG_ERROR("Cache inconsistency adding a job", "podgroup", key, "error", MessageOf(s));
     }
@@ -258,14 +265,16 @@ void ClusterState::UpsertPodGroup(std::shared_ptr<const api::PodGroup> pg) {
   e.pg = std::move(pg);
   e.owner_uid = owner;
   PodGroupStatus api_status = ToPodGroupStatus(e.pg->status());
-  if (e.written_status.has_value() && (api_status.SameAs(*e.written_status) || recreated)) {
-    e.written_status.reset();
+  if (inserted) {
+    overlay_.ForgetPodGroupStatus(key);  // none can be written before the PodGroup is known
+  } else {
+    overlay_.ObservePodGroup(key, api_status, recreated);
   }
   JobInfo* job = cluster_.FindJob(key);
   if (inserted || owner_changed || recreated || job == nullptr) {
     RebuildJobLocked(key);
   } else {
-    dirty_jobs_.insert(key);
+    snapshotter_.MarkJob(key);
     JobInfo fresh = ToJobInfo(*e.pg, options_.default_queue);
     job->queue = fresh.queue;
     job->min_available = fresh.min_available;
@@ -274,7 +283,8 @@ void ClusterState::UpsertPodGroup(std::shared_ptr<const api::PodGroup> pg) {
     job->priority_class_name = fresh.priority_class_name;
     job->preemptable = fresh.preemptable;
     job->creation_time = fresh.creation_time;
-    job->podgroup_status = e.written_status.has_value() ? *e.written_status : api_status;
+    const PodGroupStatus* written = overlay_.PodGroupStatusFor(key);
+    job->podgroup_status = written != nullptr ? *written : api_status;
   }
   BumpLocked();
 }
@@ -283,6 +293,7 @@ void ClusterState::DeletePodGroup(const std::string& namespace_name, const std::
   std::string key = fmt::format("{}/{}", namespace_name, name);
   std::lock_guard<std::mutex> l(mu_);
   if (podgroups_.erase(key) == 0) return;
+  overlay_.ForgetPodGroupStatus(key);
   RebuildJobLocked(key);
   BumpLocked();
 }
@@ -293,19 +304,23 @@ void ClusterState::DeletePodGroup(const std::string& namespace_name, const std::
 void ClusterState::UpsertQueue(const api::Queue& queue) {
   QueueInfo info = ToQueueInfo(queue);
   std::lock_guard<std::mutex> l(mu_);
-  QueueEntry& e = queues_[info.name];
-  e.api_allocated = info.status_allocated;
-  if (e.written_allocated.has_value() && *e.written_allocated == e.api_allocated) {
-    e.written_allocated.reset();
+  auto [e, inserted] = queue_api_allocated_.insert_or_assign(info.name, info.status_allocated);
+  if (inserted) {
+    overlay_.ForgetQueueAllocated(info.name);  // none can be written before the queue is known
+  } else {
+    overlay_.ObserveQueue(info.name, info.status_allocated);
   }
-  if (e.written_allocated.has_value()) info.status_allocated = *e.written_allocated;
+  if (const Resource* written = overlay_.QueueAllocatedFor(info.name); written != nullptr) {
+    info.status_allocated = *written;
+  }
   cluster_.queues().insert_or_assign(info.name, std::move(info));
   BumpLocked();
 }
 
 void ClusterState::DeleteQueue(const std::string& name) {
   std::lock_guard<std::mutex> l(mu_);
-  queues_.erase(name);
+  queue_api_allocated_.erase(name);
+  overlay_.ForgetQueueAllocated(name);
   cluster_.queues().erase(name);
   BumpLocked();
 }
@@ -326,14 +341,6 @@ void ClusterState::DeletePriorityClass(const std::string& name) {
 // ---------------------------------------------------------------------------------------------
 // Cycles
 
-void ClusterState::MarkTaskLocked(const std::string& job_id, const std::string& uid) {
-  if (job_id.empty()) {
-    dirty_foreign_.insert(uid);
-  } else {
-    dirty_jobs_.insert(job_id);
-  }
-}
-
 void ClusterState::ResolvePrioritiesLocked(ClusterInfo& cluster) const {
   int32_t global_default = 0;
   for (const auto& [name, pc] : priority_classes_) {
@@ -346,143 +353,20 @@ void ClusterState::ResolvePrioritiesLocked(ClusterInfo& cluster) const {
   }
 }
 
-namespace {
-
-// A job whose tasks are all bound, running or finished: a session can change it only by
-// evicting one of its tasks (which leaves the task Releasing).
-bool Settled(const JobInfo& job) {
-  for (TaskStatus s : {TaskStatus::kPending, TaskStatus::kAllocated, TaskStatus::kPipelined,
-                       TaskStatus::kBinding, TaskStatus::kReleasing}) {
-    if (job.TaskCount(s) > 0) return false;
-  }
-  return true;
-}
-
-}  // namespace
-
-void ClusterState::UpdateSnapshotLocked(ClusterInfo& s) {
-  // Nodes whose object changed are copied whole. On every other node the tasks being replaced
-  // are taken off and their fresh copies put on (NodeInfo keeps exact integer accounting, so
-  // the node ends as the cache has it); a node that refuses a fresh task is copied whole too.
-  std::set<std::string> whole = dirty_nodes_;
-  auto take_off = [&](const TaskInfo& t) {
-    if (t.node_name.empty() || whole.count(t.node_name) != 0) return;
-    if (NodeInfo* n = s.FindNode(t.node_name); n != nullptr) (void)n->RemoveTask(t);
-  };
-  auto put_on = [&](TaskInfo* t) {
-    if (t->node_name.empty() || whole.count(t->node_name) != 0) return;
-    NodeInfo* n = s.FindNode(t->node_name);
-    if (n == nullptr || cluster_.FindNode(t->node_name) == nullptr) return;
-    // The cache may hold the task in its job but not on the node (it did not fit then).
-    const NodeInfo* m = cluster_.FindNode(t->node_name);
-    if (m->tasks().count(t->uid) == 0) return;
-    if (!n->AddTask(t).ok()) whole.insert(t->node_name);
-  };
-  for (const std::string& id : dirty_jobs_) {
-    if (const JobInfo* old = s.FindJob(id); old != nullptr) {
-      for (const auto& [uid, t] : old->tasks()) take_off(t);
-    }
-  }
-  for (const std::string& uid : dirty_foreign_) {
-    auto it = s.foreign_tasks().find(uid);
-    if (it != s.foreign_tasks().end()) take_off(it->second);
-  }
-  for (const std::string& id : dirty_jobs_) {
-    s.jobs().erase(id);
-    const JobInfo* m = cluster_.FindJob(id);
-    if (m == nullptr) continue;
-    JobInfo& fresh = s.jobs().emplace(id, m->Clone()).first->second;
-    for (const auto& [uid, t] : fresh.tasks()) put_on(fresh.FindTask(uid));
-  }
-  for (const std::string& uid : dirty_foreign_) {
-    s.mutable_foreign_tasks().erase(uid);
-    auto it = cluster_.foreign_tasks().find(uid);
-    if (it == cluster_.foreign_tasks().end()) continue;
-    put_on(&s.mutable_foreign_tasks().emplace(uid, it->second).first->second);
-  }
-  for (const std::string& name : whole) {
-    s.nodes().erase(name);
-    const NodeInfo* m = cluster_.FindNode(name);
-    if (m == nullptr) continue;
-    NodeInfo copy = *m;
-    copy.RebindTasks([&s](const TaskInfo& old) -> TaskInfo* {
-      if (!old.job_id.empty()) {
-        if (JobInfo* j = s.FindJob(old.job_id); j != nullptr) return j->FindTask(old.uid);
-      }
-      auto it = s.mutable_foreign_tasks().find(old.uid);
-      return it == s.mutable_foreign_tasks().end() ? nullptr : &it->second;
-    });
-    s.nodes().emplace(name, std::move(copy));
-  }
-  s.queues() = cluster_.queues();
-  // PodGroup statuses (rewritten by every session and by the status writer) and session state.
-  auto m = cluster_.jobs().begin();
-  for (auto& [id, job] : s.jobs()) {
-    if (m == cluster_.jobs().end() || m->first != id) break;  // checked by the caller
-    job.podgroup_status = m->second.podgroup_status;
-    job.nodes_fit_errors.clear();
-    job.job_fit_errors.clear();
-    ++m;
-  }
-  snapshot_stats_.jobs_copied = dirty_jobs_.size();
-  snapshot_stats_.nodes_copied = whole.size();
-  snapshot_stats_.foreign_copied = dirty_foreign_.size();
-}
-
 ClusterState::Snapshot ClusterState::TakeSnapshot() {
-  Snapshot out;
   std::lock_guard<std::mutex> l(mu_);
-  bool full = !options_.incremental_snapshots || !returned_.has_value() ||
-              ++snapshots_since_full_ >= options_.full_snapshot_every;
-  if (!full) {
-    out.cluster = std::move(*returned_);
-    UpdateSnapshotLocked(out.cluster);
-    // Same jobs, nodes and foreign tasks as the cache, or the tracking missed something: then
-    // a complete copy (and a log line: this is a bug).
-    if (out.cluster.jobs().size() != cluster_.jobs().size() ||
-        out.cluster.nodes().size() != cluster_.nodes().size() ||
-        out.cluster.foreign_tasks().size() != cluster_.foreign_tasks().size()) {
-      BASALT_LOG_ERROR("Incremental snapshot diverged from the cache; taking a complete copy",
-                       "jobs", out.cluster.jobs().size(), "cacheJobs", cluster_.jobs().size(),
-                       "nodes", out.cluster.nodes().size(), "cacheNodes", cluster_.nodes().size());
-      full = true;
-    } else {
-      ++snapshot_stats_.incremental;
-    }
-  }
-  if (full) {
-    out.cluster = cluster_.Clone();
-    snapshots_since_full_ = 0;
-    ++snapshot_stats_.full;
-    snapshot_stats_.jobs_copied = cluster_.jobs().size();
-    snapshot_stats_.nodes_copied = cluster_.nodes().size();
-    snapshot_stats_.foreign_copied = cluster_.foreign_tasks().size();
-  }
-  returned_.reset();
-  dirty_jobs_.clear();
-  dirty_nodes_.clear();
-  dirty_foreign_.clear();
-  ResolvePrioritiesLocked(out.cluster);
-  unsettled_at_handout_.clear();
-  for (const auto& [id, job] : out.cluster.jobs()) {
-    if (!Settled(job)) unsettled_at_handout_.insert(id);
-  }
+  Snapshotter::Handout h =
+      snapshotter_.Take(cluster_, [this](ClusterInfo& c) { ResolvePrioritiesLocked(c); });
+  Snapshot out;
+  out.cluster = std::move(h.cluster);
   out.generation = generation_;
-  out.handout = ++handouts_;
+  out.handout = h.handout;
   return out;
 }
 
 void ClusterState::ReturnSnapshot(ClusterInfo used, uint64_t handout) {
   std::lock_guard<std::mutex> l(mu_);
-  if (!options_.incremental_snapshots || handout != handouts_) return;
-  // What the session may have changed: jobs not settled when handed out (allocations,
-  // pipelines, binds, fit errors) and jobs it evicted from. Their tasks' nodes are corrected
-  // task by task when the jobs are replaced.
-  for (const auto& [id, job] : used.jobs()) {
-    if (unsettled_at_handout_.count(id) != 0 || !Settled(job)) dirty_jobs_.insert(id);
-  }
-  unsettled_at_handout_.clear();
-  returned_ = std::move(used);
+  snapshotter_.Return(std::move(used), handout);
 }
 
 ClusterState::Snapshot ClusterState::TakeFullSnapshot() const {
@@ -496,7 +380,7 @@ ClusterState::Snapshot ClusterState::TakeFullSnapshot() const {
 
 SnapshotStats ClusterState::snapshot_stats() const {
   std::lock_guard<std::mutex> l(mu_);
-  return snapshot_stats_;
+  return snapshotter_.stats();
 }
 
 uint64_t ClusterState::generation() const {
@@ -506,14 +390,15 @@ uint64_t ClusterState::generation() const {
 
 bool ClusterState::WaitForChange(uint64_t seen, std::chrono::milliseconds timeout,
                                  const std::stop_token& stop) const {
+  // Before the lock: destroyed after it, so a callback running concurrently can take mu_.
+  std::stop_callback wake(stop, [this] {
+    std::lock_guard<std::mutex> l(mu_);
+    changed_.notify_all();
+  });
   std::unique_lock<std::mutex> l(mu_);
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (generation_ == seen && !stop.stop_requested()) {
-    auto now = std::chrono::steady_clock::now();
-    if (now >= deadline) break;
-    // Short slices so a stop request is noticed without a stop_callback.
-    changed_.wait_for(l, std::min<std::chrono::steady_clock::duration>(
-                             deadline - now, std::chrono::milliseconds(100)));
+  const Clock::TimePoint deadline = clock_->Now() + timeout;
+  while (generation_ == seen && !stop.stop_requested() && clock_->Now() < deadline) {
+    clock_->WaitUntil(l, changed_, deadline);
   }
   return generation_ != seen;
 }
@@ -567,7 +452,7 @@ void ClusterState::SetPodGroupStatus(const std::string& job_id, const PodGroupSt
   std::lock_guard<std::mutex> l(mu_);
   auto it = podgroups_.find(job_id);
   if (it == podgroups_.end()) return;
-  it->second.written_status = status;
+  overlay_.SetPodGroupStatus(job_id, status);
   if (JobInfo* job = cluster_.FindJob(job_id); job != nullptr) job->podgroup_status = status;
 }
 
@@ -575,7 +460,7 @@ void ClusterState::ForgetPodGroupStatus(const std::string& job_id) {
   std::lock_guard<std::mutex> l(mu_);
   auto it = podgroups_.find(job_id);
   if (it == podgroups_.end()) return;
-  it->second.written_status.reset();
+  overlay_.ForgetPodGroupStatus(job_id);
   if (JobInfo* job = cluster_.FindJob(job_id); job != nullptr) {
     job->podgroup_status = ToPodGroupStatus(it->second.pg->status());
   }
@@ -587,7 +472,7 @@ void ClusterState::SetPodCondition(const std::string& task_uid,
   std::lock_guard<std::mutex> l(mu_);
   auto it = pods_.find(task_uid);
   if (it == pods_.end()) return;
-  it->second.written_condition = condition;
+  overlay_.SetPodCondition(task_uid, condition);
   ReinsertLocked(task_uid);
 }
 
@@ -595,33 +480,30 @@ void ClusterState::ForgetPodCondition(const std::string& task_uid) {
   std::lock_guard<std::mutex> l(mu_);
   auto it = pods_.find(task_uid);
   if (it == pods_.end()) return;
-  it->second.written_condition.reset();
+  overlay_.ForgetPodCondition(task_uid);
   ReinsertLocked(task_uid);
 }
 
 void ClusterState::SetQueueAllocated(const std::string& queue, const Resource& allocated) {
   std::lock_guard<std::mutex> l(mu_);
-  auto it = queues_.find(queue);
-  if (it == queues_.end()) return;
-  it->second.written_allocated = allocated;
+  if (queue_api_allocated_.count(queue) == 0) return;
+  overlay_.SetQueueAllocated(queue, allocated);
   if (QueueInfo* q = cluster_.FindQueue(queue); q != nullptr) q->status_allocated = allocated;
 }
 
 void ClusterState::ForgetQueueAllocated(const std::string& queue) {
   std::lock_guard<std::mutex> l(mu_);
-  auto it = queues_.find(queue);
-  if (it == queues_.end()) return;
-  it->second.written_allocated.reset();
-  if (QueueInfo* q = cluster_.FindQueue(queue); q != nullptr) {
-    q->status_allocated = it->second.api_allocated;
-  }
+  auto it = queue_api_allocated_.find(queue);
+  if (it == queue_api_allocated_.end()) return;
+  overlay_.ForgetQueueAllocated(queue);
+  if (QueueInfo* q = cluster_.FindQueue(queue); q != nullptr) q->status_allocated = it->second;
   BumpLocked();
 }
 
 Resource ClusterState::QueueAllocatedInApi(const std::string& queue) const {
   std::lock_guard<std::mutex> l(mu_);
-  auto it = queues_.find(queue);
-  return it == queues_.end() ? Resource() : it->second.api_allocated;
+  auto it = queue_api_allocated_.find(queue);
+  return it == queue_api_allocated_.end() ? Resource() : it->second;
 }
 
 std::optional<api::ObjectReference> ClusterState::PodReference(const std::string& namespace_name,

@@ -15,11 +15,16 @@
 // cycle does not place anything on the same resources; the assumption lasts until the informer
 // reports the pod bound, or Forget() rolls it back after a failed bind.
 //
-// Written status: what the status writer sent (PodGroup status, pod PodScheduled condition,
-// queue allocated) overrides the informer's copy until the informer reports the same, so a
-// cycle that runs before the watch catches up does not write the same change again.
+// Snapshots: each cycle takes a copy of the ClusterInfo through the Snapshotter (which reuses
+// the previous cycle's copy where nothing changed; ClusterState tells it what changed).
 //
-// Thread-safe (one mutex); handlers, binder and status writer threads call it concurrently.
+// Written status: what the status writer sent (PodGroup status, pod PodScheduled condition,
+// queue allocated) is kept in a StatusOverlay and overrides the informer's copy until the
+// informer reports the same, so a cycle that runs before the watch catches up does not write
+// the same change again.
+//
+// Thread-safe (one mutex, which also guards the Snapshotter and the StatusOverlay); handlers,
+// binder and status writer threads call it concurrently.
 
 #include <chrono>
 #include <condition_variable>
@@ -37,8 +42,11 @@
 #include "common/api/compact.h"
 #include "common/api/object.h"
 #include "common/api/scheduling.h"
+#include "common/util/clock.h"
 #include "scheduler/api/cluster_info.h"
 #include "scheduler/cache/convert.h"
+#include "scheduler/cache/snapshotter.h"
+#include "scheduler/cache/status_overlay.h"
 #include "scheduler/framework/interfaces.h"
 
 namespace basalt::sched::cache {
@@ -51,15 +59,11 @@ struct ClusterStateOptions {
   // snapshot is a complete copy.
   bool incremental_snapshots = true;
   int full_snapshot_every = 100;
-};
-
-// How the last snapshots were made (for tests, the benchmark and debug logs).
-struct SnapshotStats {
-  uint64_t full = 0;         // complete copies
-  uint64_t incremental = 0;  // updates of a returned snapshot
-  uint64_t jobs_copied = 0;  // by the last snapshot
-  uint64_t nodes_copied = 0;
-  uint64_t foreign_copied = 0;
+  // Compare every reused snapshot's content with a complete copy (see Snapshotter); on in
+  // debug builds.
+  bool verify_snapshots = kVerifySnapshotsByDefault;
+  // Times WaitForChange; nullptr means Clock::Real(). Must outlive the ClusterState.
+  Clock* clock = nullptr;
 };
 
 class ClusterState {
@@ -95,7 +99,8 @@ class ClusterState {
   // the informers or binds touched (tracked per object as they happen), jobs the session could
   // have changed (those with tasks not yet settled when handed out, or evicted from), and the
   // nodes their tasks sit on. Queues, PodGroup statuses and priorities are small and refreshed
-  // every time. The result equals a complete copy (unit-tested against one).
+  // every time. The result equals a complete copy (checked by content with
+  // `verify_snapshots`, and unit-tested against one).
   Snapshot TakeSnapshot();
   // Hands a session's snapshot back after the cycle, for the next TakeSnapshot to update.
   // Optional: without it the next snapshot is a complete copy.
@@ -106,8 +111,8 @@ class ClusterState {
   SnapshotStats snapshot_stats() const;
   // Incremented on every change that may let a cycle do something new.
   uint64_t generation() const;
-  // Waits until generation() != `seen`, `timeout` passes or `stop` fires. Returns true if it
-  // changed.
+  // Waits until generation() != `seen`, `timeout` passes on the clock or `stop` fires (which
+  // wakes it at once). Returns true if it changed.
   bool WaitForChange(uint64_t seen, std::chrono::milliseconds timeout,
                      const std::stop_token& stop) const;
   // Wakes WaitForChange callers (e.g. after a config reload).
@@ -143,16 +148,10 @@ class ClusterState {
     bool in_cluster = false;
     std::string job_id;     // where the task sits in cluster_ ("" = foreign)
     std::string node_name;  // the task's node in cluster_ ("" = none)
-    std::optional<PodScheduledCondition> written_condition;
   };
   struct PodGroupEntry {
     std::shared_ptr<const api::PodGroup> pg;
     std::string owner_uid;
-    std::optional<PodGroupStatus> written_status;
-  };
-  struct QueueEntry {
-    Resource api_allocated;
-    std::optional<Resource> written_allocated;
   };
 
   bool Relevant(const api::CompactPod& pod) const;
@@ -168,12 +167,10 @@ class ClusterState {
   }
   void RebuildJobLocked(const std::string& key);
   void BumpLocked();
-  // Change tracking for incremental snapshots. Require mu_.
-  void MarkTaskLocked(const std::string& job_id, const std::string& uid);
   void ResolvePrioritiesLocked(ClusterInfo& cluster) const;
-  void UpdateSnapshotLocked(ClusterInfo& s);
 
   const ClusterStateOptions options_;
+  Clock* const clock_;
   mutable std::mutex mu_;
   mutable std::condition_variable changed_;
   uint64_t generation_ = 1;                                      // guarded by mu_
@@ -184,23 +181,16 @@ class ClusterState {
   std::map<std::string, std::set<std::string>> pods_by_node_;    // guarded by mu_
   std::map<std::string, std::string> assumed_;                   // uid -> node; guarded by mu_
   std::map<std::string, std::shared_ptr<const api::CompactNode>> nodes_;  // guarded by mu_
-  std::map<std::string, PodGroupEntry> podgroups_;  // "ns/name"; guarded by mu_
-  std::map<std::string, QueueEntry> queues_;        // guarded by mu_
+  std::map<std::string, PodGroupEntry> podgroups_;       // "ns/name"; guarded by mu_
+  std::map<std::string, Resource> queue_api_allocated_;  // status.allocated; guarded by mu_
   struct PriorityClassEntry {
     int32_t value = 0;
     bool global_default = false;
   };
   std::map<std::string, PriorityClassEntry> priority_classes_;  // guarded by mu_
 
-  // Incremental snapshots; all guarded by mu_.
-  std::optional<ClusterInfo> returned_;         // the last session's snapshot, handed back
-  uint64_t handouts_ = 0;                       // snapshots handed out
-  std::set<std::string> unsettled_at_handout_;  // jobs the session out there may change
-  std::set<std::string> dirty_jobs_;
-  std::set<std::string> dirty_nodes_;    // node objects (allocatable, labels...) changed
-  std::set<std::string> dirty_foreign_;  // foreign task uids
-  int snapshots_since_full_ = 0;
-  SnapshotStats snapshot_stats_;
+  Snapshotter snapshotter_;  // guarded by mu_
+  StatusOverlay overlay_;    // guarded by mu_
 };
 
 }  // namespace basalt::sched::cache

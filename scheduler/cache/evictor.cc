@@ -10,63 +10,49 @@ namespace basalt::sched::cache {
 
 ApiEvictor::ApiEvictor(client::Client* client, ClusterState* state,
                        controller::EventRecorder* recorder)
-    : client_(client), state_(state), recorder_(recorder), worker_([this] { Work(); }) {}
+    : client_(client),
+      state_(state),
+      recorder_(recorder),
+      writer_(AsyncWriterOptions{.name = "evictions", .workers = 1},
+              [this](Item& item) { Send(item); }) {}
 
 ApiEvictor::~ApiEvictor() { Shutdown(); }
 
 void ApiEvictor::Evict(const TaskInfo& task, std::string_view reason) {
-  {
-    std::lock_guard<std::mutex> l(mu_);
-    queue_.push_back(
-        Item{task.uid, task.namespace_name, task.name, task.job_id, std::string(reason)});
-  }
-  cond_.notify_one();
-}
-
-void ApiEvictor::Work() {
-  std::unique_lock<std::mutex> l(mu_);
-  while (true) {
-    cond_.wait(l, [this] { return stopping_ || !queue_.empty(); });
-    if (queue_.empty()) return;
-    Item item = std::move(queue_.front());
-    queue_.pop_front();
-    l.unlock();
-    if (recorder_ != nullptr) {
-      auto slash = item.job_id.find('/');
-      if (slash != std::string::npos) {
-        if (auto pg = state_->PodGroupReference(item.job_id.substr(0, slash),
-                                                item.job_id.substr(slash + 1))) {
-          recorder_->Event(*pg, controller::EventType::kNormal, "Evict", item.reason);
-        }
-      }
-      if (auto pod = state_->PodReference(item.namespace_name, item.name)) {
-        recorder_->Event(*pod, controller::EventType::kWarning, "Evict",
-                         fmt::format("Pod is evicted, because of {}", item.reason));
-      }
-    }
-    client::DeleteOptions options;
-    options.precondition_uid = item.uid;
-    absl::Status s = client_->Delete(client::Pods(), item.namespace_name, item.name, options);
-    if (!s.ok() && s.code() != absl::StatusCode::kNotFound) {
-      BASALT_LOG_WARNING("Cannot evict pod", "pod",
-                         fmt::format("{}/{}", item.namespace_name, item.name), "reason",
-                         item.reason, "error", MessageOf(s));
-      state_->Touch();  // let a later cycle decide again
-    } else {
-      BASALT_LOG_INFO("Evicted pod", "pod", fmt::format("{}/{}", item.namespace_name, item.name),
-                      "reason", item.reason);
-    }
-    l.lock();
+  if (writer_.Enqueue(Item{task.uid, task.namespace_name, task.name, task.job_id,
+                           std::string(reason)}) != Admission::kQueued) {
+    BASALT_LOG_WARNING("Not evicting pod: shutting down", "pod", task.Key(), "reason", reason);
   }
 }
 
-void ApiEvictor::Shutdown() {
-  {
-    std::lock_guard<std::mutex> l(mu_);
-    stopping_ = true;
+void ApiEvictor::Send(const Item& item) {
+  if (recorder_ != nullptr) {
+    auto slash = item.job_id.find('/');
+    if (slash != std::string::npos) {
+      if (auto pg = state_->PodGroupReference(item.job_id.substr(0, slash),
+                                              item.job_id.substr(slash + 1))) {
+        recorder_->Event(*pg, controller::EventType::kNormal, "Evict", item.reason);
+      }
+    }
+    if (auto pod = state_->PodReference(item.namespace_name, item.name)) {
+      recorder_->Event(*pod, controller::EventType::kWarning, "Evict",
+                       fmt::format("Pod is evicted, because of {}", item.reason));
+    }
   }
-  cond_.notify_all();
-  if (worker_.joinable()) worker_.join();
+  client::DeleteOptions options;
+  options.precondition_uid = item.uid;
+  absl::Status s = client_->Delete(client::Pods(), item.namespace_name, item.name, options);
+  if (!s.ok() && s.code() != absl::StatusCode::kNotFound) {
+    BASALT_LOG_WARNING("Cannot evict pod", "pod",
+                       fmt::format("{}/{}", item.namespace_name, item.name), "reason", item.reason,
+                       "error", MessageOf(s));
+    state_->Touch();  // let a later cycle decide again
+  } else {
+    BASALT_LOG_INFO("Evicted pod", "pod", fmt::format("{}/{}", item.namespace_name, item.name),
+                    "reason", item.reason);
+  }
 }
+
+void ApiEvictor::Shutdown() { writer_.Shutdown(); }
 
 }  // namespace basalt::sched::cache

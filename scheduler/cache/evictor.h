@@ -3,19 +3,17 @@
 // returns at once; a worker thread records a Normal `Evict` event on the victim's PodGroup and a
 // Warning `Evict` event on the pod ("Pod is evicted, because of <reason>"), then DELETEs the
 // pod with its UID as precondition and the default grace period. The informer then reports the
-// pod terminating (Releasing) and gone, which frees its node in the ClusterState.
+// pod terminating (Releasing) and gone, which frees its node in the ClusterState. The work
+// goes through an AsyncWriter (FIFO, one thread).
 //
 // Thread-safety: Evict() from the scheduling thread; Shutdown() from any thread. Ownership:
 // borrows the Client, ClusterState and EventRecorder.
 
-#include <condition_variable>
-#include <deque>
-#include <mutex>
 #include <string>
-#include <thread>
 
 #include "common/client/client.h"
 #include "common/controller/event_recorder.h"
+#include "common/util/async_writer.h"
 #include "scheduler/cache/cluster_state.h"
 #include "scheduler/framework/interfaces.h"
 
@@ -40,16 +38,12 @@ class ApiEvictor : public Evictor {
     std::string job_id;
     std::string reason;
   };
-  void Work();
+  void Send(const Item& item);
 
   client::Client* const client_;
   ClusterState* const state_;
   controller::EventRecorder* const recorder_;
-  std::mutex mu_;
-  std::condition_variable cond_;
-  std::deque<Item> queue_;  // guarded by mu_
-  bool stopping_ = false;   // guarded by mu_
-  std::thread worker_;
+  AsyncWriter<Item> writer_;  // last: its worker uses the members above
 };
 
 }  // namespace basalt::sched::cache

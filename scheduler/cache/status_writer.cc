@@ -46,7 +46,7 @@ absl::StatusOr<bool> ServesPodGroupStatus(std::string_view body) {
 
 ApiStatusWriter::ApiStatusWriter(client::Client* client, ClusterState* state,
                                  controller::EventRecorder* recorder, int workers,
-                                 prometheus::Registry* registry)
+                                 prometheus::Registry* registry, Clock* clock)
     : dropped_(prometheus::BuildCounter()
                    .Name("basalt_scheduler_status_writes_dropped_total")
                    .Help("Status writes given up, by kind (podgroup, pod, queue) and reason "
@@ -62,9 +62,11 @@ ApiStatusWriter::ApiStatusWriter(client::Client* client, ClusterState* state,
               .Add({})),
       client_(client),
       state_(state),
-      recorder_(recorder) {
+      recorder_(recorder),
+      clock_(clock != nullptr ? clock : Clock::Real()),
+      writer_(AsyncWriterOptions{.name = "status", .workers = workers},
+              [this](Write& write) { Send(write); }) {
   subresource_gauge_.Set(1);
-  for (int i = 0; i < std::max(1, workers); ++i) workers_.emplace_back([this] { Work(); });
 }
 
 std::string_view ApiStatusWriter::DropReason(const absl::Status& status) {
@@ -139,32 +141,34 @@ void ApiStatusWriter::Rediscover() { (void)DetectPodGroupStatusSubresource(); }
 
 ApiStatusWriter::~ApiStatusWriter() { Shutdown(); }
 
-void ApiStatusWriter::Enqueue(std::string key, Write write) {
-  {
-    std::lock_guard<std::mutex> l(mu_);
-    auto [it, inserted] = pending_.insert_or_assign(key, std::move(write));
-    if (inserted) order_.push_back(std::move(key));
-  }
-  cond_.notify_one();
+bool ApiStatusWriter::Enqueue(std::string key, Write write) {
+  if (writer_.Enqueue(key, std::move(write)) != Admission::kShutdown) return true;
+  BASALT_LOG_WARNING("Status not written: the writer is shut down", "object", key);
+  return false;
 }
 
 void ApiStatusWriter::UpdatePodGroupStatus(PodGroupStatusUpdate update) {
   state_->SetPodGroupStatus(update.job_id, update.status);
   std::string key = "pg/" + update.job_id;
-  Enqueue(std::move(key), std::move(update));
+  const std::string job_id = update.job_id;
+  if (!Enqueue(std::move(key), std::move(update))) state_->ForgetPodGroupStatus(job_id);
 }
 
 void ApiStatusWriter::UpdatePodCondition(PodConditionUpdate update) {
   state_->SetPodCondition(update.task_uid, update.condition);
   std::string key = "pod/" + update.task_uid;
-  Enqueue(std::move(key), std::move(update));
+  const std::string uid = update.task_uid;
+  if (!Enqueue(std::move(key), std::move(update))) state_->ForgetPodCondition(uid);
 }
 
 void ApiStatusWriter::UpdateQueueStatus(QueueStatusUpdate update) {
   Resource previous = state_->QueueAllocatedInApi(update.queue);
   state_->SetQueueAllocated(update.queue, update.allocated);
   std::string key = "queue/" + update.queue;
-  Enqueue(std::move(key), QueueWrite{std::move(update), std::move(previous)});
+  const std::string queue = update.queue;
+  if (!Enqueue(std::move(key), QueueWrite{std::move(update), std::move(previous)})) {
+    state_->ForgetQueueAllocated(queue);
+  }
 }
 
 void ApiStatusWriter::RecordEvent(EventRecord event) {
@@ -180,23 +184,6 @@ void ApiStatusWriter::RecordEvent(EventRecord event) {
       *ref,
       event.type == "Warning" ? controller::EventType::kWarning : controller::EventType::kNormal,
       event.reason, event.message);
-}
-
-void ApiStatusWriter::Work() {
-  std::unique_lock<std::mutex> l(mu_);
-  while (true) {
-    cond_.wait(l, [this] { return stopping_ || !order_.empty(); });
-    if (order_.empty()) return;
-    std::string key = std::move(order_.front());
-    order_.pop_front();
-    auto it = pending_.find(key);
-    if (it == pending_.end()) continue;
-    Write write = std::move(it->second);
-    pending_.erase(it);
-    l.unlock();
-    Send(write);
-    l.lock();
-  }
 }
 
 absl::StatusOr<json::Document> ApiStatusWriter::PatchPodGroup(const PodGroupStatusUpdate& pg,
@@ -252,12 +239,11 @@ void ApiStatusWriter::Send(const Write& write) {
     return;
   }
   if (const auto* pod = std::get_if<PodConditionUpdate>(&write)) {
-    absl::Status s =
-        client_
-            ->Patch(client::Pods(), pod->namespace_name, pod->pod_name,
-                    client::PatchType::kStrategicMerge,
-                    PodConditionPatch(pod->condition, std::chrono::system_clock::now()), "status")
-            .status();
+    absl::Status s = client_
+                         ->Patch(client::Pods(), pod->namespace_name, pod->pod_name,
+                                 client::PatchType::kStrategicMerge,
+                                 PodConditionPatch(pod->condition, clock_->WallNow()), "status")
+                         .status();
     if (!s.ok()) {
       Dropped("pod", fmt::format("pod {}/{}", pod->namespace_name, pod->pod_name), s);
       state_->ForgetPodCondition(pod->task_uid);
@@ -275,15 +261,6 @@ void ApiStatusWriter::Send(const Write& write) {
   }
 }
 
-void ApiStatusWriter::Shutdown() {
-  {
-    std::lock_guard<std::mutex> l(mu_);
-    stopping_ = true;
-  }
-  cond_.notify_all();
-  for (std::thread& t : workers_) {
-    if (t.joinable()) t.join();
-  }
-}
+void ApiStatusWriter::Shutdown() { writer_.Shutdown(); }
 
 }  // namespace basalt::sched::cache

@@ -2,7 +2,8 @@
 // ApiStatusWriter is the StatusSink the session writes its results to at close. The session
 // already sends only what changed (decision 8); this writer also coalesces by object (a newer
 // update of an object still waiting replaces the queued one, so each object is written at most
-// once per cycle) and sends from a few worker threads, never blocking the scheduling thread:
+// once per cycle) and sends from a few worker threads (an AsyncWriter keyed by object), never
+// blocking the scheduling thread:
 //
 //   PodGroup status  merge patch of phase, counts and conditions on podgroups/<name>/status, or
 //                    on podgroups/<name> itself when the CRD has no status subresource
@@ -33,18 +34,15 @@
 // thread. Ownership: borrows the Client, ClusterState, EventRecorder and metrics registry.
 
 #include <atomic>
-#include <condition_variable>
-#include <deque>
-#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
-#include <thread>
 #include <variant>
-#include <vector>
 
 #include "common/client/client.h"
 #include "common/controller/event_recorder.h"
+#include "common/util/async_writer.h"
+#include "common/util/clock.h"
 #include "prometheus/counter.h"
 #include "prometheus/family.h"
 #include "prometheus/gauge.h"
@@ -57,8 +55,9 @@ namespace basalt::sched::cache {
 class ApiStatusWriter : public StatusSink {
  public:
   // `registry` receives the writer's metrics; null: a registry of its own (tests, tools).
+  // `clock` stamps the pod conditions' lastTransitionTime (nullptr: Clock::Real()).
   ApiStatusWriter(client::Client* client, ClusterState* state, controller::EventRecorder* recorder,
-                  int workers, prometheus::Registry* registry = nullptr);
+                  int workers, prometheus::Registry* registry = nullptr, Clock* clock = nullptr);
   ~ApiStatusWriter() override;  // Shutdown()
   ApiStatusWriter(const ApiStatusWriter&) = delete;
   ApiStatusWriter& operator=(const ApiStatusWriter&) = delete;
@@ -70,6 +69,9 @@ class ApiStatusWriter : public StatusSink {
 
   // Sends what is queued, then stops the workers. Idempotent.
   void Shutdown();
+  // Blocks until every write queued so far has been sent (or given up).
+  void Flush() { writer_.Flush(); }
+  AsyncWriterStats writer_stats() const { return writer_.stats(); }
 
   // Asks discovery whether podgroups/status is served and sets how PodGroup status is written.
   // On error (the API server unreachable, the group not served yet) keeps the current way and
@@ -87,8 +89,8 @@ class ApiStatusWriter : public StatusSink {
     Resource previous;
   };
   using Write = std::variant<PodGroupStatusUpdate, PodConditionUpdate, QueueWrite>;
-  void Enqueue(std::string key, Write write);
-  void Work();
+  // False (and logged) when shut down.
+  bool Enqueue(std::string key, Write write);
   void Send(const Write& write);
   void SendPodGroup(const PodGroupStatusUpdate& pg);
   // The merge patch on podgroups/<name>/status (`via_status`) or on podgroups/<name>.
@@ -108,13 +110,8 @@ class ApiStatusWriter : public StatusSink {
   client::Client* const client_;
   ClusterState* const state_;
   controller::EventRecorder* const recorder_;
-
-  std::mutex mu_;
-  std::condition_variable cond_;
-  std::map<std::string, Write> pending_;  // guarded by mu_
-  std::deque<std::string> order_;         // guarded by mu_
-  bool stopping_ = false;                 // guarded by mu_
-  std::vector<std::thread> workers_;
+  Clock* const clock_;
+  AsyncWriter<Write> writer_;  // last: its workers use the members above
 };
 
 }  // namespace basalt::sched::cache

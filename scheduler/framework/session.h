@@ -22,6 +22,9 @@
 // Allocate() below; every one fires the plugins' allocate/deallocate handlers, so plugin state
 // (shares, queue allocations) stays consistent during dry runs.
 //
+// Implemented in two files: session.cc (opening, plugin registration and the dispatchers) and
+// session_state.cc (state changes and Close, which writes job and task status).
+//
 // Single-threaded: a session and its snapshot belong to the scheduling thread.
 
 #include <functional>

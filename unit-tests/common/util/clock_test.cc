@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 #include <condition_variable>
 #include <mutex>
+#include <stop_token>
 #include <string>
 #include <thread>
 #include <vector>
@@ -116,4 +117,27 @@ TEST_CASE("RealClock: WaitUntil returns at the deadline", "[clock]") {
   const auto deadline = clock->Now() + 2ms;
   while (clock->Now() < deadline) clock->WaitUntil(l, cv, deadline);
   CHECK(clock->Now() >= deadline);
+}
+
+TEST_CASE("SleepUntil with a stop token: the deadline passes on the clock, a stop wakes it",
+          "[clock]") {
+  basalt::FakeClock clock;
+  std::stop_source stop;
+  bool reached = false;
+  std::thread sleeper(
+      [&] { reached = basalt::SleepUntil(clock, stop.get_token(), clock.Now() + 5s); });
+  REQUIRE(clock.WaitForTimers(1));
+  clock.Advance(5s);
+  sleeper.join();
+  CHECK(reached);
+
+  bool reached2 = true;
+  std::thread stopped(
+      [&] { reached2 = basalt::SleepUntil(clock, stop.get_token(), clock.Now() + 1h); });
+  REQUIRE(clock.WaitForTimers(1));
+  stop.request_stop();  // no Advance
+  stopped.join();
+  CHECK_FALSE(reached2);
+  // Already stopped: returns at once.
+  CHECK_FALSE(basalt::SleepUntil(clock, stop.get_token(), clock.Now() + 1h));
 }

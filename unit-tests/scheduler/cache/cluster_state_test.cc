@@ -1,10 +1,14 @@
 #include "scheduler/cache/cluster_state.h"
 
 #include <catch2/catch.hpp>
+#include <chrono>
 #include <memory>
+#include <stop_token>
 #include <string>
+#include <thread>
 
 #include "common/resource/resource_list.h"
+#include "common/util/clock.h"
 #include "fmt/format.h"
 #include "scheduler/cache/convert.h"
 
@@ -295,12 +299,49 @@ TEST_CASE(
 
 TEST_CASE("ClusterState: WaitForChange wakes on a change and times out without one",
           "[sched][cache]") {
-  ClusterState state({});
+  FakeClock clock;
+  ClusterStateOptions options;
+  options.clock = &clock;
+  ClusterState state(options);
   std::stop_source stop;
   const uint64_t g = state.generation();
+  // The timeout passes on the clock: advanced once the wait has armed its timer.
+  bool armed = false;
+  std::thread advance([&] {
+    armed = clock.WaitForTimers(1);
+    clock.Advance(std::chrono::milliseconds(1));
+  });
   CHECK_FALSE(state.WaitForChange(g, std::chrono::milliseconds(1), stop.get_token()));
+  advance.join();
+  CHECK(armed);
   state.UpsertNode(MakeNode("n1", 1));
   CHECK(state.WaitForChange(g, std::chrono::milliseconds(1), stop.get_token()));
+}
+
+TEST_CASE("ClusterState: a change or a stop request wakes WaitForChange before its timeout",
+          "[sched][cache]") {
+  FakeClock clock;
+  ClusterStateOptions options;
+  options.clock = &clock;
+  ClusterState state(options);
+  std::stop_source stop;
+  const uint64_t g = state.generation();
+  bool changed = false;
+  std::thread waiter(
+      [&] { changed = state.WaitForChange(g, std::chrono::hours(1), stop.get_token()); });
+  REQUIRE(clock.WaitForTimers(1));
+  state.UpsertNode(MakeNode("n1", 1));  // no Advance: the change alone wakes it
+  waiter.join();
+  CHECK(changed);
+
+  const uint64_t g2 = state.generation();
+  bool changed2 = true;
+  std::thread stopped(
+      [&] { changed2 = state.WaitForChange(g2, std::chrono::hours(1), stop.get_token()); });
+  REQUIRE(clock.WaitForTimers(1));
+  stop.request_stop();  // no Advance, no change: the stop request alone wakes it
+  stopped.join();
+  CHECK_FALSE(changed2);
 }
 
 TEST_CASE("convert: node affinity, terminated pods and the queue allocated patch",

@@ -15,6 +15,7 @@
 #include "scheduler/actions/registry.h"
 #include "scheduler/cache/cluster_state.h"
 #include "scheduler/cache/convert.h"
+#include "scheduler/cache/snapshotter.h"
 #include "scheduler/framework/framework.h"
 #include "scheduler/plugins/registry.h"
 
@@ -171,6 +172,7 @@ TEST_CASE(
   std::mt19937 rng(seed);
   ClusterStateOptions options;
   options.full_snapshot_every = 1000;  // never, within the test: every snapshot is incremental
+  options.verify_snapshots = true;     // and each one's content is checked against a full copy
   ClusterState state(options);
   std::map<std::string, std::shared_ptr<CachedPod>> pods;
 
@@ -323,6 +325,142 @@ tiers:
   if (seed == 5u) CHECK(evictions_so_far > 0);
   CHECK(incremental > 200);
   CHECK(state.snapshot_stats().full == 1);
+  // Every reused snapshot was compared by content with a complete copy, and none differed.
+  CHECK(state.snapshot_stats().verified == incremental);
+  CHECK(state.snapshot_stats().diverged == 0);
+}
+
+TEST_CASE(
+    "ClusterState: reused snapshots match complete copies by content through random adds, "
+    "updates, deletes, assumes and forgets",
+    "[sched][cache][snapshot]") {
+  const unsigned seed = GENERATE(11u, 12u, 13u);
+  std::mt19937 rng(seed);
+  ClusterStateOptions options;
+  options.full_snapshot_every = 1000;
+  options.verify_snapshots = true;
+  ClusterState state(options);
+  auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<unsigned>(n)); };
+  std::map<std::string, std::shared_ptr<CachedPod>> pods;
+  state.UpsertQueue(Queue("q0", 1));
+  state.UpsertQueue(Queue("q1", 2));
+  for (int step = 0; step < 400; ++step) {
+    const int what = pick(8);
+    if (what == 0) {  // a pod of ours, pending or bound, in a group or not
+      auto p = std::make_shared<CachedPod>();
+      p->pod.namespace_name = "ns";
+      p->pod.name = fmt::format("p{}", pick(40));
+      p->pod.uid = "uid-" + p->pod.name;
+      p->pod.scheduler_name = pick(5) == 0 ? "default-scheduler" : "volcano";
+      if (int g = pick(4); g < 3) p->pod.group_name = fmt::format("g{}", g);
+      if (pick(3) == 0) {
+        p->pod.node_name = fmt::format("n{}", pick(4));
+        p->pod.phase = api::PodPhase::kRunning;
+      }
+      p->pod.request = Req(500 * (1 + pick(4)), pick(2));
+      pods[p->pod.uid] = p;
+      state.UpsertPod(p);
+    } else if (what == 1 && !pods.empty()) {  // a pod deleted
+      auto it = pods.begin();
+      std::advance(it, pick(static_cast<int>(pods.size())));
+      state.DeletePod(it->second->pod);
+      pods.erase(it);
+    } else if (what == 2) {
+      const std::string name = fmt::format("n{}", pick(4));
+      if (pick(5) == 0) {
+        state.DeleteNode(name);
+      } else {
+        state.UpsertNode(Node(name, 1 + pick(4), pick(5) == 0));
+      }
+    } else if (what == 3) {
+      const std::string name = fmt::format("g{}", pick(3));
+      if (pick(4) == 0) {
+        state.DeletePodGroup("ns", name);
+      } else {
+        state.UpsertPodGroup(
+            Group(name, 1 + pick(2), fmt::format("{}-{}", name, pick(2)), "Inqueue"));
+      }
+    } else if ((what == 4 || what == 5) && !pods.empty()) {  // assume, sometimes forget
+      auto it = pods.begin();
+      std::advance(it, pick(static_cast<int>(pods.size())));
+      const api::CompactPod& pod = it->second->pod;
+      (void)state.Assume(
+          BindRequest{pod.uid, pod.namespace_name, pod.name, fmt::format("n{}", pick(4))});
+      if (pick(3) == 0) state.Forget(pod.uid);
+    } else if (what == 6 && !pods.empty()) {  // written status lands or is forgotten
+      auto it = pods.begin();
+      std::advance(it, pick(static_cast<int>(pods.size())));
+      if (pick(2) == 0) {
+        state.SetPodCondition(it->first, PodScheduledCondition{"Unschedulable", "x", ""});
+      } else {
+        state.ForgetPodCondition(it->first);
+      }
+      state.SetPodGroupStatus(fmt::format("ns/g{}", pick(3)), PodGroupStatus{});
+      state.SetQueueAllocated(fmt::format("q{}", pick(2)), Resource());
+    } else {
+      state.UpsertQueue(Queue(fmt::format("q{}", pick(2)), 1 + pick(3)));
+    }
+    // Every step is a cycle: take (checked by content inside), compare, hand back.
+    ClusterState::Snapshot inc = state.TakeSnapshot();
+    ClusterState::Snapshot full = state.TakeFullSnapshot();
+    INFO("seed " << seed << " step " << step);
+    REQUIRE(SnapshotDifference(inc.cluster, full.cluster).empty());
+    state.ReturnSnapshot(std::move(inc.cluster), inc.handout);
+  }
+  CHECK(state.snapshot_stats().full == 1);
+  CHECK(state.snapshot_stats().verified == 399);
+  CHECK(state.snapshot_stats().diverged == 0);
+}
+
+TEST_CASE("ClusterState: a reused snapshot changed behind the tracking is caught by content",
+          "[sched][cache][snapshot]") {
+  ClusterStateOptions options;
+  options.verify_snapshots = true;
+  ClusterState state(options);
+  state.UpsertNode(Node("n0", 4, false));
+  state.UpsertNode(Node("n1", 4, false));
+  ClusterState::Snapshot s = state.TakeSnapshot();
+  // Same counts of jobs, nodes and tasks: only a content check can tell.
+  s.cluster.nodes().at("n1").labels()["zone"] = "stale";
+  state.ReturnSnapshot(std::move(s.cluster), s.handout);
+  ClusterState::Snapshot next = state.TakeSnapshot();
+  CHECK(state.snapshot_stats().diverged == 1);
+  CHECK(state.snapshot_stats().full == 2);  // replaced by a complete copy
+  CHECK(next.cluster.nodes().at("n1").labels().count("zone") == 0);
+  CHECK(Describe(next.cluster) == Describe(state.TakeFullSnapshot().cluster));
+}
+
+TEST_CASE("SnapshotDifference: names the first difference and is empty for equal snapshots",
+          "[sched][cache][snapshot]") {
+  ClusterState state({});
+  state.UpsertQueue(Queue("q0", 1));
+  state.UpsertNode(Node("n0", 4, false));
+  state.UpsertPodGroup(Group("g1", 1, "u1", "Inqueue"));
+  auto p = std::make_shared<CachedPod>();
+  p->pod.namespace_name = "ns";
+  p->pod.name = "p0";
+  p->pod.uid = "uid-p0";
+  p->pod.scheduler_name = "volcano";
+  p->pod.group_name = "g1";
+  p->pod.node_name = "n0";
+  p->pod.phase = api::PodPhase::kRunning;
+  p->pod.request = Req(500, 1);
+  state.UpsertPod(p);
+  ClusterInfo a = state.TakeFullSnapshot().cluster;
+  ClusterInfo b = state.TakeFullSnapshot().cluster;
+  CHECK(SnapshotDifference(a, b).empty());
+  b.queues().at("q0").weight = 7;
+  CHECK(SnapshotDifference(a, b).find("queue q0") != std::string::npos);
+  b = state.TakeFullSnapshot().cluster;
+  b.nodes().at("n0").set_unschedulable(true);
+  CHECK(SnapshotDifference(a, b).find("node n0") != std::string::npos);
+  b = state.TakeFullSnapshot().cluster;
+  b.FindJob("ns/g1")->min_available = 3;
+  CHECK(SnapshotDifference(a, b).find("job ns/g1") != std::string::npos);
+  b = state.TakeFullSnapshot().cluster;
+  b.FindJob("ns/g1")->FindTask("uid-p0")->scheduled_condition =
+      PodScheduledCondition{"Unschedulable", "x", ""};
+  CHECK(SnapshotDifference(a, b).find("task uid-p0") != std::string::npos);
 }
 
 TEST_CASE("ClusterState: a snapshot that is not the last one handed out is not reused",

@@ -1,0 +1,188 @@
+#pragma once
+// AsyncWriter<Item> hands items to a small pool of worker threads that write them somewhere
+// slow (the API server), so that the producer (the scheduling thread, an informer handler)
+// never blocks on I/O. It is the one queue behind the scheduler's binder, status writer and
+// evictor and the EventRecorder:
+//
+//  - Enqueue(item) queues in FIFO order. Enqueue(key, item) coalesces: while an item with the
+//    same key still waits, the new one replaces it in place (so an object is written at most
+//    once per burst, with its latest content, at the position of the first request).
+//  - A bounded writer (`capacity` > 0) refuses items when full; nothing is dropped silently:
+//    Enqueue says why it refused, and stats() counts it.
+//  - Flush() waits until everything queued so far has been handled; Shutdown() stops accepting,
+//    lets the workers drain the queue, and joins them.
+//
+//   AsyncWriter<BindRequest> binds({.name = "binder", .workers = 4},
+//                                  [&](BindRequest& r) { Send(r); });
+//   binds.Enqueue(std::move(request));
+//
+// Thread-safety: every method may be called from any thread (the handler must not call
+// Flush() or Shutdown() of its own writer). Items are handled concurrently when `workers` > 1;
+// coalescing applies to waiting items only (an item with a key being handled does not absorb a
+// newer one, which is queued and written after it or concurrently). Ownership: owns its workers
+// and queued items; the handler runs on the workers and everything it uses must stay valid until
+// Shutdown() returns (declare the writer after what its handler uses).
+
+#include <algorithm>
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <list>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+namespace basalt {
+
+struct AsyncWriterOptions {
+  std::string name;  // what it writes, for diagnostics ("binds", "events")
+  int workers = 1;
+  // Items waiting (not counting those being handled); 0 means unbounded.
+  std::size_t capacity = 0;
+};
+
+struct AsyncWriterStats {
+  uint64_t enqueued = 0;          // accepted as a new queue entry
+  uint64_t coalesced = 0;         // replaced a waiting item with the same key
+  uint64_t handled = 0;           // handler returned
+  uint64_t refused_full = 0;      // Enqueue found the queue at capacity
+  uint64_t refused_shutdown = 0;  // Enqueue after Shutdown()
+  std::size_t queued = 0;         // waiting now
+  std::size_t in_flight = 0;      // being handled now
+};
+
+enum class Admission { kQueued, kCoalesced, kFull, kShutdown };
+
+template <typename Item>
+class AsyncWriter {
+ public:
+  using Handler = std::function<void(Item&)>;
+
+  // Starts max(1, workers) worker threads calling `handler` for each item.
+  AsyncWriter(AsyncWriterOptions options, Handler handler)
+      : options_(std::move(options)), handler_(std::move(handler)) {
+    const int n = std::max(1, options_.workers);
+    workers_.reserve(static_cast<std::size_t>(n));
+    for (int i = 0; i < n; ++i) workers_.emplace_back([this] { Work(); });
+  }
+  ~AsyncWriter() { Shutdown(); }
+  AsyncWriter(const AsyncWriter&) = delete;
+  AsyncWriter& operator=(const AsyncWriter&) = delete;
+
+  // Queues `item` at the back. kFull or kShutdown when refused (the item is dropped).
+  Admission Enqueue(Item item) { return Add(std::string(), std::move(item)); }
+  // As above, but an item with the same non-empty `key` still waiting is replaced in place
+  // (kCoalesced).
+  Admission Enqueue(std::string key, Item item) { return Add(std::move(key), std::move(item)); }
+
+  // Blocks until the queue is empty and no handler runs (items queued meanwhile included).
+  void Flush() {
+    std::unique_lock<std::mutex> l(mu_);
+    idle_.wait(l, [this] { return queue_.empty() && in_flight_ == 0; });
+  }
+
+  // Refuses new items, handles those queued, then joins the workers. Idempotent; concurrent
+  // callers all return once the workers are gone.
+  void Shutdown() {
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      stopping_ = true;
+    }
+    ready_.notify_all();
+    std::lock_guard<std::mutex> join(join_mu_);
+    for (std::thread& t : workers_) {
+      if (t.joinable()) t.join();
+    }
+  }
+
+  // True once Shutdown() has been called.
+  bool stopped() const {
+    std::lock_guard<std::mutex> l(mu_);
+    return stopping_;
+  }
+  // Items waiting or being handled.
+  std::size_t pending() const {
+    std::lock_guard<std::mutex> l(mu_);
+    return queue_.size() + in_flight_;
+  }
+  AsyncWriterStats stats() const {
+    std::lock_guard<std::mutex> l(mu_);
+    AsyncWriterStats s = stats_;
+    s.queued = queue_.size();
+    s.in_flight = in_flight_;
+    return s;
+  }
+  const AsyncWriterOptions& options() const { return options_; }
+
+ private:
+  struct Entry {
+    std::string key;  // "" for FIFO items
+    Item item;
+  };
+
+  Admission Add(std::string key, Item item) {
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      if (stopping_) {
+        ++stats_.refused_shutdown;
+        return Admission::kShutdown;
+      }
+      if (!key.empty()) {
+        auto waiting = by_key_.find(key);
+        if (waiting != by_key_.end()) {
+          waiting->second->item = std::move(item);
+          ++stats_.coalesced;
+          return Admission::kCoalesced;
+        }
+      }
+      if (options_.capacity > 0 && queue_.size() >= options_.capacity) {
+        ++stats_.refused_full;
+        return Admission::kFull;
+      }
+      queue_.push_back(Entry{key, std::move(item)});
+      if (!key.empty()) by_key_.emplace(std::move(key), std::prev(queue_.end()));
+      ++stats_.enqueued;
+    }
+    ready_.notify_one();
+    return Admission::kQueued;
+  }
+
+  void Work() {
+    std::unique_lock<std::mutex> l(mu_);
+    while (true) {
+      ready_.wait(l, [this] { return stopping_ || !queue_.empty(); });
+      if (queue_.empty()) return;  // stopping and drained
+      Entry entry = std::move(queue_.front());
+      queue_.pop_front();
+      if (!entry.key.empty()) by_key_.erase(entry.key);
+      ++in_flight_;
+      l.unlock();
+      handler_(entry.item);
+      l.lock();
+      --in_flight_;
+      ++stats_.handled;
+      if (queue_.empty() && in_flight_ == 0) idle_.notify_all();
+    }
+  }
+
+  const AsyncWriterOptions options_;
+  const Handler handler_;
+
+  mutable std::mutex mu_;
+  std::condition_variable ready_;  // an item waits, or stopping
+  std::condition_variable idle_;   // nothing waits or runs
+  std::list<Entry> queue_;         // guarded by mu_
+  std::unordered_map<std::string, typename std::list<Entry>::iterator> by_key_;  // guarded by mu_
+  std::size_t in_flight_ = 0;                                                    // guarded by mu_
+  bool stopping_ = false;                                                        // guarded by mu_
+  AsyncWriterStats stats_;                                                       // guarded by mu_
+
+  std::mutex join_mu_;  // serializes the joins of concurrent Shutdown() calls
+  std::vector<std::thread> workers_;
+};
+
+}  // namespace basalt

@@ -1,0 +1,257 @@
+// Session, part 2: job and task state changes (allocate, pipeline, evict, their undo, and
+// dispatch to the binder), each firing the plugins' allocate/deallocate handlers; and Close,
+// which derives each PodGroup's new status and writes what changed (PodGroup status, pod
+// conditions, queue allocated, events) to the StatusSink. Registration and dispatch are in
+// session.cc.
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "common/util/log.h"
+#include "common/util/status.h"
+#include "fmt/format.h"
+#include "scheduler/framework/session.h"
+
+namespace basalt::sched {
+
+// ---------------------------------------------------------------------------------------------
+// State changes
+
+void Session::FireAllocate(const TaskInfo& task) {
+  for (const auto& h : event_handlers_) {
+    if (h.on_allocate) h.on_allocate(task);
+  }
+}
+
+void Session::FireDeallocate(const TaskInfo& task) {
+  for (const auto& h : event_handlers_) {
+    if (h.on_deallocate) h.on_deallocate(task);
+  }
+}
+
+absl::Status Session::DoAllocate(TaskInfo* task, NodeInfo* node) {
+  JobInfo* job = FindJob(task->job_id);
+  if (job == nullptr)
+    return absl::NotFoundError(fmt::format("job of task {} not found", task->Key()));
+  if (task->status != TaskStatus::kPending) {
+    return absl::FailedPreconditionError(
+        fmt::format("task {} is {}, not Pending", task->Key(), TaskStatusName(task->status)));
+  }
+  if (!task->resreq.LessEqual(node->idle())) {
+    return absl::FailedPreconditionError(
+        fmt::format("task {} does not fit on node {}: needs {}, idle {}", task->Key(), node->name(),
+                    task->resreq.ToString(), node->idle().ToString()));
+  }
+  task->node_name = node->name();
+  job->UpdateTaskStatus(task, TaskStatus::kAllocated);
+  if (absl::Status s = node->AddTask(task); !s.ok()) {
+    job->UpdateTaskStatus(task, TaskStatus::kPending);
+    task->node_name.clear();
+    return s;
+  }
+  FireAllocate(*task);
+  return absl::OkStatus();
+}
+
+absl::Status Session::DoPipeline(TaskInfo* task, NodeInfo* node) {
+  JobInfo* job = FindJob(task->job_id);
+  if (job == nullptr)
+    return absl::NotFoundError(fmt::format("job of task {} not found", task->Key()));
+  if (task->status != TaskStatus::kPending) {
+    return absl::FailedPreconditionError(
+        fmt::format("task {} is {}, not Pending", task->Key(), TaskStatusName(task->status)));
+  }
+  task->node_name = node->name();
+  job->UpdateTaskStatus(task, TaskStatus::kPipelined);
+  if (absl::Status s = node->AddTask(task); !s.ok()) {
+    job->UpdateTaskStatus(task, TaskStatus::kPending);
+    task->node_name.clear();
+    return s;
+  }
+  FireAllocate(*task);
+  return absl::OkStatus();
+}
+
+absl::Status Session::DoEvict(TaskInfo* task) {
+  JobInfo* job = FindJob(task->job_id);
+  NodeInfo* node = FindNode(task->node_name);
+  if (job == nullptr || node == nullptr) {
+    return absl::NotFoundError(fmt::format("job or node of task {} not found", task->Key()));
+  }
+  TaskStatus old = task->status;
+  if (old != TaskStatus::kRunning && old != TaskStatus::kBound) {
+    return absl::FailedPreconditionError(
+        fmt::format("task {} is {}, not Running or Bound", task->Key(), TaskStatusName(old)));
+  }
+  job->UpdateTaskStatus(task, TaskStatus::kReleasing);
+  if (absl::Status s = node->UpdateTask(task, old); !s.ok()) {
+    job->UpdateTaskStatus(task, old);
+    return s;
+  }
+  FireDeallocate(*task);
+  return absl::OkStatus();
+}
+
+void Session::UndoAllocate(TaskInfo* task) {
+  JobInfo* job = FindJob(task->job_id);
+  if (NodeInfo* node = FindNode(task->node_name); node != nullptr) {
+    if (absl::Status s = node->RemoveTask(*task); !s.ok()) {
+      BASALT_LOG_ERROR("Undo allocate: node accounting broken", "task", task->Key(), "error",
+                       MessageOf(s));
+    }
+  }
+  task->last_transaction = LastTransaction{task->status, task->node_name};
+  if (job != nullptr) job->UpdateTaskStatus(task, TaskStatus::kPending);
+  task->node_name.clear();
+  FireDeallocate(*task);
+}
+
+void Session::UndoPipeline(TaskInfo* task) { UndoAllocate(task); }
+
+void Session::UndoEvict(TaskInfo* task, TaskStatus previous) {
+  JobInfo* job = FindJob(task->job_id);
+  NodeInfo* node = FindNode(task->node_name);
+  if (job == nullptr || node == nullptr) return;
+  TaskStatus old = task->status;
+  job->UpdateTaskStatus(task, previous);
+  if (absl::Status s = node->UpdateTask(task, old); !s.ok()) {
+    BASALT_LOG_ERROR("Undo evict: node accounting broken", "task", task->Key(), "error",
+                     MessageOf(s));
+  }
+  FireAllocate(*task);
+}
+
+void Session::Dispatch(const std::vector<TaskInfo*>& tasks) {
+  std::map<std::string, std::vector<BindRequest>> by_job;
+  for (TaskInfo* task : tasks) {
+    if (task->status != TaskStatus::kAllocated) continue;
+    JobInfo* job = FindJob(task->job_id);
+    NodeInfo* node = FindNode(task->node_name);
+    if (job == nullptr || node == nullptr) continue;
+    job->UpdateTaskStatus(task, TaskStatus::kBinding);
+    if (absl::Status s = node->UpdateTask(task, TaskStatus::kAllocated); !s.ok()) {
+      BASALT_LOG_ERROR("Dispatch: node accounting broken", "task", task->Key(), "error",
+                       MessageOf(s));
+    }
+    by_job[task->job_id].push_back(
+        BindRequest{task->uid, task->namespace_name, task->name, task->node_name});
+  }
+  if (options_.binder == nullptr) return;
+  for (auto& [job_id, requests] : by_job) options_.binder->Bind(job_id, std::move(requests));
+}
+
+void Session::SendEviction(const TaskInfo& task, std::string_view reason) {
+  if (options_.evictor != nullptr) options_.evictor->Evict(task, reason);
+}
+
+absl::Status Session::Allocate(TaskInfo* task, NodeInfo* node) {
+  BASALT_RETURN_IF_ERROR(DoAllocate(task, node));
+  JobInfo* job = FindJob(task->job_id);
+  if (job != nullptr && JobReady(*job)) {
+    std::vector<TaskInfo*> ready;
+    for (const auto& [id, t] : job->TasksWithStatus(TaskStatus::kAllocated)) ready.push_back(t);
+    Dispatch(ready);
+  }
+  return absl::OkStatus();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Close
+
+namespace {
+
+PodGroupPhase NewPhase(const JobInfo& job, const std::string& session_uid) {
+  const PodGroupCondition* unsched = job.podgroup_status.FindCondition(kConditionUnschedulable);
+  if (job.TaskCount(TaskStatus::kRunning) > 0 && unsched != nullptr && unsched->status == "True" &&
+      unsched->transition_id == session_uid) {
+    return PodGroupPhase::kUnknown;
+  }
+  int scheduled = 0;
+  int completed = 0;
+  for (const auto& [id, t] : job.tasks()) {
+    if (IsScheduledStatus(t.status) ||
+        (t.status == TaskStatus::kReleasing && !t.node_name.empty())) {
+      ++scheduled;
+      if (IsCompletedStatus(t.status)) ++completed;
+    }
+  }
+  if (scheduled >= job.min_available && scheduled > 0) {
+    return completed == scheduled ? PodGroupPhase::kCompleted : PodGroupPhase::kRunning;
+  }
+  if (job.podgroup_status.phase == PodGroupPhase::kInqueue) return PodGroupPhase::kInqueue;
+  return PodGroupPhase::kPending;
+}
+
+}  // namespace
+
+void Session::WriteJobStatus(JobInfo& job, StatusSink* sink) {
+  PodGroupStatus old = job.podgroup_status;
+  auto saved = old_status_.find(job.uid);
+  if (saved != old_status_.end()) old = saved->second;
+
+  PodGroupStatus& status = job.podgroup_status;
+  status.phase = NewPhase(job, options_.uid);
+  status.running = job.TaskCount(TaskStatus::kRunning);
+  status.succeeded = job.TaskCount(TaskStatus::kSucceeded);
+  status.failed = job.TaskCount(TaskStatus::kFailed);
+  if (status.SameAs(old)) return;
+  if (sink == nullptr) return;
+  sink->UpdatePodGroupStatus(PodGroupStatusUpdate{job.uid, job.namespace_name, job.name, status});
+  // Deliberately differs from Volcano, which emits this event on every cycle: Basalt emits it
+  // only when the PodGroup status changed, so a long-pending gang does not flood the API.
+  EventRecord event{"PodGroup", job.namespace_name, job.name, "", "", ""};
+  if (status.phase == PodGroupPhase::kPending || status.phase == PodGroupPhase::kInqueue ||
+      status.phase == PodGroupPhase::kUnknown) {
+    event.type = "Warning";
+    event.reason = "Unschedulable";
+    event.message =
+        fmt::format("{}/{} tasks in gang unschedulable: {}", job.TaskCount(TaskStatus::kPending),
+                    job.tasks().size(), job.FitError());
+  } else {
+    event.type = "Normal";
+    event.reason = "Scheduled";
+    event.message = std::string(kPodGroupReady);
+  }
+  sink->RecordEvent(std::move(event));
+}
+
+void Session::Close(StatusSink* sink) {
+  for (auto& plugin : plugins_) plugin->OnSessionClose(*this);
+  for (auto& [id, job] : jobs()) {
+    WriteJobStatus(job, sink);
+    if (sink == nullptr) continue;
+    for (TaskStatus s : {TaskStatus::kAllocated, TaskStatus::kPending, TaskStatus::kPipelined}) {
+      for (const auto& [uid, task] : job.TasksWithStatus(s)) {
+        TaskSchedulingReason why = job.TaskReason(*task);
+        PodScheduledCondition cond{why.reason, why.message, why.nominated_node_name};
+        if (task->scheduled_condition.has_value() && *task->scheduled_condition == cond) continue;
+        sink->UpdatePodCondition(
+            PodConditionUpdate{task->uid, task->namespace_name, task->name, cond});
+        sink->RecordEvent(EventRecord{"Pod", task->namespace_name, task->name, "Warning",
+                                      "FailedScheduling", why.message});
+      }
+    }
+  }
+  if (sink == nullptr) return;
+  // Queue status.allocated: the queue's own jobs, added up the parent chain.
+  std::map<std::string, Resource> allocated;
+  for (const auto& [id, job] : jobs()) {
+    std::string q = job.queue;
+    for (int depth = 0; !q.empty() && depth < 64; ++depth) {
+      allocated[q] += job.allocated();
+      const QueueInfo* queue = FindQueue(q);
+      if (queue == nullptr || queue->parent == q) break;
+      q = queue->parent;
+    }
+  }
+  for (const auto& [name, queue] : queues()) {
+    Resource now = allocated[name];
+    if (now == queue.status_allocated) continue;
+    sink->UpdateQueueStatus(QueueStatusUpdate{name, now});
+  }
+  for (auto& e : events_) sink->RecordEvent(std::move(e));
+  events_.clear();
+}
+
+}  // namespace basalt::sched
