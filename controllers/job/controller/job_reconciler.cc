@@ -31,10 +31,6 @@ constexpr auto kMorePodsRequeue = std::chrono::milliseconds(1);
 
 absl::Status NotAttempted() { return absl::CancelledError("not attempted"); }
 
-std::string JobKey(std::string_view ns, std::string_view name) {
-  return fmt::format("{}/{}", ns, name);
-}
-
 std::optional<uint64_t> NumericVersion(std::string_view rv) {
   uint64_t v = 0;
   auto [p, ec] = std::from_chars(rv.data(), rv.data() + rv.size(), v);
@@ -95,30 +91,24 @@ bool IsSubset(const json::Value& want, const json::Value& have) {
   return want == have;
 }
 
-// The JobView of `job`. Only the spec can fail to parse (e.g. a policy timeout that is not a
-// duration; the CRD schema has checked the types): then `spec_problem` says why and the view
-// has an empty spec, the rest of the Job being still usable.
-absl::StatusOr<JobView> ParseJobLeniently(const api::Job& job, std::string* spec_problem) {
-  absl::StatusOr<JobView> parsed = JobViewFromApi(job);
-  if (parsed.ok()) return parsed;
-  *spec_problem = fmt::format("spec: {}", MessageOf(parsed.status()));
-  json::Document without_spec;
-  without_spec.CopyFrom(job.doc(), without_spec.GetAllocator());
-  json::Remove(without_spec, "spec");
-  return ParseJob(without_spec);
+// The Job in `doc`, decoded once. Only the spec can fail to decode in ways the CRD schema does
+// not catch (e.g. a policy timeout that is not a Go duration): then `spec_problem` says why and
+// the Job is decoded without its spec, the rest of it (metadata, status) being still usable.
+absl::StatusOr<api::Job> DecodeJob(const json::Value& doc, std::string* spec_problem) {
+  BASALT_ASSIGN_OR_RETURN(api::Object obj, api::Object::CopyOf(doc));
+  const std::string described = fmt::format("Job {}/{}: ", obj.namespace_name(), obj.name());
+  absl::StatusOr<api::Job> job = api::Job::FromObject(std::move(obj));
+  if (job.ok() || json::Find(doc, "spec") == nullptr) return job;
+  std::string_view message = MessageOf(job.status());
+  if (message.substr(0, described.size()) == described) message.remove_prefix(described.size());
+  if (message.substr(0, 5) == "spec.") message.remove_prefix(5);
+  *spec_problem = fmt::format("spec: {}", message);
+  BASALT_ASSIGN_OR_RETURN(api::Object without_spec, api::Object::CopyOf(doc));
+  json::Remove(without_spec.mutable_doc(), "spec");
+  return api::Job::FromObject(std::move(without_spec));
 }
 
 }  // namespace
-
-informer::IndexFunc PodsByJobIndexFunc() {
-  return informer::IndexBy<json::Document>([](const json::Document& pod) {
-    std::vector<std::string> out;
-    std::string_view job = StringAt(pod, {"metadata", "annotations", api::kJobNameKey});
-    if (job.empty()) return out;
-    out.push_back(JobKey(StringAt(pod, {"metadata", "namespace"}), job));
-    return out;
-  });
-}
 
 // What the reconciler remembers about one job between visits.
 struct JobReconciler::JobMemory {
@@ -144,7 +134,10 @@ struct JobReconciler::Work {
   std::string key;
   std::shared_ptr<JobMemory> memory;
   api::Job job;
-  JobView view;
+  // CountsFromApi(job.status()): the counts the phase table starts from.
+  JobCounts counts{};
+  // status.controlledResources as this visit has changed it so far (plugins, PVCs).
+  std::map<std::string, std::string> controlled{};
   // Why the job cannot progress (status.state.reason and message); empty when nothing is wrong.
   std::string problem_reason{};
   std::string problem_message{};
@@ -153,6 +146,12 @@ struct JobReconciler::Work {
   // The sync created what one visit may and more pods are missing: come back right away.
   bool more_pods_to_create = false;
 };
+
+void JobReconciler::SetJob(Work& w, api::Job job) {
+  w.job = std::move(job);
+  w.counts = CountsFromApi(w.job.status());
+  w.controlled = w.job.status().controlled_resources;
+}
 
 JobReconciler::JobReconciler(client::Client* client, JobListers listers,
                              JobReconcilerOptions options)
@@ -224,7 +223,7 @@ std::vector<JobPodInfo> JobReconciler::PodsOf(const Work& w) const {
     const json::Document* doc = o.TryAs<json::Document>();
     if (doc == nullptr) continue;
     std::optional<JobPodInfo> info = ReadJobPod(*doc);
-    if (!info || info->job_uid != w.view.uid) continue;
+    if (!info || info->job_uid != w.job.uid()) continue;
     out.push_back(std::move(*info));
   }
   // Pods we deleted count as terminating until the cache sees them go; pods we created and the
@@ -246,13 +245,13 @@ std::vector<JobPodInfo> JobReconciler::PodsOf(const Work& w) const {
     }
     JobPodInfo p;
     p.name = it->first;
-    p.namespace_name = w.view.namespace_name;
-    p.job_name = w.view.name;
-    p.job_uid = w.view.uid;
+    p.namespace_name = w.job.namespace_name();
+    p.job_name = w.job.name();
+    p.job_uid = w.job.uid();
     p.phase = "Pending";
     // The task is the one whose pod names match; names are <job>-<task>-<index>.
-    for (const TaskSpecView& t : w.view.spec.tasks) {
-      const std::string prefix = fmt::format("{}-{}-", w.view.name, t.name);
+    for (const api::TaskSpec& t : w.job.spec().tasks) {
+      const std::string prefix = fmt::format("{}-{}-", w.job.name(), t.name);
       if (it->first.rfind(prefix, 0) == 0) p.task = t.name;
     }
     out.push_back(std::move(p));
@@ -287,29 +286,29 @@ ReconcileResult JobReconciler::Reconcile(const std::string& key) {
       doc = memory->last_written.get();
     }
   }
-  BASALT_ASSIGN_OR_RETURN(api::Object obj, api::Object::CopyOf(*doc));
-  BASALT_ASSIGN_OR_RETURN(api::Job job, api::Job::FromObject(std::move(obj)));
-  if (job.deletion_timestamp()) return std::optional<Clock::Duration>();
   std::string spec_problem;
-  BASALT_ASSIGN_OR_RETURN(JobView view, ParseJobLeniently(job, &spec_problem));
+  BASALT_ASSIGN_OR_RETURN(api::Job job, DecodeJob(*doc, &spec_problem));
+  if (job.deletion_timestamp()) return std::optional<Clock::Duration>();
   if (spec_problem.empty()) {
-    std::vector<std::string> problems = ValidateJobSpec(view.spec);
-    for (std::string& p : ValidateJobSize(view.spec, options_.max_job_pods)) {
+    std::vector<std::string> problems = ValidateJobSpec(job.spec());
+    for (std::string& p : ValidateJobSize(job.spec(), options_.max_job_pods)) {
       problems.push_back(std::move(p));
     }
     spec_problem = JoinProblems(problems);
   }
-  if (memory->job_uid != view.uid) {
+  if (memory->job_uid != job.uid()) {
     // A new Job under a name seen before: what was remembered about the old one is void
     // (e.g. its pods expected by name would hide the new Job's missing pods).
-    memory->job_uid = view.uid;
+    memory->job_uid = std::string(job.uid());
     memory->delayed = DelayedActions();
     memory->created_pods.clear();
     memory->deleted_pods.clear();
     memory->plugins_updated_generation = -1;
     memory->pod_group_uid.clear();
   }
-  Work w{key, memory, std::move(job), std::move(view)};
+  Work w{key, memory, std::move(job)};
+  w.counts = CountsFromApi(w.job.status());
+  w.controlled = w.job.status().controlled_resources;
   if (!spec_problem.empty()) {
     w.spec_invalid = true;
     // Recorded when first seen (the status does not say it yet); the spec changes before the
@@ -327,7 +326,7 @@ ReconcileResult JobReconciler::Reconcile(const std::string& key) {
   if (!result.ok() && !w.problem_reason.empty()) {
     // The visit failed for a reason the user should see: say it in the status (the phase set
     // to Pending if the job had none yet), then retry with backoff.
-    absl::Status s = WriteStatus(w, w.view.phase(), w.view.status, /*kill_path=*/false);
+    absl::Status s = WriteStatus(w, w.job.phase(), w.counts, /*kill_path=*/false);
     if (!s.ok())
       BASALT_VLOG(2, "Cannot write the job's problem", "job", key, "error", MessageOf(s));
   }
@@ -382,7 +381,7 @@ ReconcileResult JobReconciler::Visit(Work& w) {
       if (consumed_commands_.count(q.command_uid) > 0) continue;
     }
     if (!q.pod_uid.empty()) memory->delayed.OnPodEvent(q.request, q.pod_uid);
-    ResolvedAction resolved = ResolvePolicy(w.view, q.request);
+    ResolvedAction resolved = ResolvePolicy(w.job, q.request);
     if (resolved.delay.count() > 0) {
       if (memory->delayed.Arm(q.request, q.pod_uid, q.partition, resolved, clock_->Now())) {
         RecordEvent(w, controller::EventType::kNormal, resolved.event_reason(),
@@ -405,7 +404,7 @@ ReconcileResult JobReconciler::Visit(Work& w) {
 
   for (DelayedAction& due : memory->delayed.TakeDue(clock_->Now())) {
     QueuedRequest q;
-    q.request.job_uid = w.view.uid;
+    q.request.job_uid = w.job.uid();
     q.request.task = due.task;
     q.request.pod = due.pod;
     q.request.event = due.event;
@@ -453,8 +452,8 @@ void JobReconciler::ConsumeCommand(const QueuedRequest& q) {
 
 absl::Status JobReconciler::Execute(Work& w, const ResolvedAction& resolved,
                                     const QueuedRequest& request) {
-  const JobPhase phase = w.view.phase();
-  const Plan plan = PlanAction(phase, resolved.action, w.view.spec, w.view.status);
+  const JobPhase phase = w.job.phase();
+  const Plan plan = PlanAction(phase, resolved.action, w.job.spec(), w.counts);
   const bool finished = IsFinishedPhase(phase) && plan.rule == PhaseRule::kKeep;
   if (resolved.action != Action::kSyncJob && !finished) {
     RecordEvent(w, controller::EventType::kNormal, resolved.event_reason(),
@@ -486,7 +485,7 @@ absl::Status JobReconciler::Execute(Work& w, const ResolvedAction& resolved,
   // An invalid spec moves nothing by itself: its sync created nothing to count.
   const JobPhase next = w.spec_invalid && plan.effect == PodEffect::kSync
                             ? phase
-                            : NextPhase(plan, phase, counts, w.view.spec);
+                            : NextPhase(plan, phase, counts, w.job.spec());
   BASALT_RETURN_IF_ERROR(WriteStatus(w, next, counts, kill_path));
   if (resolved.action != Action::kSyncJob) {
     w.memory->delayed.OnActionExecuted(resolved.action, request.request, request.partition);
@@ -495,21 +494,21 @@ absl::Status JobReconciler::Execute(Work& w, const ResolvedAction& resolved,
 }
 
 absl::StatusOr<JobCounts> JobReconciler::SyncJob(Work& w) {
-  const JobPhase phase = w.view.phase();
-  const bool initiating = w.view.phase_name.empty() || phase == JobPhase::kPending;
+  const JobPhase phase = w.job.phase();
+  const bool initiating = w.job.status().state.phase.empty() || phase == JobPhase::kPending;
   if (w.spec_invalid) {
     // Nothing is created from a spec the webhook would have rejected; existing pods are
     // counted (a running job whose spec was edited into an invalid one keeps its pods).
     std::vector<PodSnapshot> snapshots;
     for (const JobPodInfo& p : PodsOf(w)) snapshots.push_back(ToSnapshot(p));
-    return CountPods(snapshots, w.view.status);
+    return CountPods(snapshots, w.counts);
   }
-  if (initiating && listers_.queues != nullptr && !listers_.queues->Get(w.view.spec.queue)) {
+  if (initiating && listers_.queues != nullptr && !listers_.queues->Get(w.job.spec().queue)) {
     // As in Volcano, a job is not initiated into a queue that does not exist; the queue's
     // creation brings the job back (job controller's Queue handler).
     std::string message =
         fmt::format("queue \"{}\" does not exist: the job stays Pending until the queue is created",
-                    w.view.spec.queue);
+                    w.job.spec().queue);
     SetProblem(w, "QueueNotFound", message);
     return absl::FailedPreconditionError(message);
   }
@@ -533,16 +532,16 @@ absl::StatusOr<JobCounts> JobReconciler::SyncJob(Work& w) {
   for (const JobPodInfo& p : pods) snapshots.push_back(ToSnapshot(p));
   if (!api::IsPodGroupAdmitted(pg_phase)) {
     RecordPodGroupPending(w);
-    return CountPods(snapshots, w.view.status);
+    return CountPods(snapshots, w.counts);
   }
 
   // Decision 4: pods only once the PodGroup has been admitted.
-  PodSyncPlan plan = PlanPodSync(w.view, snapshots, [&](const TaskSpecView& task) {
-    return TaskDependenciesMet(w.view, task, snapshots);
+  PodSyncPlan plan = PlanPodSync(w.job, snapshots, [&](const api::TaskSpec& task) {
+    return TaskDependenciesMet(w.job, task, snapshots);
   });
 
   absl::StatusOr<std::vector<std::unique_ptr<JobPlugin>>> plugins =
-      plugins_.CreatePlugins(w.view.spec);
+      plugins_.CreatePlugins(w.job.spec());
   if (!plugins.ok()) {
     SetProblem(w, "PluginError", std::string(MessageOf(plugins.status())));
     return plugins.status();
@@ -560,7 +559,7 @@ absl::StatusOr<JobCounts> JobReconciler::SyncJob(Work& w) {
   const absl::Status kSkipped = absl::CancelledError("skipped");
   auto create_one = [&](size_t i) {
     const auto& c = plan.create[i];
-    const TaskSpecView* task = w.view.spec.FindTask(c.task);
+    const api::TaskSpec* task = w.job.spec().FindTask(c.task);
     if (task == nullptr) {
       results[i] = kSkipped;
       return;
@@ -572,19 +571,19 @@ absl::StatusOr<JobCounts> JobReconciler::SyncJob(Work& w) {
         return;
       }
     }
-    absl::StatusOr<json::Document> pod = BuildPod(w.view, *task, c.index);
+    absl::StatusOr<json::Document> pod = BuildPod(w.job, *task, c.index);
     if (!pod.ok()) {
       results[i] = pod.status();
       return;
     }
     for (const auto& p : *plugins) {
-      if (absl::Status s = p->OnPodCreate(*pod, w.view, *task, c.index); !s.ok()) {
+      if (absl::Status s = p->OnPodCreate(*pod, w.job, *task, c.index); !s.ok()) {
         results[i] = s;
         return;
       }
     }
     absl::StatusOr<json::Document> created =
-        client_->Create(client::Pods(), w.view.namespace_name, json::Serialize(*pod));
+        client_->Create(client::Pods(), w.job.namespace_name(), json::Serialize(*pod));
     if (!created.ok() && !absl::IsAlreadyExists(created.status())) {
       results[i] = created.status();
       if (client::IsInvalid(created.status())) {
@@ -614,7 +613,7 @@ absl::StatusOr<JobCounts> JobReconciler::SyncJob(Work& w) {
   for (size_t i = 0; i < plan.create.size(); ++i) {
     const auto& c = plan.create[i];
     if (absl::IsCancelled(results[i])) continue;  // skipped or never attempted
-    const std::string name = MakePodName(w.view.name, c.task, c.index);
+    const std::string name = MakePodName(w.job.name(), c.task, c.index);
     if (results[i].ok()) {
       ++created;
       w.memory->created_pods[name] = now;
@@ -650,13 +649,13 @@ absl::StatusOr<JobCounts> JobReconciler::SyncJob(Work& w) {
     }
   }
   if (!first_error.ok()) return first_error;
-  return CountPods(snapshots, w.view.status);
+  return CountPods(snapshots, w.counts);
 }
 
 void JobReconciler::RecordPodGroupPending(const Work& w) {
   // Why the gang waits, on the Job (kubectl describe vcjob): the newest True condition of the
   // PodGroup, unless it is Scheduled. The recorder aggregates repeats into one Event.
-  informer::Object pg = listers_.pod_groups->Get(JobKey(w.view.namespace_name, w.view.name));
+  informer::Object pg = listers_.pod_groups->Get(JobKey(w.job.namespace_name(), w.job.name()));
   if (!pg) return;
   const json::Value* conditions = json::FindPath(pg.doc(), {"status", "conditions"});
   if (conditions == nullptr || !conditions->IsArray()) return;
@@ -674,8 +673,8 @@ void JobReconciler::RecordPodGroupPending(const Work& w) {
   std::string type(json::GetString(*newest, "type"));
   for (char& ch : type) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
   RecordEvent(w, controller::EventType::kWarning, "PodGroupPending",
-              fmt::format("PodGroup {}:{} {}, reason: {}", w.view.namespace_name, w.view.name, type,
-                          json::GetString(*newest, "message")));
+              fmt::format("PodGroup {}:{} {}, reason: {}", w.job.namespace_name(), w.job.name(),
+                          type, json::GetString(*newest, "message")));
 }
 
 absl::Status JobReconciler::DeletePod(Work& w, const JobPodInfo& pod) {
@@ -749,9 +748,9 @@ absl::StatusOr<JobCounts> JobReconciler::KillPods(Work& w, const Plan& plan, Act
   if (!first_error.ok()) {
     RecordEvent(
         w, controller::EventType::kWarning, "FailedDelete",
-        fmt::format("Error deleting pods of job {}: {}", w.view.name, MessageOf(first_error)));
+        fmt::format("Error deleting pods of job {}: {}", w.job.name(), MessageOf(first_error)));
   }
-  JobCounts counts = AccountKill(snapshots, deleted, w.view.status);
+  JobCounts counts = AccountKill(snapshots, deleted, w.counts);
   if (plan.run_plugins_on_job_delete) BASALT_RETURN_IF_ERROR(RunPluginsOnJobDelete(w));
   if (plan.delete_pod_group) BASALT_RETURN_IF_ERROR(DeletePodGroup(w));
   // The whole action is retried (its bookkeeping applied once, when every deletion worked).
@@ -760,14 +759,14 @@ absl::StatusOr<JobCounts> JobReconciler::KillPods(Work& w, const Plan& plan, Act
 }
 
 absl::Status JobReconciler::DeletePodGroup(Work& w) {
-  informer::Object cached = listers_.pod_groups->Get(JobKey(w.view.namespace_name, w.view.name));
+  informer::Object cached = listers_.pod_groups->Get(JobKey(w.job.namespace_name(), w.job.name()));
   if (!cached) return absl::OkStatus();
   const std::string uid(StringAt(cached.doc(), {"metadata", "uid"}));
   if (w.memory->deleted_pod_groups.count(uid) > 0) return absl::OkStatus();
-  if (!PodGroupOwnedBy(cached.doc(), w.view.uid)) return absl::OkStatus();
+  if (!PodGroupOwnedBy(cached.doc(), w.job.uid())) return absl::OkStatus();
   client::DeleteOptions o;
   o.precondition_uid = uid;
-  absl::Status s = client_->Delete(client::PodGroups(), w.view.namespace_name, w.view.name, o);
+  absl::Status s = client_->Delete(client::PodGroups(), w.job.namespace_name(), w.job.name(), o);
   if (!s.ok() && !absl::IsNotFound(s) && !client::IsConflict(s)) return s;
   w.memory->deleted_pod_groups.insert(uid);
   w.memory->pod_group_uid.clear();
@@ -783,23 +782,24 @@ absl::StatusOr<std::string> JobReconciler::EnsurePodGroup(Work& w) {
       }
     }
   }
-  absl::StatusOr<json::Document> desired = BuildPodGroup(w.view, priorities);
+  absl::StatusOr<json::Document> desired = BuildPodGroup(w.job, priorities);
   if (!desired.ok()) {
     SetProblem(w, "PodGroupError", std::string(MessageOf(desired.status())));
     return desired.status();
   }
-  const std::string key = JobKey(w.view.namespace_name, w.view.name);
+  const std::string key = JobKey(w.job.namespace_name(), w.job.name());
   informer::Object cached = listers_.pod_groups->Get(key);
   std::shared_ptr<const json::Document> existing;
   if (cached) {
     const std::string uid(StringAt(cached.doc(), {"metadata", "uid"}));
     if (w.memory->deleted_pod_groups.count(uid) > 0) {
       cached = informer::Object();
-    } else if (!PodGroupOwnedBy(cached.doc(), w.view.uid)) {
+    } else if (!PodGroupOwnedBy(cached.doc(), w.job.uid())) {
       // Decision 3: a PodGroup of an earlier Job with this name; replace it.
       client::DeleteOptions o;
       o.precondition_uid = uid;
-      absl::Status s = client_->Delete(client::PodGroups(), w.view.namespace_name, w.view.name, o);
+      absl::Status s =
+          client_->Delete(client::PodGroups(), w.job.namespace_name(), w.job.name(), o);
       if (!s.ok() && !absl::IsNotFound(s) && !client::IsConflict(s)) return s;
       w.memory->deleted_pod_groups.insert(uid);
       BASALT_LOG_INFO("Deleted a stale PodGroup of an earlier Job", "podgroup", key, "uid", uid);
@@ -814,16 +814,16 @@ absl::StatusOr<std::string> JobReconciler::EnsurePodGroup(Work& w) {
     // Running; a PodGroup missing otherwise was deleted by someone else (by hand, a script).
     const bool lost = (!w.memory->pod_group_uid.empty() &&
                        w.memory->deleted_pod_groups.count(w.memory->pod_group_uid) == 0) ||
-                      (!w.view.phase_name.empty() && w.view.phase() == JobPhase::kRunning);
+                      (!w.job.status().state.phase.empty() && w.job.phase() == JobPhase::kRunning);
     absl::StatusOr<json::Document> created =
-        client_->Create(client::PodGroups(), w.view.namespace_name, json::Serialize(*desired));
+        client_->Create(client::PodGroups(), w.job.namespace_name(), json::Serialize(*desired));
     if (created.ok()) {
       w.memory->pod_group_uid = std::string(StringAt(*created, {"metadata", "uid"}));
       if (lost) {
         RecordEvent(w, controller::EventType::kWarning, "PodGroupRecreated",
                     fmt::format("PodGroup {} of the job was deleted while the job was {}; "
                                 "created it again",
-                                key, JobPhaseName(w.view.phase())));
+                                key, JobPhaseName(w.job.phase())));
         BASALT_LOG_INFO("Re-created a PodGroup deleted by someone else", "podgroup", key);
       }
       return std::string(StringAt(*created, {"status", "phase"}));
@@ -833,10 +833,10 @@ absl::StatusOr<std::string> JobReconciler::EnsurePodGroup(Work& w) {
                  fmt::format("Error creating PodGroup {}: {}", key, MessageOf(created.status())));
       return created.status();
     }
-    BASALT_ASSIGN_OR_RETURN(json::Document got,
-                            client_->Get(client::PodGroups(), w.view.namespace_name, w.view.name));
+    BASALT_ASSIGN_OR_RETURN(json::Document got, client_->Get(client::PodGroups(),
+                                                             w.job.namespace_name(), w.job.name()));
     const std::string uid(StringAt(got, {"metadata", "uid"}));
-    if (!PodGroupOwnedBy(got, w.view.uid) || w.memory->deleted_pod_groups.count(uid) > 0) {
+    if (!PodGroupOwnedBy(got, w.job.uid()) || w.memory->deleted_pod_groups.count(uid) > 0) {
       return absl::UnavailableError(
           fmt::format("PodGroup {} of an earlier job is still being deleted", key));
     }
@@ -849,7 +849,7 @@ absl::StatusOr<std::string> JobReconciler::EnsurePodGroup(Work& w) {
       json::Value copy(*spec, patch.GetAllocator());
       json::Set(patch, "spec", std::move(copy), patch.GetAllocator());
       absl::StatusOr<json::Document> r =
-          client_->Patch(client::PodGroups(), w.view.namespace_name, w.view.name,
+          client_->Patch(client::PodGroups(), w.job.namespace_name(), w.job.name(),
                          client::PatchType::kMerge, json::Serialize(patch));
       if (!r.ok() && !absl::IsNotFound(r.status())) return r.status();
     }
@@ -858,22 +858,22 @@ absl::StatusOr<std::string> JobReconciler::EnsurePodGroup(Work& w) {
 }
 
 absl::Status JobReconciler::EnsureVolumes(Work& w) {
-  if (w.view.spec.volumes.empty()) return absl::OkStatus();
+  if (w.job.spec().volumes.empty()) return absl::OkStatus();
   // 1. Volumes with a volumeClaim and no volumeClaimName get a generated name, written back
   //    into the Job's spec (as Volcano does), so users and pods see the claim's name.
   std::string patch;
-  for (size_t i = 0; i < w.view.spec.volumes.size(); ++i) {
-    const JobVolumeView& v = w.view.spec.volumes[i];
+  for (size_t i = 0; i < w.job.spec().volumes.size(); ++i) {
+    const api::JobVolume& v = w.job.spec().volumes[i];
     if (!v.volume_claim_name.empty() || !v.volume_claim) continue;
     patch +=
         fmt::format(R"(,{{"op":"add","path":"/spec/volumes/{}/volumeClaimName","value":"{}"}})", i,
-                    GeneratedPvcName(w.view.name, w.view.uid, i));
+                    GeneratedPvcName(w.job.name(), w.job.uid(), i));
   }
   if (!patch.empty()) {
-    patch = fmt::format(R"([{{"op":"test","path":"/metadata/uid","value":"{}"}}{}])", w.view.uid,
+    patch = fmt::format(R"([{{"op":"test","path":"/metadata/uid","value":"{}"}}{}])", w.job.uid(),
                         patch);
     absl::StatusOr<json::Document> patched =
-        client_->Patch(client::VolcanoJobs(), w.view.namespace_name, w.view.name,
+        client_->Patch(client::VolcanoJobs(), w.job.namespace_name(), w.job.name(),
                        client::PatchType::kJsonPatch, patch);
     if (!patched.ok()) {
       SetProblem(w, "PVCError",
@@ -881,13 +881,23 @@ absl::Status JobReconciler::EnsureVolumes(Work& w) {
                              MessageOf(patched.status())));
       return patched.status();
     }
-    for (size_t i = 0; i < w.view.spec.volumes.size(); ++i) {
-      JobVolumeView& v = w.view.spec.volumes[i];
-      if (v.volume_claim_name.empty() && v.volume_claim) {
-        v.volume_claim_name = GeneratedPvcName(w.view.name, w.view.uid, i);
+    // Later writes (the status) go on top of the patched Job, whose volumes now name their
+    // claims (set here too, as the patch did); the controlled resources recorded so far in this
+    // visit are kept.
+    json::Value* spec_value = json::FindMutable(*patched, "spec");
+    if (json::Value* vols =
+            spec_value != nullptr ? json::FindMutable(*spec_value, "volumes") : nullptr;
+        vols != nullptr && vols->IsArray()) {
+      for (size_t i = 0; i < w.job.spec().volumes.size() && i < vols->Size(); ++i) {
+        const api::JobVolume& v = w.job.spec().volumes[i];
+        json::Value& out = (*vols)[static_cast<rapidjson::SizeType>(i)];
+        if (!v.volume_claim_name.empty() || !v.volume_claim || !out.IsObject()) continue;
+        json::Set(out, "volumeClaimName",
+                  json::MakeString(GeneratedPvcName(w.job.name(), w.job.uid(), i),
+                                   patched->GetAllocator()),
+                  patched->GetAllocator());
       }
     }
-    // Later writes (the status) go on top of the patched Job.
     auto shared = std::make_shared<json::Document>(std::move(*patched));
     BASALT_ASSIGN_OR_RETURN(api::Object obj, api::Object::CopyOf(*shared));
     BASALT_ASSIGN_OR_RETURN(w.job, api::Job::FromObject(std::move(obj)));
@@ -897,13 +907,13 @@ absl::Status JobReconciler::EnsureVolumes(Work& w) {
   // 2. Each claim exists: created from volumeClaim (owned by the Job), or, for a volume that
   //    names a claim without volumeClaim, created by the user. Checked once per claim: the
   //    claim is then recorded in status.controlledResources["volume-pvc-<name>"].
-  for (const JobVolumeView& v : w.view.spec.volumes) {
+  for (const api::JobVolume& v : w.job.spec().volumes) {
     const std::string& name = v.volume_claim_name;
     if (name.empty()) continue;
     const std::string key = fmt::format("volume-pvc-{}", name);
-    if (w.view.controlled_resources.count(key) > 0) continue;
+    if (w.controlled.count(key) > 0) continue;
     absl::StatusOr<json::Document> existing =
-        client_->Get(client::PersistentVolumeClaims(), w.view.namespace_name, name);
+        client_->Get(client::PersistentVolumeClaims(), w.job.namespace_name(), name);
     if (absl::IsNotFound(existing.status())) {
       if (!v.volume_claim) {
         std::string message = fmt::format(
@@ -913,8 +923,8 @@ absl::Status JobReconciler::EnsureVolumes(Work& w) {
         return absl::FailedPreconditionError(message);
       }
       absl::StatusOr<json::Document> created =
-          client_->Create(client::PersistentVolumeClaims(), w.view.namespace_name,
-                          json::Serialize(BuildPvc(w.view, v, name)));
+          client_->Create(client::PersistentVolumeClaims(), w.job.namespace_name(),
+                          json::Serialize(BuildPvc(w.job, v, name)));
       if (!created.ok() && !absl::IsAlreadyExists(created.status())) {
         SetProblem(w, "PVCError",
                    fmt::format("Error creating PersistentVolumeClaim {}: {}", name,
@@ -927,22 +937,22 @@ absl::Status JobReconciler::EnsureVolumes(Work& w) {
                              MessageOf(existing.status())));
       return existing.status();
     }
-    w.view.controlled_resources[key] = name;
+    w.controlled[key] = name;
   }
   return absl::OkStatus();
 }
 
 absl::Status JobReconciler::RunPluginsOnJobAdd(Work& w) {
-  if (w.view.spec.plugins.empty()) return absl::OkStatus();
+  if (w.job.spec().plugins.empty()) return absl::OkStatus();
   absl::StatusOr<std::vector<std::unique_ptr<JobPlugin>>> plugins =
-      plugins_.CreatePlugins(w.view.spec);
+      plugins_.CreatePlugins(w.job.spec());
   if (!plugins.ok()) {
     SetProblem(w, "PluginError", std::string(MessageOf(plugins.status())));
     return plugins.status();
   }
   for (const auto& p : *plugins) {
-    if (!NeedsOnJobAdd(w.view, p->Name())) continue;
-    absl::StatusOr<std::vector<json::Document>> objects = p->OnJobAdd(w.view);
+    if (!NeedsOnJobAdd(w.job, p->Name())) continue;
+    absl::StatusOr<std::vector<json::Document>> objects = p->OnJobAdd(w.job);
     if (!objects.ok()) {
       SetProblem(w, "PluginError", std::string(MessageOf(objects.status())));
       return objects.status();
@@ -951,40 +961,40 @@ absl::Status JobReconciler::RunPluginsOnJobAdd(Work& w) {
       const client::ResourceRef ref =
           ResourceOf(StringAt(o, {"apiVersion"}), StringAt(o, {"kind"}));
       absl::StatusOr<json::Document> r =
-          client_->Create(ref, w.view.namespace_name, json::Serialize(o));
+          client_->Create(ref, w.job.namespace_name(), json::Serialize(o));
       if (!r.ok() && !absl::IsAlreadyExists(r.status())) {
         SetProblem(w, "PluginError",
                    fmt::format("plugin {}: {}", p->Name(), MessageOf(r.status())));
         return r.status();
       }
     }
-    w.view.controlled_resources[ControlledResourceKey(p->Name())] = std::string(p->Name());
+    w.controlled[ControlledResourceKey(p->Name())] = std::string(p->Name());
   }
   return absl::OkStatus();
 }
 
 absl::Status JobReconciler::RunPluginsOnJobUpdate(Work& w) {
-  if (w.view.spec.plugins.empty()) return absl::OkStatus();
+  if (w.job.spec().plugins.empty()) return absl::OkStatus();
   // Only when the spec changed (metadata.generation): the objects depend on the spec alone.
   const int64_t generation = w.job.generation();
   if (w.memory->plugins_updated_generation == generation) return absl::OkStatus();
   absl::StatusOr<std::vector<std::unique_ptr<JobPlugin>>> plugins =
-      plugins_.CreatePlugins(w.view.spec);
+      plugins_.CreatePlugins(w.job.spec());
   if (!plugins.ok()) {
     SetProblem(w, "PluginError", std::string(MessageOf(plugins.status())));
     return plugins.status();
   }
   for (const auto& p : *plugins) {
-    absl::StatusOr<std::vector<json::Document>> objects = p->OnJobUpdate(w.view);
+    absl::StatusOr<std::vector<json::Document>> objects = p->OnJobUpdate(w.job);
     if (!objects.ok()) return objects.status();
     for (json::Document& o : *objects) {
       const client::ResourceRef ref =
           ResourceOf(StringAt(o, {"apiVersion"}), StringAt(o, {"kind"}));
       const std::string name(StringAt(o, {"metadata", "name"}));
-      absl::StatusOr<json::Document> existing = client_->Get(ref, w.view.namespace_name, name);
+      absl::StatusOr<json::Document> existing = client_->Get(ref, w.job.namespace_name(), name);
       if (absl::IsNotFound(existing.status())) {
         absl::StatusOr<json::Document> r =
-            client_->Create(ref, w.view.namespace_name, json::Serialize(o));
+            client_->Create(ref, w.job.namespace_name(), json::Serialize(o));
         if (!r.ok() && !absl::IsAlreadyExists(r.status())) return r.status();
         continue;
       }
@@ -1011,19 +1021,19 @@ absl::Status JobReconciler::RunPluginsOnJobUpdate(Work& w) {
 }
 
 absl::Status JobReconciler::RunPluginsOnJobDelete(Work& w) {
-  if (w.view.spec.plugins.empty()) return absl::OkStatus();
+  if (w.job.spec().plugins.empty()) return absl::OkStatus();
   absl::StatusOr<std::vector<std::unique_ptr<JobPlugin>>> plugins =
-      plugins_.CreatePlugins(w.view.spec);
+      plugins_.CreatePlugins(w.job.spec());
   if (!plugins.ok()) return absl::OkStatus();  // nothing of theirs was created
   for (const auto& p : *plugins) {
     const std::string key = ControlledResourceKey(p->Name());
-    if (w.view.controlled_resources.count(key) == 0) continue;
-    for (const ObjectRef& ref : p->OnJobDelete(w.view)) {
+    if (w.controlled.count(key) == 0) continue;
+    for (const ObjectRef& ref : p->OnJobDelete(w.job)) {
       absl::Status s =
           client_->Delete(ResourceOf(ref.api_version, ref.kind), ref.namespace_name, ref.name);
       if (!s.ok() && !absl::IsNotFound(s)) return s;
     }
-    w.view.controlled_resources.erase(key);
+    w.controlled.erase(key);
   }
   w.memory->plugins_updated_generation = -1;
   return absl::OkStatus();
@@ -1034,8 +1044,8 @@ absl::Status JobReconciler::WriteStatus(Work& w, JobPhase next, const JobCounts&
   StatusUpdate update;
   update.phase = next;
   update.counts = counts;
-  update.spec_min_available = w.view.spec.min_available;
-  update.controlled_resources = w.view.controlled_resources;
+  update.spec_min_available = w.job.spec().min_available;
+  update.controlled_resources = w.controlled;
   update.reason = w.problem_reason;
   update.message = w.problem_message;
   if (kill_path) update.creation_timestamp = w.job.creation_timestamp();
@@ -1047,28 +1057,30 @@ absl::Status JobReconciler::WriteStatus(Work& w, JobPhase next, const JobCounts&
   absl::StatusOr<json::Document> written;
   for (int attempt = 0;; ++attempt) {
     target.SetStatus(*status);
-    written = client_->UpdateStatus(client::VolcanoJobs(), target.ToJson());
+    written = client_->UpdateStatus(client::VolcanoJobs(), target.namespace_name(), target.name(),
+                                    target.ToJson());
     if (written.ok() || !client::IsConflict(written.status()) || attempt >= 4) break;
     // We are the only writer of the status; a conflict means the spec or metadata moved (or
     // our view lagged): put our status on the current object.
-    BASALT_ASSIGN_OR_RETURN(json::Document fresh, client_->Get(client::VolcanoJobs(),
-                                                               w.view.namespace_name, w.view.name));
-    BASALT_ASSIGN_OR_RETURN(api::Object fresh_obj, api::Object::FromDocument(std::move(fresh)));
-    BASALT_ASSIGN_OR_RETURN(target, api::Job::FromObject(std::move(fresh_obj)));
-    if (target.uid() != w.view.uid) return absl::NotFoundError("the job was replaced");
+    BASALT_ASSIGN_OR_RETURN(
+        json::Document fresh,
+        client_->Get(client::VolcanoJobs(), w.job.namespace_name(), w.job.name()));
+    std::string spec_problem;
+    BASALT_ASSIGN_OR_RETURN(target, DecodeJob(fresh, &spec_problem));
+    if (target.uid() != w.job.uid()) return absl::NotFoundError("the job was replaced");
   }
   if (!written.ok()) return written.status();
   if (std::string_view(w.job.status().state.phase) != JobPhaseName(next)) {
     BASALT_VLOG(1, "Job phase changed", "job", w.key, "from", w.job.status().state.phase, "to",
                 JobPhaseName(next));
   }
+  // The Job is now what we sent at the version the API server gave it: no second decode. The
+  // written document is what the next visit starts from while the cache lags.
   auto shared = std::make_shared<json::Document>(std::move(*written));
   w.memory->last_written_rv = std::string(StringAt(*shared, {"metadata", "resourceVersion"}));
   w.memory->last_written = shared;
-  BASALT_ASSIGN_OR_RETURN(api::Object obj, api::Object::CopyOf(*shared));
-  BASALT_ASSIGN_OR_RETURN(w.job, api::Job::FromObject(std::move(obj)));
-  std::string spec_problem;
-  BASALT_ASSIGN_OR_RETURN(w.view, ParseJobLeniently(w.job, &spec_problem));
+  target.SetResourceVersion(w.memory->last_written_rv);
+  SetJob(w, std::move(target));
   return absl::OkStatus();
 }
 

@@ -49,7 +49,8 @@
 #include "common/informer/store.h"
 #include "common/util/clock.h"
 #include "controllers/app/reconcile_loop.h"
-#include "controllers/job/job.h"
+#include "controllers/job/controller/job_index.h"
+#include "controllers/job/model.h"
 #include "controllers/job/plugins/registry.h"
 #include "controllers/job/policy/delayed_actions.h"
 #include "controllers/job/policy/policy.h"
@@ -57,10 +58,6 @@
 #include "controllers/job/validate/validate.h"
 
 namespace basalt::controllers {
-
-// Index of the pods store: "namespace/<volcano.sh/job-name annotation>".
-inline constexpr char kPodsByJobIndex[] = "job";
-informer::IndexFunc PodsByJobIndexFunc();
 
 // A recorded request plus what it needs beyond the pure JobRequest.
 struct QueuedRequest {
@@ -122,6 +119,8 @@ class JobReconciler {
   struct Work;
 
   std::shared_ptr<JobMemory> MemoryFor(const std::string& key);
+  // Makes `job` the visit's Job (counts and controlled resources from its status).
+  static void SetJob(Work& w, api::Job job);
   ReconcileResult Visit(Work& w);
   // Records why the job cannot progress (status.state.reason/message, Warning event).
   void SetProblem(Work& w, std::string_view reason, std::string message);
