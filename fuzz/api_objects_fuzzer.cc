@@ -86,7 +86,7 @@ void FuzzJob(std::string_view text) {
   ReadMeta(*job);
   for (size_t i = 0; i < job->spec().tasks.size() + 1; ++i) (void)job->TaskTemplate(i);
   for (const auto& t : job->spec().tasks) (void)job->FindTask(t.name);
-  (void)job->spec().MaxRetryOrDefault();
+  (void)job->spec().TotalReplicas();
   api::Job again = Reparse(*job, "Job");
   FUZZ_CHECK(again.spec().tasks.size() == job->spec().tasks.size(), "Job tasks changed");
   api::Job copy = *job;

@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "common/api/codec.h"
+#include "common/util/duration.h"
 #include "common/util/status.h"
 #include "fmt/format.h"
 
@@ -15,13 +16,50 @@ std::vector<LifecyclePolicy> DecodePolicies(FieldReader& r) {
   for (FieldReader& p : r.Elements("policies")) {
     LifecyclePolicy policy;
     policy.action = p.String("action");
-    policy.event = p.String("event");
-    policy.events = p.StringList("events");
+    auto add_event = [&](std::string_view name) {
+      if (std::optional<JobEvent> e = ParseEvent(name); e && *e != JobEvent::kNone) {
+        policy.events.push_back(*e);
+      }
+    };
+    add_event(p.String("event"));
+    for (const std::string& e : p.StringList("events")) add_event(e);
     policy.exit_code = p.OptInt32("exitCode");
-    policy.timeout = p.String("timeout");
+    if (std::optional<std::string> t = p.OptString("timeout")) {
+      absl::StatusOr<std::chrono::nanoseconds> d = ParseGoDuration(*t);
+      if (d.ok()) {
+        policy.timeout = std::chrono::round<std::chrono::milliseconds>(*d);
+      } else {
+        p.Fail("timeout", MessageOf(d.status()));
+      }
+    }
     out.push_back(std::move(policy));
   }
   return out;
+}
+
+std::optional<NetworkTopology> DecodeNetworkTopology(FieldReader& r) {
+  if (r.ObjectAt("networkTopology") == nullptr) return std::nullopt;
+  FieldReader n = r.Child("networkTopology");
+  NetworkTopology t;
+  if (std::optional<std::string> mode = n.OptString("mode")) t.mode = *mode;
+  t.highest_tier_allowed = n.OptInt32("highestTierAllowed");
+  t.highest_tier_name = n.String("highestTierName");
+  return t;
+}
+
+// A deep copy of `v` as a document of its own (an empty object for null).
+std::shared_ptr<const json::Document> CopyDocument(const json::Value* v) {
+  auto doc = std::make_shared<json::Document>();
+  if (v != nullptr) {
+    doc->CopyFrom(*v, doc->GetAllocator());
+  } else {
+    doc->SetObject();
+  }
+  return doc;
+}
+
+int32_t Saturate(int64_t v) {
+  return static_cast<int32_t>(std::clamp<int64_t>(v, INT32_MIN, INT32_MAX));
 }
 
 void WriteOptCounter(json::Value& obj, std::string_view key, int32_t v, json::Allocator& a) {
@@ -53,7 +91,8 @@ absl::Status Job::Decode() {
   spec_.scheduler_name = spec.String("schedulerName");
   spec_.min_available = spec.Int32("minAvailable");
   spec_.queue = spec.String("queue");
-  spec_.max_retry = spec.OptInt32("maxRetry");
+  if (spec_.queue.empty()) spec_.queue = std::string(kDefaultQueue);
+  spec_.max_retry = spec.Int32("maxRetry", 3);
   spec_.ttl_seconds_after_finished = spec.OptInt32("ttlSecondsAfterFinished");
   spec_.priority_class_name = spec.String("priorityClassName");
   spec_.min_success = spec.OptInt32("minSuccess");
@@ -71,19 +110,31 @@ absl::Status Job::Decode() {
     task.name = t.String("name");
     task.replicas = t.Int32("replicas");
     task.min_available = t.OptInt32("minAvailable");
-    t.ObjectAt("template");
-    task.template_json = t.Raw("template");
+    task.pod_template = CopyDocument(t.ObjectAt("template"));
     task.policies = DecodePolicies(t);
     if (t.ObjectAt("dependsOn") != nullptr) {
       FieldReader d = t.Child("dependsOn");
       task.depends_on = DependsOn{d.StringList("name"), d.String("iteration")};
     }
-    task.max_retry = t.OptInt32("maxRetry");
+    if (t.ObjectAt("partitionPolicy") != nullptr) {
+      FieldReader pp = t.Child("partitionPolicy");
+      task.partition_policy =
+          PartitionPolicy{pp.Int32("totalPartitions"), pp.Int32("partitionSize"),
+                          pp.Int32("minPartitions"), DecodeNetworkTopology(pp)};
+    }
+    task.max_retry = t.Int32("maxRetry");
     task.topology_policy = t.String("topologyPolicy");
     spec_.tasks.push_back(std::move(task));
   }
-  spec_.volumes_json = spec.Raw("volumes");
-  spec_.network_topology_json = spec.Raw("networkTopology");
+  for (FieldReader& v : spec.Elements("volumes")) {
+    JobVolume vol;
+    vol.mount_path = v.String("mountPath");
+    vol.volume_claim_name = v.String("volumeClaimName");
+    if (const json::Value* claim = v.ObjectAt("volumeClaim"))
+      vol.volume_claim = CopyDocument(claim);
+    spec_.volumes.push_back(std::move(vol));
+  }
+  spec_.network_topology = DecodeNetworkTopology(spec);
   spec_.running_estimate = spec.String("runningEstimate");
 
   FieldReader status = root.Child("status");
@@ -132,8 +183,28 @@ const json::Value* Job::TaskTemplate(size_t index) const {
   return json::Find((*tasks)[static_cast<rapidjson::SizeType>(index)], "template");
 }
 
-const TaskSpec* Job::FindTask(std::string_view name) const {
-  for (const TaskSpec& t : spec_.tasks) {
+const TaskSpec* Job::FindTask(std::string_view name) const { return spec_.FindTask(name); }
+
+std::string_view TaskSpec::TemplateSpecString(std::string_view key) const {
+  if (pod_template == nullptr) return {};
+  const json::Value* spec = json::Find(*pod_template, "spec");
+  return spec == nullptr ? std::string_view() : json::GetString(*spec, key);
+}
+
+int32_t JobSpec::TotalReplicas() const {
+  int64_t total = 0;
+  for (const TaskSpec& t : tasks) total += t.replicas;
+  return Saturate(total);
+}
+
+int32_t JobSpec::TotalTaskMinAvailable() const {
+  int64_t total = 0;
+  for (const TaskSpec& t : tasks) total += t.min_available.value_or(t.replicas);
+  return Saturate(total);
+}
+
+const TaskSpec* JobSpec::FindTask(std::string_view name) const {
+  for (const TaskSpec& t : tasks) {
     if (t.name == name) return &t;
   }
   return nullptr;
@@ -204,13 +275,10 @@ std::optional<TaskReplicaCounts> FindTaskReplicaCounts(const json::Value& job,
                                                        std::string_view task) {
   const json::Value* tasks = json::FindPath(job, {"spec", "tasks"});
   if (tasks == nullptr || !tasks->IsArray()) return std::nullopt;
-  auto clamp = [](int64_t v) {
-    return static_cast<int32_t>(std::clamp<int64_t>(v, INT32_MIN, INT32_MAX));
-  };
   for (const json::Value& t : tasks->GetArray()) {
     if (!t.IsObject() || json::GetString(t, "name") != task) continue;
-    return TaskReplicaCounts{clamp(json::GetInt(t, "replicas", 0)),
-                             clamp(json::GetInt(t, "maxRetry", 0))};
+    return TaskReplicaCounts{Saturate(json::GetInt(t, "replicas", 0)),
+                             Saturate(json::GetInt(t, "maxRetry", 0))};
   }
   return std::nullopt;
 }

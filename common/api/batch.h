@@ -2,12 +2,19 @@
 // Typed views of Volcano's batch.volcano.sh/v1alpha1 Job and bus.volcano.sh/v1alpha1 Command
 // (field names and meaning per volcano-reference/api-controllers-webhook.md §1.1 and §1.5).
 //
-// As in core.h: the raw document is kept whole (pod templates stay raw JSON), the structs are
-// decoded at parse time, and errors name the object and field path. Decoding applies no
-// defaults except where noted; the webhook owns defaulting. Thread-compatible.
+// This is the one model of a Job: the webhook's vocabulary (vocabulary.h) names its events,
+// actions and plugins, the job controller's state machine, policies, pods and plugins read
+// these structs, decoded once per reconcile. As in core.h: the raw document is kept whole
+// (unknown fields survive every write; pod templates stay JSON, shared immutable documents),
+// the structs are decoded at parse time, and errors name the object and field path (a policy
+// timeout that is not a Go duration is an error too). Decoding applies no defaults except the
+// CRD's where noted (queue, maxRetry); the webhook owns defaulting. Thread-compatible; the
+// shared templates are immutable and may be read from any thread.
 
+#include <chrono>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -20,51 +27,97 @@
 
 namespace basalt::api {
 
-// LifecyclePolicy: `event` / `events` / `exitCode` trigger `action` after `timeout`.
+// One entry of spec.policies or spec.tasks[].policies: `event` / `events` / `exitCode`
+// trigger `action` after `timeout`.
 struct LifecyclePolicy {
-  std::string action;
-  std::string event;
-  std::vector<std::string> events;
+  std::string action;            // as written; ParseAction gives the Action
+  std::vector<JobEvent> events;  // `event` then `events[]`, names ParseEvent does not know and
+                                 // "" left out
   std::optional<int32_t> exit_code;
-  std::string timeout;  // a Go duration string ("10m"), "" if absent
+  std::optional<std::chrono::milliseconds> timeout;  // a Go duration in the document
 
   friend bool operator==(const LifecyclePolicy&, const LifecyclePolicy&) = default;
 };
 
+// spec.tasks[].dependsOn.
 struct DependsOn {
-  std::vector<std::string> name;
-  std::string iteration;  // "any" or "all"
+  std::vector<std::string> names;  // `name`
+  std::string iteration;           // "any" | "all" ("" = all)
 
   friend bool operator==(const DependsOn&, const DependsOn&) = default;
 };
 
+// spec.networkTopology (and the same object in a task's partitionPolicy).
+struct NetworkTopology {
+  std::string mode = "hard";  // "hard" | "soft"
+  std::optional<int32_t> highest_tier_allowed;
+  std::string highest_tier_name;
+
+  friend bool operator==(const NetworkTopology&, const NetworkTopology&) = default;
+};
+
+// spec.tasks[].partitionPolicy: the task's replicas split into totalPartitions partitions of
+// partitionSize pods, placed as units.
+struct PartitionPolicy {
+  int32_t total_partitions = 0;
+  int32_t partition_size = 0;
+  int32_t min_partitions = 0;
+  std::optional<NetworkTopology> network_topology;
+
+  friend bool operator==(const PartitionPolicy&, const PartitionPolicy&) = default;
+};
+
+// One job volume (spec.volumes[]).
+struct JobVolume {
+  std::string mount_path;
+  // Given by the user, or generated and written back by the controller (volumeClaim set).
+  std::string volume_claim_name;
+  // spec.volumes[].volumeClaim (a PersistentVolumeClaimSpec), null when absent: the controller
+  // creates a PVC from it. Shared and immutable, like pod templates.
+  std::shared_ptr<const json::Document> volume_claim{};
+};
+
+// One entry of spec.tasks.
 struct TaskSpec {
   std::string name;
   int32_t replicas = 0;
   std::optional<int32_t> min_available;
-  std::string template_json;  // the PodTemplateSpec as compact JSON ("" if absent)
+  int32_t max_retry = 0;  // 0 when unset (the webhook defaults it)
+  std::string topology_policy;
   std::vector<LifecyclePolicy> policies;
   std::optional<DependsOn> depends_on;
-  std::optional<int32_t> max_retry;
-  std::string topology_policy;
+  std::optional<PartitionPolicy> partition_policy;
+  // The PodTemplateSpec ({"metadata":..., "spec":...}) copied out of the document once per
+  // decode; an empty object when absent, never null. Shared by every copy of the Job (copies
+  // go into plugins and pods) and never mutated: pods are built from copies of it.
+  std::shared_ptr<const json::Document> pod_template;
+
+  // template.spec.<key> as a string ("" when absent): hostname, subdomain, priorityClassName.
+  std::string_view TemplateSpecString(std::string_view key) const;
 };
 
 struct JobSpec {
   std::string scheduler_name;
   int32_t min_available = 0;
-  std::string queue;
-  std::optional<int32_t> max_retry;  // CRD default 3; see MaxRetryOrDefault()
+  std::string queue = std::string(kDefaultQueue);  // "" in the document reads as "default"
+  int32_t max_retry = 3;                           // the CRD default when absent
   std::optional<int32_t> ttl_seconds_after_finished;
   std::string priority_class_name;
   std::optional<int32_t> min_success;
+  // plugin name -> arguments, as in spec.plugins (map order = name order).
   std::map<std::string, std::vector<std::string>> plugins;
   std::vector<LifecyclePolicy> policies;
   std::vector<TaskSpec> tasks;
-  std::string volumes_json;           // spec.volumes as compact JSON ("" if absent)
-  std::string network_topology_json;  // spec.networkTopology as compact JSON
+  std::vector<JobVolume> volumes;
+  std::optional<NetworkTopology> network_topology;
   std::string running_estimate;
 
-  int32_t MaxRetryOrDefault() const { return max_retry.value_or(3); }
+  // Σ tasks[].replicas (saturating at INT32_MAX).
+  int32_t TotalReplicas() const;
+  // Σ tasks[].minAvailable, a task without minAvailable counting its replicas.
+  int32_t TotalTaskMinAvailable() const;
+  // The task named `name`, or null.
+  const TaskSpec* FindTask(std::string_view name) const;
 };
 
 struct JobState {
@@ -106,11 +159,17 @@ struct JobStatus {
 
 class Job : public Object {
  public:
+  // An empty Job ({}): no spec, no status.
+  Job() = default;
   static absl::StatusOr<Job> Parse(std::string_view json_text);
   static absl::StatusOr<Job> FromObject(Object obj);
 
   const JobSpec& spec() const { return spec_; }
   const JobStatus& status() const { return status_; }
+  // status.state.phase as a JobPhase ("" and unknown names read as Pending).
+  JobPhase phase() const { return ParseJobPhase(status_.state.phase); }
+  // The job has been initiated: status.state.phase is set and not Pending.
+  bool Initiated() const { return !status_.state.phase.empty() && phase() != JobPhase::kPending; }
   // The template of task `index` inside the document (null if absent or out of range).
   const json::Value* TaskTemplate(size_t index) const;
   // The task named `name`, or null.

@@ -458,9 +458,16 @@ absl::StatusOr<json::Document> Client::Update(const ResourceRef& ref, std::strin
 
 absl::StatusOr<json::Document> Client::UpdateStatus(const ResourceRef& ref, std::string_view body) {
   BASALT_ASSIGN_OR_RETURN(ObjectKey key, KeyFromBody(ref, body));
+  return UpdateStatus(ref, key.ns, key.name, body);
+}
+
+absl::StatusOr<json::Document> Client::UpdateStatus(const ResourceRef& ref, std::string_view ns,
+                                                    std::string_view name, std::string_view body) {
+  BASALT_RETURN_IF_ERROR(CheckNamespace(ref, ns, true));
+  BASALT_RETURN_IF_ERROR(CheckName("name", name));
   Request request;
   request.verb = "PUT";
-  request.path = ResourcePath(ref, key.ns, key.name, "status");
+  request.path = ResourcePath(ref, ns, name, "status");
   request.body = std::string(body);
   return DoObject(std::move(request));
 }

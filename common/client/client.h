@@ -115,6 +115,9 @@ class Client {
   absl::StatusOr<json::Document> Update(const ResourceRef& ref, std::string_view body);
   // PUT to the status subresource (spec changes in `body` are ignored by the server).
   absl::StatusOr<json::Document> UpdateStatus(const ResourceRef& ref, std::string_view body);
+  // The same for a caller that knows the object's namespace and name (the body is not parsed).
+  absl::StatusOr<json::Document> UpdateStatus(const ResourceRef& ref, std::string_view ns,
+                                              std::string_view name, std::string_view body);
   absl::StatusOr<json::Document> Patch(const ResourceRef& ref, std::string_view ns,
                                        std::string_view name, PatchType type,
                                        std::string_view patch, std::string_view subresource = {});

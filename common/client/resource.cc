@@ -1,5 +1,7 @@
 #include "common/client/resource.h"
 
+#include <cctype>
+
 #include "fmt/format.h"
 
 namespace basalt::client {
@@ -48,6 +50,34 @@ ResourceRef PodGroups() {
   return Make("scheduling.volcano.sh", "v1beta1", "podgroups", true, "PodGroup");
 }
 ResourceRef Commands() { return Make("bus.volcano.sh", "v1alpha1", "commands", true, "Command"); }
+
+ResourceRef ResourceForKind(std::string_view api_version, std::string_view kind, bool namespaced) {
+  ResourceRef r;
+  const size_t slash = api_version.find('/');
+  if (slash == std::string_view::npos) {
+    r.version = std::string(api_version);
+  } else {
+    r.group = std::string(api_version.substr(0, slash));
+    r.version = std::string(api_version.substr(slash + 1));
+  }
+  std::string plural;
+  plural.reserve(kind.size() + 3);
+  for (char c : kind) plural += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (plural.empty()) {
+    // No kind: no resource either.
+  } else if (plural.back() == 'y') {
+    plural.back() = 'i';
+    plural += "es";
+  } else if (plural.back() == 's') {
+    plural += "es";
+  } else {
+    plural += 's';
+  }
+  r.resource = std::move(plural);
+  r.kind = std::string(kind);
+  r.namespaced = namespaced;
+  return r;
+}
 
 std::string UrlEncode(std::string_view s) {
   static constexpr char kHex[] = "0123456789ABCDEF";

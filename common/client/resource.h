@@ -46,6 +46,13 @@ ResourceRef Queues();                     // scheduling.volcano.sh/v1beta1, clus
 ResourceRef PodGroups();                  // scheduling.volcano.sh/v1beta1
 ResourceRef Commands();                   // bus.volcano.sh/v1alpha1
 
+// The resource of objects of `kind` in `api_version` ("v1", "networking.k8s.io/v1"), such as
+// the objects job plugins create: the plural is the lower-cased kind with English rules
+// (Service -> services, NetworkPolicy -> networkpolicies, Ingress -> ingresses), as the
+// API server's default REST mapper derives it.
+ResourceRef ResourceForKind(std::string_view api_version, std::string_view kind,
+                            bool namespaced = true);
+
 // Percent-encodes everything but RFC 3986 unreserved characters.
 std::string UrlEncode(std::string_view s);
 

@@ -9,7 +9,7 @@
 #include "common/api/vocabulary.h"
 #include "common/util/log.h"
 #include "common/util/status.h"
-#include "controllers/job/controller/job_reconciler.h"
+#include "controllers/job/controller/job_index.h"
 #include "controllers/job/pods/pod_group.h"
 #include "fmt/format.h"
 

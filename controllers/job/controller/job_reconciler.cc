@@ -1,7 +1,6 @@
 #include "controllers/job/controller/job_reconciler.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cctype>
 #include <charconv>
 #include <utility>
@@ -12,7 +11,6 @@
 #include "common/client/errors.h"
 #include "common/util/log.h"
 #include "common/util/status.h"
-#include "controllers/app/controller.h"
 #include "controllers/job/pods/pod_group.h"
 #include "controllers/job/pods/pods.h"
 #include "controllers/job/state/state.h"
@@ -24,16 +22,8 @@ namespace basalt::controllers {
 
 namespace {
 
-constexpr auto kCreatedExpectation = std::chrono::seconds(60);
-constexpr auto kOwnDeletionMemory = std::chrono::minutes(30);
 // How soon a job whose sync left missing pods for later (PodSyncPlan::more_missing) comes back.
 constexpr auto kMorePodsRequeue = std::chrono::milliseconds(1);
-
-absl::Status NotAttempted() { return absl::CancelledError("not attempted"); }
-
-std::string JobKey(std::string_view ns, std::string_view name) {
-  return fmt::format("{}/{}", ns, name);
-}
 
 std::optional<uint64_t> NumericVersion(std::string_view rv) {
   uint64_t v = 0;
@@ -52,73 +42,10 @@ bool AtLeastAsNew(std::string_view a, std::string_view b) {
 
 std::string_view StringAt(const json::Value& v, std::initializer_list<std::string_view> path) {
   const json::Value* p = json::FindPath(v, path);
-  return p != nullptr ? json::AsView(*p) : std::string_view();
-}
-
-// The REST resource of a namespaced object a job plugin owns.
-client::ResourceRef ResourceOf(std::string_view api_version, std::string_view kind) {
-  client::ResourceRef r;
-  const size_t slash = api_version.find('/');
-  if (slash == std::string_view::npos) {
-    r.version = std::string(api_version);
-  } else {
-    r.group = std::string(api_version.substr(0, slash));
-    r.version = std::string(api_version.substr(slash + 1));
-  }
-  std::string plural;
-  for (char c : kind) plural += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  if (!plural.empty() && plural.back() == 'y') {
-    plural.back() = 'i';
-    plural += "es";
-  } else if (!plural.empty() && plural.back() == 's') {
-    plural += "es";
-  } else {
-    plural += 's';
-  }
-  r.resource = plural;
-  r.kind = std::string(kind);
-  r.namespaced = true;
-  return r;
-}
-
-// Whether every member of `want` is present and equal in `have` (objects compared member by
-// member, so fields the API server defaulted in `have` do not count as differences).
-bool IsSubset(const json::Value& want, const json::Value& have) {
-  if (want.IsObject()) {
-    if (!have.IsObject()) return false;
-    for (auto it = want.MemberBegin(); it != want.MemberEnd(); ++it) {
-      const json::Value* h = json::Find(have, json::AsView(it->name));
-      if (h == nullptr || !IsSubset(it->value, *h)) return false;
-    }
-    return true;
-  }
-  return want == have;
-}
-
-// The JobView of `job`. Only the spec can fail to parse (e.g. a policy timeout that is not a
-// duration; the CRD schema has checked the types): then `spec_problem` says why and the view
-// has an empty spec, the rest of the Job being still usable.
-absl::StatusOr<JobView> ParseJobLeniently(const api::Job& job, std::string* spec_problem) {
-  absl::StatusOr<JobView> parsed = JobViewFromApi(job);
-  if (parsed.ok()) return parsed;
-  *spec_problem = fmt::format("spec: {}", MessageOf(parsed.status()));
-  json::Document without_spec;
-  without_spec.CopyFrom(job.doc(), without_spec.GetAllocator());
-  json::Remove(without_spec, "spec");
-  return ParseJob(without_spec);
+  return p != nullptr && p->IsString() ? json::AsView(*p) : std::string_view();
 }
 
 }  // namespace
-
-informer::IndexFunc PodsByJobIndexFunc() {
-  return informer::IndexBy<json::Document>([](const json::Document& pod) {
-    std::vector<std::string> out;
-    std::string_view job = StringAt(pod, {"metadata", "annotations", api::kJobNameKey});
-    if (job.empty()) return out;
-    out.push_back(JobKey(StringAt(pod, {"metadata", "namespace"}), job));
-    return out;
-  });
-}
 
 // What the reconciler remembers about one job between visits.
 struct JobReconciler::JobMemory {
@@ -127,32 +54,39 @@ struct JobReconciler::JobMemory {
 
   std::string job_uid;  // the Job the rest is about
   DelayedActions delayed;
-  std::shared_ptr<const json::Document> last_written;  // the Job as our last status write left it
+  std::shared_ptr<const json::Document> last_written;  // the Job as our last write left it
   std::string last_written_rv;
-  std::set<std::string> deleted_pod_groups;              // UIDs
-  std::map<std::string, Clock::TimePoint> created_pods;  // name -> created at
-  std::map<std::string, std::string> deleted_pods;       // name -> UID
+  PodExpectations pods;
+  PodGroupMemory pod_group;
   int64_t plugins_updated_generation = -1;
-  // UID of the job's PodGroup as last seen or created ("" after we deleted it): a PodGroup
-  // that disappears otherwise was deleted by someone else.
-  std::string pod_group_uid;
   std::string last_action;  // the action of the last Execute, for the retry-limit event
 };
 
-// One visit: the Job as currently known, re-parsed after each status write.
+// One visit: the Job decoded once, then replaced by what each write left.
 struct JobReconciler::Work {
   std::string key;
   std::shared_ptr<JobMemory> memory;
   api::Job job;
-  JobView view;
+  // CountsFromApi(job.status()): the counts the phase table starts from.
+  JobCounts counts{};
+  // status.controlledResources as this visit has changed it so far (plugins, PVCs).
+  std::map<std::string, std::string> controlled{};
+  // The job's plugins, created from the spec once per visit (on first use).
+  std::optional<absl::StatusOr<std::vector<std::unique_ptr<JobPlugin>>>> plugins{};
   // Why the job cannot progress (status.state.reason and message); empty when nothing is wrong.
   std::string problem_reason{};
   std::string problem_message{};
-  // The spec has problems (ValidateJobSpec, or it does not parse): the sync creates nothing.
+  // The spec has problems (ValidateJobSpec, or it does not decode): the sync creates nothing.
   bool spec_invalid = false;
   // The sync created what one visit may and more pods are missing: come back right away.
   bool more_pods_to_create = false;
 };
+
+void JobReconciler::SetJob(Work& w, api::Job job) {
+  w.job = std::move(job);
+  w.counts = CountsFromApi(w.job.status());
+  w.controlled = w.job.status().controlled_resources;
+}
 
 JobReconciler::JobReconciler(client::Client* client, JobListers listers,
                              JobReconcilerOptions options)
@@ -160,7 +94,13 @@ JobReconciler::JobReconciler(client::Client* client, JobListers listers,
       listers_(listers),
       options_(options),
       clock_(options.clock != nullptr ? options.clock : Clock::Real()),
-      plugins_(NewJobPluginRegistry()) {}
+      plugins_(NewJobPluginRegistry()),
+      pool_(options.pod_concurrency),
+      pod_control_(client, &pool_, PodControl::Options{clock_, options.pod_concurrency}),
+      pod_group_control_(client, listers.pod_groups),
+      volume_control_(client),
+      plugin_objects_(client),
+      status_writer_(client) {}
 
 std::shared_ptr<JobReconciler::JobMemory> JobReconciler::MemoryFor(const std::string& key) {
   std::lock_guard<std::mutex> l(mu_);
@@ -195,19 +135,7 @@ size_t JobReconciler::PendingRequests(const std::string& key) const {
 }
 
 bool JobReconciler::DeletedByController(const std::string& uid) const {
-  std::lock_guard<std::mutex> l(mu_);
-  return own_deletions_.count(uid) > 0;
-}
-
-void JobReconciler::RememberOwnDeletion(const std::string& uid) {
-  const Clock::TimePoint now = clock_->Now();
-  std::lock_guard<std::mutex> l(mu_);
-  own_deletions_[uid] = now;
-  if (++own_deletions_since_prune_ >= 1024) {
-    own_deletions_since_prune_ = 0;
-    std::erase_if(own_deletions_,
-                  [&](const auto& kv) { return now - kv.second > kOwnDeletionMemory; });
-  }
+  return pod_control_.DeletedByController(uid);
 }
 
 void JobReconciler::RecordEvent(const Work& w, controller::EventType type, std::string_view reason,
@@ -219,46 +147,23 @@ std::vector<JobPodInfo> JobReconciler::PodsOf(const Work& w) const {
   std::vector<JobPodInfo> out;
   absl::StatusOr<std::vector<informer::Object>> objs =
       listers_.pods->ByIndex(kPodsByJobIndex, w.key);
-  if (!objs.ok()) return out;
-  for (const informer::Object& o : *objs) {
-    const json::Document* doc = o.TryAs<json::Document>();
-    if (doc == nullptr) continue;
-    std::optional<JobPodInfo> info = ReadJobPod(*doc);
-    if (!info || info->job_uid != w.view.uid) continue;
-    out.push_back(std::move(*info));
-  }
-  // Pods we deleted count as terminating until the cache sees them go; pods we created and the
-  // cache has not seen yet count as Pending.
-  JobMemory& m = *w.memory;
-  std::set<std::string> seen;
-  for (JobPodInfo& p : out) {
-    seen.insert(p.name);
-    auto d = m.deleted_pods.find(p.name);
-    if (d != m.deleted_pods.end() && d->second == p.uid) p.terminating = true;
-    m.created_pods.erase(p.name);
-  }
-  std::erase_if(m.deleted_pods, [&](const auto& kv) { return seen.count(kv.first) == 0; });
-  const Clock::TimePoint now = clock_->Now();
-  for (auto it = m.created_pods.begin(); it != m.created_pods.end();) {
-    if (now - it->second > kCreatedExpectation) {
-      it = m.created_pods.erase(it);
-      continue;
+  if (objs.ok()) {
+    for (const informer::Object& o : *objs) {
+      const json::Document* doc = o.TryAs<json::Document>();
+      if (doc == nullptr) continue;
+      std::optional<JobPodInfo> info = ReadJobPod(*doc);
+      if (!info || info->job_uid != w.job.uid()) continue;
+      out.push_back(std::move(*info));
     }
-    JobPodInfo p;
-    p.name = it->first;
-    p.namespace_name = w.view.namespace_name;
-    p.job_name = w.view.name;
-    p.job_uid = w.view.uid;
-    p.phase = "Pending";
-    // The task is the one whose pod names match; names are <job>-<task>-<index>.
-    for (const TaskSpecView& t : w.view.spec.tasks) {
-      const std::string prefix = fmt::format("{}-{}-", w.view.name, t.name);
-      if (it->first.rfind(prefix, 0) == 0) p.task = t.name;
-    }
-    out.push_back(std::move(p));
-    ++it;
   }
+  w.memory->pods.Observe(w.job, clock_->Now(), out);
   return out;
+}
+
+const absl::StatusOr<std::vector<std::unique_ptr<JobPlugin>>>& JobReconciler::PluginsOf(
+    Work& w) const {
+  if (!w.plugins) w.plugins.emplace(plugins_.CreatePlugins(w.job.spec()));
+  return *w.plugins;
 }
 
 ReconcileResult JobReconciler::Reconcile(const std::string& key) {
@@ -287,29 +192,28 @@ ReconcileResult JobReconciler::Reconcile(const std::string& key) {
       doc = memory->last_written.get();
     }
   }
-  BASALT_ASSIGN_OR_RETURN(api::Object obj, api::Object::CopyOf(*doc));
-  BASALT_ASSIGN_OR_RETURN(api::Job job, api::Job::FromObject(std::move(obj)));
-  if (job.deletion_timestamp()) return std::optional<Clock::Duration>();
   std::string spec_problem;
-  BASALT_ASSIGN_OR_RETURN(JobView view, ParseJobLeniently(job, &spec_problem));
+  BASALT_ASSIGN_OR_RETURN(api::Job job, DecodeJob(*doc, &spec_problem));
+  if (job.deletion_timestamp()) return std::optional<Clock::Duration>();
   if (spec_problem.empty()) {
-    std::vector<std::string> problems = ValidateJobSpec(view.spec);
-    for (std::string& p : ValidateJobSize(view.spec, options_.max_job_pods)) {
+    std::vector<std::string> problems = ValidateJobSpec(job.spec());
+    for (std::string& p : ValidateJobSize(job.spec(), options_.max_job_pods)) {
       problems.push_back(std::move(p));
     }
     spec_problem = JoinProblems(problems);
   }
-  if (memory->job_uid != view.uid) {
+  if (memory->job_uid != job.uid()) {
     // A new Job under a name seen before: what was remembered about the old one is void
     // (e.g. its pods expected by name would hide the new Job's missing pods).
-    memory->job_uid = view.uid;
+    memory->job_uid = std::string(job.uid());
     memory->delayed = DelayedActions();
-    memory->created_pods.clear();
-    memory->deleted_pods.clear();
+    memory->pods.Clear();
     memory->plugins_updated_generation = -1;
-    memory->pod_group_uid.clear();
+    memory->pod_group.uid.clear();
   }
-  Work w{key, memory, std::move(job), std::move(view)};
+  Work w{key, memory, std::move(job)};
+  w.counts = CountsFromApi(w.job.status());
+  w.controlled = w.job.status().controlled_resources;
   if (!spec_problem.empty()) {
     w.spec_invalid = true;
     // Recorded when first seen (the status does not say it yet); the spec changes before the
@@ -327,7 +231,7 @@ ReconcileResult JobReconciler::Reconcile(const std::string& key) {
   if (!result.ok() && !w.problem_reason.empty()) {
     // The visit failed for a reason the user should see: say it in the status (the phase set
     // to Pending if the job had none yet), then retry with backoff.
-    absl::Status s = WriteStatus(w, w.view.phase(), w.view.status, /*kill_path=*/false);
+    absl::Status s = WriteStatus(w, w.job.phase(), w.counts, /*kill_path=*/false);
     if (!s.ok())
       BASALT_VLOG(2, "Cannot write the job's problem", "job", key, "error", MessageOf(s));
   }
@@ -382,7 +286,7 @@ ReconcileResult JobReconciler::Visit(Work& w) {
       if (consumed_commands_.count(q.command_uid) > 0) continue;
     }
     if (!q.pod_uid.empty()) memory->delayed.OnPodEvent(q.request, q.pod_uid);
-    ResolvedAction resolved = ResolvePolicy(w.view, q.request);
+    ResolvedAction resolved = ResolvePolicy(w.job, q.request);
     if (resolved.delay.count() > 0) {
       if (memory->delayed.Arm(q.request, q.pod_uid, q.partition, resolved, clock_->Now())) {
         RecordEvent(w, controller::EventType::kNormal, resolved.event_reason(),
@@ -405,7 +309,7 @@ ReconcileResult JobReconciler::Visit(Work& w) {
 
   for (DelayedAction& due : memory->delayed.TakeDue(clock_->Now())) {
     QueuedRequest q;
-    q.request.job_uid = w.view.uid;
+    q.request.job_uid = w.job.uid();
     q.request.task = due.task;
     q.request.pod = due.pod;
     q.request.event = due.event;
@@ -453,8 +357,8 @@ void JobReconciler::ConsumeCommand(const QueuedRequest& q) {
 
 absl::Status JobReconciler::Execute(Work& w, const ResolvedAction& resolved,
                                     const QueuedRequest& request) {
-  const JobPhase phase = w.view.phase();
-  const Plan plan = PlanAction(phase, resolved.action, w.view.spec, w.view.status);
+  const JobPhase phase = w.job.phase();
+  const Plan plan = PlanAction(phase, resolved.action, w.job.spec(), w.counts);
   const bool finished = IsFinishedPhase(phase) && plan.rule == PhaseRule::kKeep;
   if (resolved.action != Action::kSyncJob && !finished) {
     RecordEvent(w, controller::EventType::kNormal, resolved.event_reason(),
@@ -486,7 +390,7 @@ absl::Status JobReconciler::Execute(Work& w, const ResolvedAction& resolved,
   // An invalid spec moves nothing by itself: its sync created nothing to count.
   const JobPhase next = w.spec_invalid && plan.effect == PodEffect::kSync
                             ? phase
-                            : NextPhase(plan, phase, counts, w.view.spec);
+                            : NextPhase(plan, phase, counts, w.job.spec());
   BASALT_RETURN_IF_ERROR(WriteStatus(w, next, counts, kill_path));
   if (resolved.action != Action::kSyncJob) {
     w.memory->delayed.OnActionExecuted(resolved.action, request.request, request.partition);
@@ -495,21 +399,21 @@ absl::Status JobReconciler::Execute(Work& w, const ResolvedAction& resolved,
 }
 
 absl::StatusOr<JobCounts> JobReconciler::SyncJob(Work& w) {
-  const JobPhase phase = w.view.phase();
-  const bool initiating = w.view.phase_name.empty() || phase == JobPhase::kPending;
+  const JobPhase phase = w.job.phase();
+  const bool initiating = w.job.status().state.phase.empty() || phase == JobPhase::kPending;
   if (w.spec_invalid) {
     // Nothing is created from a spec the webhook would have rejected; existing pods are
     // counted (a running job whose spec was edited into an invalid one keeps its pods).
     std::vector<PodSnapshot> snapshots;
     for (const JobPodInfo& p : PodsOf(w)) snapshots.push_back(ToSnapshot(p));
-    return CountPods(snapshots, w.view.status);
+    return CountPods(snapshots, w.counts);
   }
-  if (initiating && listers_.queues != nullptr && !listers_.queues->Get(w.view.spec.queue)) {
+  if (initiating && listers_.queues != nullptr && !listers_.queues->Get(w.job.spec().queue)) {
     // As in Volcano, a job is not initiated into a queue that does not exist; the queue's
     // creation brings the job back (job controller's Queue handler).
     std::string message =
         fmt::format("queue \"{}\" does not exist: the job stays Pending until the queue is created",
-                    w.view.spec.queue);
+                    w.job.spec().queue);
     SetProblem(w, "QueueNotFound", message);
     return absl::FailedPreconditionError(message);
   }
@@ -533,111 +437,70 @@ absl::StatusOr<JobCounts> JobReconciler::SyncJob(Work& w) {
   for (const JobPodInfo& p : pods) snapshots.push_back(ToSnapshot(p));
   if (!api::IsPodGroupAdmitted(pg_phase)) {
     RecordPodGroupPending(w);
-    return CountPods(snapshots, w.view.status);
+    return CountPods(snapshots, w.counts);
   }
 
   // Decision 4: pods only once the PodGroup has been admitted.
-  PodSyncPlan plan = PlanPodSync(w.view, snapshots, [&](const TaskSpecView& task) {
-    return TaskDependenciesMet(w.view, task, snapshots);
+  PodSyncPlan plan = PlanPodSync(w.job, snapshots, [&](const api::TaskSpec& task) {
+    return TaskDependenciesMet(w.job, task, snapshots);
   });
 
-  absl::StatusOr<std::vector<std::unique_ptr<JobPlugin>>> plugins =
-      plugins_.CreatePlugins(w.view.spec);
+  const absl::StatusOr<std::vector<std::unique_ptr<JobPlugin>>>& plugins = PluginsOf(w);
   if (!plugins.ok()) {
     SetProblem(w, "PluginError", std::string(MessageOf(plugins.status())));
     return plugins.status();
   }
 
-  // Creation in slow-start batches (1, 2, 4, ... pods, as Kubernetes' ReplicaSet controller
-  // does): a template the API server rejects, a quota or an outage costs a few requests, not
-  // one per missing pod. A batch in which a create failed ends the visit's creations, except
-  // for 422 Invalid: that task's other pods would be rejected the same way and are skipped,
-  // while the other tasks carry on. Only plan.create (at most kMaxPodCreatesPerSync) is ever
-  // held; more_missing brings the job back for the rest.
-  std::vector<absl::Status> results(plan.create.size(), NotAttempted());
-  std::mutex rejected_mu;
-  std::set<std::string> rejected_tasks;
-  const absl::Status kSkipped = absl::CancelledError("skipped");
-  auto create_one = [&](size_t i) {
-    const auto& c = plan.create[i];
-    const TaskSpecView* task = w.view.spec.FindTask(c.task);
-    if (task == nullptr) {
-      results[i] = kSkipped;
-      return;
-    }
-    {
-      std::lock_guard<std::mutex> l(rejected_mu);
-      if (rejected_tasks.count(c.task) > 0) {
-        results[i] = kSkipped;
-        return;
-      }
-    }
-    absl::StatusOr<json::Document> pod = BuildPod(w.view, *task, c.index);
-    if (!pod.ok()) {
-      results[i] = pod.status();
-      return;
-    }
-    for (const auto& p : *plugins) {
-      if (absl::Status s = p->OnPodCreate(*pod, w.view, *task, c.index); !s.ok()) {
-        results[i] = s;
-        return;
-      }
-    }
-    absl::StatusOr<json::Document> created =
-        client_->Create(client::Pods(), w.view.namespace_name, json::Serialize(*pod));
-    if (!created.ok() && !absl::IsAlreadyExists(created.status())) {
-      results[i] = created.status();
-      if (client::IsInvalid(created.status())) {
-        std::lock_guard<std::mutex> l(rejected_mu);
-        rejected_tasks.insert(c.task);
-      }
-      return;
-    }
-    results[i] = absl::OkStatus();
-  };
-  bool stopped = false;
-  for (size_t begin = 0, batch = 1; begin < plan.create.size() && !stopped; batch *= 2) {
-    const size_t n = std::min(batch, plan.create.size() - begin);
-    ParallelFor(n, options_.pod_concurrency, [&](size_t k) { create_one(begin + k); });
-    for (size_t i = begin; i < begin + n; ++i) {
-      if (!results[i].ok() && !absl::IsCancelled(results[i]) && !client::IsInvalid(results[i])) {
-        stopped = true;
-      }
-    }
-    begin += n;
+  // Only plan.create (at most kMaxPodCreatesPerSync) is ever held; more_missing brings the job
+  // back for the rest.
+  std::vector<PodCreation> creations;
+  creations.reserve(plan.create.size());
+  for (const auto& c : plan.create) {
+    creations.push_back(PodCreation{MakePodName(w.job.name(), c.task, c.index), c.task, c.index});
   }
-  if (plan.more_missing && !stopped) w.more_pods_to_create = true;
+  const api::Job& job = w.job;
+  PodCreationResult created = pod_control_.CreatePods(
+      job.namespace_name(), creations,
+      [&](const PodCreation& c) -> absl::StatusOr<json::Document> {
+        const api::TaskSpec* task = job.spec().FindTask(c.task);
+        if (task == nullptr) return absl::CancelledError("skipped");
+        BASALT_ASSIGN_OR_RETURN(json::Document pod, BuildPod(job, *task, c.index));
+        for (const auto& p : *plugins) {
+          BASALT_RETURN_IF_ERROR(p->OnPodCreate(pod, job, *task, c.index));
+        }
+        return pod;
+      },
+      w.memory->pods);
+  if (plan.more_missing && !created.stopped) w.more_pods_to_create = true;
   absl::Status first_error;
   std::string first_error_pod;
-  int created = 0;
-  const Clock::TimePoint now = clock_->Now();
-  for (size_t i = 0; i < plan.create.size(); ++i) {
-    const auto& c = plan.create[i];
-    if (absl::IsCancelled(results[i])) continue;  // skipped or never attempted
-    const std::string name = MakePodName(w.view.name, c.task, c.index);
-    if (results[i].ok()) {
-      ++created;
-      w.memory->created_pods[name] = now;
+  int count = 0;
+  for (size_t i = 0; i < creations.size(); ++i) {
+    const PodCreation& c = creations[i];
+    const absl::Status& r = created.results[i];
+    if (absl::IsCancelled(r)) continue;  // skipped or never attempted
+    if (r.ok()) {
+      ++count;
       PodSnapshot s;
-      s.name = name;
+      s.name = c.name;
       s.task = c.task;
       s.phase = "Pending";
       snapshots.push_back(std::move(s));
     } else if (first_error.ok()) {
-      first_error = results[i];
-      first_error_pod = fmt::format("pod {} of task {}", name, c.task);
+      first_error = r;
+      first_error_pod = fmt::format("pod {} of task {}", c.name, c.task);
     }
   }
   if (!first_error.ok()) {
     SetProblem(w, "FailedCreate",
                fmt::format("Error creating {}: {}", first_error_pod, MessageOf(first_error)));
   }
-  if (created > 0) BASALT_VLOG(2, "Created pods", "job", w.key, "count", created);
+  if (count > 0) BASALT_VLOG(2, "Created pods", "job", w.key, "count", count);
 
   for (const std::string& name : plan.remove) {
     for (const JobPodInfo& p : pods) {
       if (p.name != name || p.terminating) continue;
-      absl::Status s = DeletePod(w, p);
+      absl::Status s = pod_control_.DeletePod(p, w.memory->pods);
       if (!s.ok()) {
         RecordEvent(w, controller::EventType::kWarning, "FailedDelete",
                     fmt::format("Error deleting pod {}: {}", name, MessageOf(s)));
@@ -650,51 +513,19 @@ absl::StatusOr<JobCounts> JobReconciler::SyncJob(Work& w) {
     }
   }
   if (!first_error.ok()) return first_error;
-  return CountPods(snapshots, w.view.status);
+  return CountPods(snapshots, w.counts);
 }
 
 void JobReconciler::RecordPodGroupPending(const Work& w) {
   // Why the gang waits, on the Job (kubectl describe vcjob): the newest True condition of the
   // PodGroup, unless it is Scheduled. The recorder aggregates repeats into one Event.
-  informer::Object pg = listers_.pod_groups->Get(JobKey(w.view.namespace_name, w.view.name));
-  if (!pg) return;
-  const json::Value* conditions = json::FindPath(pg.doc(), {"status", "conditions"});
-  if (conditions == nullptr || !conditions->IsArray()) return;
-  const json::Value* newest = nullptr;
-  std::string_view newest_time;
-  for (const auto& c : conditions->GetArray()) {
-    if (json::GetString(c, "status") != "True") continue;
-    std::string_view t = json::GetString(c, "lastTransitionTime");
-    if (newest == nullptr || t >= newest_time) {
-      newest = &c;
-      newest_time = t;
-    }
-  }
-  if (newest == nullptr || json::GetString(*newest, "type") == api::kPodGroupScheduled) return;
-  std::string type(json::GetString(*newest, "type"));
+  std::optional<api::Condition> c = pod_group_control_.PendingCondition(w.job);
+  if (!c) return;
+  std::string type = c->type;
   for (char& ch : type) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
   RecordEvent(w, controller::EventType::kWarning, "PodGroupPending",
-              fmt::format("PodGroup {}:{} {}, reason: {}", w.view.namespace_name, w.view.name, type,
-                          json::GetString(*newest, "message")));
-}
-
-absl::Status JobReconciler::DeletePod(Work& w, const JobPodInfo& pod) {
-  RememberOwnDeletion(pod.uid);
-  if (!pod.out_of_sync) {
-    absl::StatusOr<json::Document> patched = client_->Patch(
-        client::Pods(), pod.namespace_name, pod.name, client::PatchType::kMerge, OutOfSyncPatch());
-    if (!patched.ok()) {
-      if (absl::IsNotFound(patched.status())) return absl::OkStatus();
-      return patched.status();
-    }
-  }
-  client::DeleteOptions o;
-  o.precondition_uid = pod.uid;
-  absl::Status s = client_->Delete(client::Pods(), pod.namespace_name, pod.name, o);
-  if (!s.ok() && !absl::IsNotFound(s) && !client::IsConflict(s)) return s;
-  w.memory->deleted_pods[pod.name] = pod.uid;
-  w.memory->created_pods.erase(pod.name);
-  return absl::OkStatus();
+              fmt::format("PodGroup {}:{} {}, reason: {}", w.job.namespace_name(), w.job.name(),
+                          type, c->message));
 }
 
 absl::StatusOr<JobCounts> JobReconciler::KillPods(Work& w, const Plan& plan, Action action,
@@ -705,42 +536,19 @@ absl::StatusOr<JobCounts> JobReconciler::KillPods(Work& w, const Plan& plan, Act
   for (const JobPodInfo& p : pods) snapshots.push_back(ToSnapshot(p));
   const KillTarget target{request.request.task, request.request.pod, request.partition};
 
-  std::vector<size_t> victims;
+  std::vector<const JobPodInfo*> victims;
   for (size_t i = 0; i < pods.size(); ++i) {
     if (pods[i].uid.empty()) continue;  // expected, not yet seen: nothing to delete
-    if (ShouldKill(plan, action, snapshots[i], target)) victims.push_back(i);
+    if (ShouldKill(plan, action, snapshots[i], target)) victims.push_back(&pods[i]);
   }
-  std::vector<absl::Status> results(victims.size());
-  std::mutex memory_mu;  // DeletePod touches the job memory
-  ParallelFor(victims.size(), options_.pod_concurrency, [&](size_t i) {
-    const JobPodInfo& p = pods[victims[i]];
-    RememberOwnDeletion(p.uid);
-    absl::Status s;
-    if (!p.out_of_sync) {
-      absl::StatusOr<json::Document> patched = client_->Patch(
-          client::Pods(), p.namespace_name, p.name, client::PatchType::kMerge, OutOfSyncPatch());
-      if (!patched.ok()) {
-        results[i] = absl::IsNotFound(patched.status()) ? absl::OkStatus() : patched.status();
-        return;
-      }
-    }
-    client::DeleteOptions o;
-    o.precondition_uid = p.uid;
-    s = client_->Delete(client::Pods(), p.namespace_name, p.name, o);
-    if (!s.ok() && !absl::IsNotFound(s) && !client::IsConflict(s)) {
-      results[i] = s;
-      return;
-    }
-    std::lock_guard<std::mutex> l(memory_mu);
-    w.memory->deleted_pods[p.name] = p.uid;
-  });
+  std::vector<absl::Status> results = pod_control_.DeletePods(victims, w.memory->pods);
   // A kill makes every expected creation moot.
-  w.memory->created_pods.clear();
+  w.memory->pods.ForgetCreations();
   std::vector<std::string> deleted;
   absl::Status first_error;
   for (size_t i = 0; i < victims.size(); ++i) {
     if (results[i].ok()) {
-      deleted.push_back(pods[victims[i]].name);
+      deleted.push_back(victims[i]->name);
     } else if (first_error.ok()) {
       first_error = results[i];
     }
@@ -749,29 +557,16 @@ absl::StatusOr<JobCounts> JobReconciler::KillPods(Work& w, const Plan& plan, Act
   if (!first_error.ok()) {
     RecordEvent(
         w, controller::EventType::kWarning, "FailedDelete",
-        fmt::format("Error deleting pods of job {}: {}", w.view.name, MessageOf(first_error)));
+        fmt::format("Error deleting pods of job {}: {}", w.job.name(), MessageOf(first_error)));
   }
-  JobCounts counts = AccountKill(snapshots, deleted, w.view.status);
+  JobCounts counts = AccountKill(snapshots, deleted, w.counts);
   if (plan.run_plugins_on_job_delete) BASALT_RETURN_IF_ERROR(RunPluginsOnJobDelete(w));
-  if (plan.delete_pod_group) BASALT_RETURN_IF_ERROR(DeletePodGroup(w));
+  if (plan.delete_pod_group) {
+    BASALT_RETURN_IF_ERROR(pod_group_control_.Delete(w.job, w.memory->pod_group));
+  }
   // The whole action is retried (its bookkeeping applied once, when every deletion worked).
   if (!first_error.ok()) return first_error;
   return counts;
-}
-
-absl::Status JobReconciler::DeletePodGroup(Work& w) {
-  informer::Object cached = listers_.pod_groups->Get(JobKey(w.view.namespace_name, w.view.name));
-  if (!cached) return absl::OkStatus();
-  const std::string uid(StringAt(cached.doc(), {"metadata", "uid"}));
-  if (w.memory->deleted_pod_groups.count(uid) > 0) return absl::OkStatus();
-  if (!PodGroupOwnedBy(cached.doc(), w.view.uid)) return absl::OkStatus();
-  client::DeleteOptions o;
-  o.precondition_uid = uid;
-  absl::Status s = client_->Delete(client::PodGroups(), w.view.namespace_name, w.view.name, o);
-  if (!s.ok() && !absl::IsNotFound(s) && !client::IsConflict(s)) return s;
-  w.memory->deleted_pod_groups.insert(uid);
-  w.memory->pod_group_uid.clear();
-  return absl::OkStatus();
 }
 
 absl::StatusOr<std::string> JobReconciler::EnsurePodGroup(Work& w) {
@@ -783,247 +578,106 @@ absl::StatusOr<std::string> JobReconciler::EnsurePodGroup(Work& w) {
       }
     }
   }
-  absl::StatusOr<json::Document> desired = BuildPodGroup(w.view, priorities);
+  absl::StatusOr<json::Document> desired = BuildPodGroup(w.job, priorities);
   if (!desired.ok()) {
     SetProblem(w, "PodGroupError", std::string(MessageOf(desired.status())));
     return desired.status();
   }
-  const std::string key = JobKey(w.view.namespace_name, w.view.name);
-  informer::Object cached = listers_.pod_groups->Get(key);
-  std::shared_ptr<const json::Document> existing;
-  if (cached) {
-    const std::string uid(StringAt(cached.doc(), {"metadata", "uid"}));
-    if (w.memory->deleted_pod_groups.count(uid) > 0) {
-      cached = informer::Object();
-    } else if (!PodGroupOwnedBy(cached.doc(), w.view.uid)) {
-      // Decision 3: a PodGroup of an earlier Job with this name; replace it.
-      client::DeleteOptions o;
-      o.precondition_uid = uid;
-      absl::Status s = client_->Delete(client::PodGroups(), w.view.namespace_name, w.view.name, o);
-      if (!s.ok() && !absl::IsNotFound(s) && !client::IsConflict(s)) return s;
-      w.memory->deleted_pod_groups.insert(uid);
-      BASALT_LOG_INFO("Deleted a stale PodGroup of an earlier Job", "podgroup", key, "uid", uid);
-      cached = informer::Object();
-    } else {
-      existing = cached.Share<json::Document>();
-      w.memory->pod_group_uid = uid;
-    }
+  std::string problem;
+  const bool running = w.job.Initiated() && w.job.phase() == JobPhase::kRunning;
+  absl::StatusOr<PodGroupControl::Ensured> ensured =
+      pod_group_control_.Ensure(w.job, *desired, running, w.memory->pod_group, &problem);
+  if (!ensured.ok()) {
+    if (!problem.empty()) SetProblem(w, "PodGroupError", std::move(problem));
+    return ensured.status();
   }
-  if (!existing) {
-    // Basalt deletes a job's PodGroup only on whole-job kills, after which the job is not
-    // Running; a PodGroup missing otherwise was deleted by someone else (by hand, a script).
-    const bool lost = (!w.memory->pod_group_uid.empty() &&
-                       w.memory->deleted_pod_groups.count(w.memory->pod_group_uid) == 0) ||
-                      (!w.view.phase_name.empty() && w.view.phase() == JobPhase::kRunning);
-    absl::StatusOr<json::Document> created =
-        client_->Create(client::PodGroups(), w.view.namespace_name, json::Serialize(*desired));
-    if (created.ok()) {
-      w.memory->pod_group_uid = std::string(StringAt(*created, {"metadata", "uid"}));
-      if (lost) {
-        RecordEvent(w, controller::EventType::kWarning, "PodGroupRecreated",
-                    fmt::format("PodGroup {} of the job was deleted while the job was {}; "
-                                "created it again",
-                                key, JobPhaseName(w.view.phase())));
-        BASALT_LOG_INFO("Re-created a PodGroup deleted by someone else", "podgroup", key);
-      }
-      return std::string(StringAt(*created, {"status", "phase"}));
-    }
-    if (!absl::IsAlreadyExists(created.status())) {
-      SetProblem(w, "PodGroupError",
-                 fmt::format("Error creating PodGroup {}: {}", key, MessageOf(created.status())));
-      return created.status();
-    }
-    BASALT_ASSIGN_OR_RETURN(json::Document got,
-                            client_->Get(client::PodGroups(), w.view.namespace_name, w.view.name));
-    const std::string uid(StringAt(got, {"metadata", "uid"}));
-    if (!PodGroupOwnedBy(got, w.view.uid) || w.memory->deleted_pod_groups.count(uid) > 0) {
-      return absl::UnavailableError(
-          fmt::format("PodGroup {} of an earlier job is still being deleted", key));
-    }
-    return std::string(StringAt(got, {"status", "phase"}));
+  if (ensured->recreated) {
+    const std::string key = JobKey(w.job.namespace_name(), w.job.name());
+    RecordEvent(w, controller::EventType::kWarning, "PodGroupRecreated",
+                fmt::format("PodGroup {} of the job was deleted while the job was {}; "
+                            "created it again",
+                            key, JobPhaseName(w.job.phase())));
+    BASALT_LOG_INFO("Re-created a PodGroup deleted by someone else", "podgroup", key);
   }
-  if (PodGroupSpecDiffers(*existing, *desired)) {
-    const json::Value* spec = json::Find(*desired, "spec");
-    if (spec != nullptr) {
-      json::Document patch(rapidjson::kObjectType);
-      json::Value copy(*spec, patch.GetAllocator());
-      json::Set(patch, "spec", std::move(copy), patch.GetAllocator());
-      absl::StatusOr<json::Document> r =
-          client_->Patch(client::PodGroups(), w.view.namespace_name, w.view.name,
-                         client::PatchType::kMerge, json::Serialize(patch));
-      if (!r.ok() && !absl::IsNotFound(r.status())) return r.status();
-    }
-  }
-  return std::string(StringAt(*existing, {"status", "phase"}));
+  return ensured->phase;
 }
 
 absl::Status JobReconciler::EnsureVolumes(Work& w) {
-  if (w.view.spec.volumes.empty()) return absl::OkStatus();
-  // 1. Volumes with a volumeClaim and no volumeClaimName get a generated name, written back
-  //    into the Job's spec (as Volcano does), so users and pods see the claim's name.
-  std::string patch;
-  for (size_t i = 0; i < w.view.spec.volumes.size(); ++i) {
-    const JobVolumeView& v = w.view.spec.volumes[i];
-    if (!v.volume_claim_name.empty() || !v.volume_claim) continue;
-    patch +=
-        fmt::format(R"(,{{"op":"add","path":"/spec/volumes/{}/volumeClaimName","value":"{}"}})", i,
-                    GeneratedPvcName(w.view.name, w.view.uid, i));
+  if (w.job.spec().volumes.empty()) return absl::OkStatus();
+  std::string problem;
+  absl::StatusOr<std::optional<json::Document>> patched =
+      volume_control_.NameClaims(w.job, &problem);
+  if (!patched.ok()) {
+    SetProblem(w, "PVCError", std::move(problem));
+    return patched.status();
   }
-  if (!patch.empty()) {
-    patch = fmt::format(R"([{{"op":"test","path":"/metadata/uid","value":"{}"}}{}])", w.view.uid,
-                        patch);
-    absl::StatusOr<json::Document> patched =
-        client_->Patch(client::VolcanoJobs(), w.view.namespace_name, w.view.name,
-                       client::PatchType::kJsonPatch, patch);
-    if (!patched.ok()) {
-      SetProblem(w, "PVCError",
-                 fmt::format("Cannot record the generated PVC names in the job: {}",
-                             MessageOf(patched.status())));
-      return patched.status();
-    }
-    for (size_t i = 0; i < w.view.spec.volumes.size(); ++i) {
-      JobVolumeView& v = w.view.spec.volumes[i];
-      if (v.volume_claim_name.empty() && v.volume_claim) {
-        v.volume_claim_name = GeneratedPvcName(w.view.name, w.view.uid, i);
-      }
-    }
-    // Later writes (the status) go on top of the patched Job.
-    auto shared = std::make_shared<json::Document>(std::move(*patched));
+  if (patched->has_value()) {
+    // Later writes (the status) go on top of the patched Job, whose volumes now name their
+    // claims; the controlled resources recorded so far in this visit are kept.
+    auto shared = std::make_shared<json::Document>(std::move(**patched));
     BASALT_ASSIGN_OR_RETURN(api::Object obj, api::Object::CopyOf(*shared));
     BASALT_ASSIGN_OR_RETURN(w.job, api::Job::FromObject(std::move(obj)));
     w.memory->last_written_rv = std::string(StringAt(*shared, {"metadata", "resourceVersion"}));
     w.memory->last_written = std::move(shared);
   }
-  // 2. Each claim exists: created from volumeClaim (owned by the Job), or, for a volume that
-  //    names a claim without volumeClaim, created by the user. Checked once per claim: the
-  //    claim is then recorded in status.controlledResources["volume-pvc-<name>"].
-  for (const JobVolumeView& v : w.view.spec.volumes) {
-    const std::string& name = v.volume_claim_name;
-    if (name.empty()) continue;
-    const std::string key = fmt::format("volume-pvc-{}", name);
-    if (w.view.controlled_resources.count(key) > 0) continue;
-    absl::StatusOr<json::Document> existing =
-        client_->Get(client::PersistentVolumeClaims(), w.view.namespace_name, name);
-    if (absl::IsNotFound(existing.status())) {
-      if (!v.volume_claim) {
-        std::string message = fmt::format(
-            "pvc {} is not found, the job will be in the Pending state until the PVC is created",
-            name);
-        SetProblem(w, "PVCError", message);
-        return absl::FailedPreconditionError(message);
-      }
-      absl::StatusOr<json::Document> created =
-          client_->Create(client::PersistentVolumeClaims(), w.view.namespace_name,
-                          json::Serialize(BuildPvc(w.view, v, name)));
-      if (!created.ok() && !absl::IsAlreadyExists(created.status())) {
-        SetProblem(w, "PVCError",
-                   fmt::format("Error creating PersistentVolumeClaim {}: {}", name,
-                               MessageOf(created.status())));
-        return created.status();
-      }
-    } else if (!existing.ok()) {
-      SetProblem(w, "PVCError",
-                 fmt::format("Cannot read PersistentVolumeClaim {}: {}", name,
-                             MessageOf(existing.status())));
-      return existing.status();
-    }
-    w.view.controlled_resources[key] = name;
+  if (absl::Status s = volume_control_.EnsureClaims(w.job, w.controlled, &problem); !s.ok()) {
+    SetProblem(w, "PVCError", std::move(problem));
+    return s;
   }
   return absl::OkStatus();
 }
 
 absl::Status JobReconciler::RunPluginsOnJobAdd(Work& w) {
-  if (w.view.spec.plugins.empty()) return absl::OkStatus();
-  absl::StatusOr<std::vector<std::unique_ptr<JobPlugin>>> plugins =
-      plugins_.CreatePlugins(w.view.spec);
+  if (w.job.spec().plugins.empty()) return absl::OkStatus();
+  const absl::StatusOr<std::vector<std::unique_ptr<JobPlugin>>>& plugins = PluginsOf(w);
   if (!plugins.ok()) {
     SetProblem(w, "PluginError", std::string(MessageOf(plugins.status())));
     return plugins.status();
   }
   for (const auto& p : *plugins) {
-    if (!NeedsOnJobAdd(w.view, p->Name())) continue;
-    absl::StatusOr<std::vector<json::Document>> objects = p->OnJobAdd(w.view);
+    if (!NeedsOnJobAdd(w.job, p->Name())) continue;
+    absl::StatusOr<std::vector<json::Document>> objects = p->OnJobAdd(w.job);
     if (!objects.ok()) {
       SetProblem(w, "PluginError", std::string(MessageOf(objects.status())));
       return objects.status();
     }
-    for (const json::Document& o : *objects) {
-      const client::ResourceRef ref =
-          ResourceOf(StringAt(o, {"apiVersion"}), StringAt(o, {"kind"}));
-      absl::StatusOr<json::Document> r =
-          client_->Create(ref, w.view.namespace_name, json::Serialize(o));
-      if (!r.ok() && !absl::IsAlreadyExists(r.status())) {
-        SetProblem(w, "PluginError",
-                   fmt::format("plugin {}: {}", p->Name(), MessageOf(r.status())));
-        return r.status();
-      }
+    if (absl::Status s = plugin_objects_.Create(w.job.namespace_name(), *objects); !s.ok()) {
+      SetProblem(w, "PluginError", fmt::format("plugin {}: {}", p->Name(), MessageOf(s)));
+      return s;
     }
-    w.view.controlled_resources[ControlledResourceKey(p->Name())] = std::string(p->Name());
+    w.controlled[ControlledResourceKey(p->Name())] = std::string(p->Name());
   }
   return absl::OkStatus();
 }
 
 absl::Status JobReconciler::RunPluginsOnJobUpdate(Work& w) {
-  if (w.view.spec.plugins.empty()) return absl::OkStatus();
+  if (w.job.spec().plugins.empty()) return absl::OkStatus();
   // Only when the spec changed (metadata.generation): the objects depend on the spec alone.
   const int64_t generation = w.job.generation();
   if (w.memory->plugins_updated_generation == generation) return absl::OkStatus();
-  absl::StatusOr<std::vector<std::unique_ptr<JobPlugin>>> plugins =
-      plugins_.CreatePlugins(w.view.spec);
+  const absl::StatusOr<std::vector<std::unique_ptr<JobPlugin>>>& plugins = PluginsOf(w);
   if (!plugins.ok()) {
     SetProblem(w, "PluginError", std::string(MessageOf(plugins.status())));
     return plugins.status();
   }
   for (const auto& p : *plugins) {
-    absl::StatusOr<std::vector<json::Document>> objects = p->OnJobUpdate(w.view);
+    absl::StatusOr<std::vector<json::Document>> objects = p->OnJobUpdate(w.job);
     if (!objects.ok()) return objects.status();
-    for (json::Document& o : *objects) {
-      const client::ResourceRef ref =
-          ResourceOf(StringAt(o, {"apiVersion"}), StringAt(o, {"kind"}));
-      const std::string name(StringAt(o, {"metadata", "name"}));
-      absl::StatusOr<json::Document> existing = client_->Get(ref, w.view.namespace_name, name);
-      if (absl::IsNotFound(existing.status())) {
-        absl::StatusOr<json::Document> r =
-            client_->Create(ref, w.view.namespace_name, json::Serialize(o));
-        if (!r.ok() && !absl::IsAlreadyExists(r.status())) return r.status();
-        continue;
-      }
-      if (!existing.ok()) return existing.status();
-      bool same = true;
-      for (auto it = o.MemberBegin(); it != o.MemberEnd(); ++it) {
-        const std::string_view member = json::AsView(it->name);
-        if (member == "metadata" || member == "status") continue;
-        const json::Value* have = json::Find(*existing, member);
-        if (have == nullptr || !IsSubset(it->value, *have)) same = false;
-      }
-      if (same) continue;
-      json::Value& meta = json::EnsureObject(o, "metadata", o.GetAllocator());
-      json::Set(
-          meta, "resourceVersion",
-          json::MakeString(StringAt(*existing, {"metadata", "resourceVersion"}), o.GetAllocator()),
-          o.GetAllocator());
-      absl::StatusOr<json::Document> r = client_->Update(ref, json::Serialize(o));
-      if (!r.ok()) return r.status();
-    }
+    BASALT_RETURN_IF_ERROR(plugin_objects_.Apply(w.job.namespace_name(), *std::move(objects)));
   }
   w.memory->plugins_updated_generation = generation;
   return absl::OkStatus();
 }
 
 absl::Status JobReconciler::RunPluginsOnJobDelete(Work& w) {
-  if (w.view.spec.plugins.empty()) return absl::OkStatus();
-  absl::StatusOr<std::vector<std::unique_ptr<JobPlugin>>> plugins =
-      plugins_.CreatePlugins(w.view.spec);
+  if (w.job.spec().plugins.empty()) return absl::OkStatus();
+  const absl::StatusOr<std::vector<std::unique_ptr<JobPlugin>>>& plugins = PluginsOf(w);
   if (!plugins.ok()) return absl::OkStatus();  // nothing of theirs was created
   for (const auto& p : *plugins) {
     const std::string key = ControlledResourceKey(p->Name());
-    if (w.view.controlled_resources.count(key) == 0) continue;
-    for (const ObjectRef& ref : p->OnJobDelete(w.view)) {
-      absl::Status s =
-          client_->Delete(ResourceOf(ref.api_version, ref.kind), ref.namespace_name, ref.name);
-      if (!s.ok() && !absl::IsNotFound(s)) return s;
-    }
-    w.view.controlled_resources.erase(key);
+    if (w.controlled.count(key) == 0) continue;
+    BASALT_RETURN_IF_ERROR(plugin_objects_.Delete(p->OnJobDelete(w.job)));
+    w.controlled.erase(key);
   }
   w.memory->plugins_updated_generation = -1;
   return absl::OkStatus();
@@ -1034,41 +688,24 @@ absl::Status JobReconciler::WriteStatus(Work& w, JobPhase next, const JobCounts&
   StatusUpdate update;
   update.phase = next;
   update.counts = counts;
-  update.spec_min_available = w.view.spec.min_available;
-  update.controlled_resources = w.view.controlled_resources;
+  update.spec_min_available = w.job.spec().min_available;
+  update.controlled_resources = w.controlled;
   update.reason = w.problem_reason;
   update.message = w.problem_message;
   if (kill_path) update.creation_timestamp = w.job.creation_timestamp();
   const api::Time now = clock_->WallNow();
   std::optional<api::JobStatus> status = NextJobStatus(w.job.status(), update, now);
   if (!status) return absl::OkStatus();
-
-  api::Job target = w.job;
-  absl::StatusOr<json::Document> written;
-  for (int attempt = 0;; ++attempt) {
-    target.SetStatus(*status);
-    written = client_->UpdateStatus(client::VolcanoJobs(), target.ToJson());
-    if (written.ok() || !client::IsConflict(written.status()) || attempt >= 4) break;
-    // We are the only writer of the status; a conflict means the spec or metadata moved (or
-    // our view lagged): put our status on the current object.
-    BASALT_ASSIGN_OR_RETURN(json::Document fresh, client_->Get(client::VolcanoJobs(),
-                                                               w.view.namespace_name, w.view.name));
-    BASALT_ASSIGN_OR_RETURN(api::Object fresh_obj, api::Object::FromDocument(std::move(fresh)));
-    BASALT_ASSIGN_OR_RETURN(target, api::Job::FromObject(std::move(fresh_obj)));
-    if (target.uid() != w.view.uid) return absl::NotFoundError("the job was replaced");
-  }
-  if (!written.ok()) return written.status();
+  BASALT_ASSIGN_OR_RETURN(JobStatusWriter::Written written, status_writer_.Write(w.job, *status));
   if (std::string_view(w.job.status().state.phase) != JobPhaseName(next)) {
     BASALT_VLOG(1, "Job phase changed", "job", w.key, "from", w.job.status().state.phase, "to",
                 JobPhaseName(next));
   }
-  auto shared = std::make_shared<json::Document>(std::move(*written));
-  w.memory->last_written_rv = std::string(StringAt(*shared, {"metadata", "resourceVersion"}));
-  w.memory->last_written = shared;
-  BASALT_ASSIGN_OR_RETURN(api::Object obj, api::Object::CopyOf(*shared));
-  BASALT_ASSIGN_OR_RETURN(w.job, api::Job::FromObject(std::move(obj)));
-  std::string spec_problem;
-  BASALT_ASSIGN_OR_RETURN(w.view, ParseJobLeniently(w.job, &spec_problem));
+  // The Job is now what we wrote, at the version the API server gave it (no second decode);
+  // the written document is what the next visit starts from while the cache lags.
+  w.memory->last_written_rv = std::string(written.job.resource_version());
+  w.memory->last_written = std::move(written.doc);
+  SetJob(w, std::move(written.job));
   return absl::OkStatus();
 }
 

@@ -26,6 +26,13 @@
 // RetriesExhausted). The reason and message are cleared by the first visit that succeeds. A
 // PodGroup deleted by someone else is created again with a Warning event PodGroupRecreated.
 //
+// The reconciler keeps the decisions (which request runs which action, what the phase table
+// says, which pods a sync creates or removes); the I/O is done by the controls, which know
+// nothing of it: PodControl and PodExpectations (pods, on a WorkerPool shared by all jobs),
+// PodGroupControl, VolumeControl, PluginObjects and JobStatusWriter. The Job is decoded once
+// per visit (DecodeJob) and replaced by what each write left; its plugins are created once per
+// visit.
+//
 // Thread-safety: AddRequest and DeletedByController from any thread; Reconcile for different
 // keys concurrently, for one key from one thread at a time (the WorkQueue guarantees it).
 // Ownership: borrows the client, stores, recorder and clock.
@@ -49,7 +56,14 @@
 #include "common/informer/store.h"
 #include "common/util/clock.h"
 #include "controllers/app/reconcile_loop.h"
-#include "controllers/job/job.h"
+#include "controllers/job/controller/job_index.h"
+#include "controllers/job/controller/job_status_writer.h"
+#include "controllers/job/controller/plugin_objects.h"
+#include "controllers/job/controller/pod_control.h"
+#include "controllers/job/controller/pod_group_control.h"
+#include "controllers/job/controller/volume_control.h"
+#include "controllers/job/controller/worker_pool.h"
+#include "controllers/job/model.h"
 #include "controllers/job/plugins/registry.h"
 #include "controllers/job/policy/delayed_actions.h"
 #include "controllers/job/policy/policy.h"
@@ -57,10 +71,6 @@
 #include "controllers/job/validate/validate.h"
 
 namespace basalt::controllers {
-
-// Index of the pods store: "namespace/<volcano.sh/job-name annotation>".
-inline constexpr char kPodsByJobIndex[] = "job";
-informer::IndexFunc PodsByJobIndexFunc();
 
 // A recorded request plus what it needs beyond the pure JobRequest.
 struct QueuedRequest {
@@ -85,7 +95,8 @@ struct JobListers {
 struct JobReconcilerOptions {
   Clock* clock = nullptr;                         // nullptr: Clock::Real()
   controller::EventRecorder* recorder = nullptr;  // optional
-  // Pod creations and deletions in flight at once for one job.
+  // Pod creations and deletions in flight at once for one job, and the size of the worker
+  // pool all jobs share for them.
   int pod_concurrency = 16;
   // --max-job-pods: a Job with more pods in total is refused (InvalidJobSpec, no pods).
   int64_t max_job_pods = kDefaultMaxJobPods;
@@ -122,24 +133,25 @@ class JobReconciler {
   struct Work;
 
   std::shared_ptr<JobMemory> MemoryFor(const std::string& key);
+  // Makes `job` the visit's Job (counts and controlled resources from its status).
+  static void SetJob(Work& w, api::Job job);
   ReconcileResult Visit(Work& w);
   // Records why the job cannot progress (status.state.reason/message, Warning event).
   void SetProblem(Work& w, std::string_view reason, std::string message);
-  absl::Status EnsureVolumes(Work& w);
   absl::Status Execute(Work& w, const ResolvedAction& resolved, const QueuedRequest& request);
   absl::StatusOr<JobCounts> SyncJob(Work& w);
   absl::StatusOr<JobCounts> KillPods(Work& w, const Plan& plan, Action action,
                                      const QueuedRequest& request, bool* deleted_any);
   // Returns the PodGroup phase ("" when it does not exist yet).
   absl::StatusOr<std::string> EnsurePodGroup(Work& w);
-  absl::Status DeletePodGroup(Work& w);
+  absl::Status EnsureVolumes(Work& w);
+  // The job's plugins, created once per visit.
+  const absl::StatusOr<std::vector<std::unique_ptr<JobPlugin>>>& PluginsOf(Work& w) const;
   absl::Status RunPluginsOnJobAdd(Work& w);
   absl::Status RunPluginsOnJobUpdate(Work& w);
   absl::Status RunPluginsOnJobDelete(Work& w);
-  absl::Status DeletePod(Work& w, const JobPodInfo& pod);
   absl::Status WriteStatus(Work& w, JobPhase next, const JobCounts& counts, bool kill_path);
   std::vector<JobPodInfo> PodsOf(const Work& w) const;
-  void RememberOwnDeletion(const std::string& uid);
   void ConsumeCommand(const QueuedRequest& request);
   void RecordPodGroupPending(const Work& w);
   void RecordEvent(const Work& w, controller::EventType type, std::string_view reason,
@@ -150,12 +162,16 @@ class JobReconciler {
   const JobReconcilerOptions options_;
   Clock* const clock_;
   const JobPluginRegistry plugins_;
+  // The controls: the reconciler decides, they do the I/O.
+  WorkerPool pool_;  // shared by every job's pod creations and deletions
+  PodControl pod_control_;
+  PodGroupControl pod_group_control_;
+  VolumeControl volume_control_;
+  PluginObjects plugin_objects_;
+  JobStatusWriter status_writer_;
 
   mutable std::mutex mu_;
   std::unordered_map<std::string, std::shared_ptr<JobMemory>> memory_;  // guarded by mu_
-  // Pod UID -> when this controller deleted it. Guarded by mu_.
-  std::unordered_map<std::string, Clock::TimePoint> own_deletions_;
-  int own_deletions_since_prune_ = 0;  // guarded by mu_
   // Command UIDs already acted on. Guarded by mu_.
   std::set<std::string> consumed_commands_;
 };

@@ -32,7 +32,7 @@ bool HasNamed(const json::Value& obj, std::string_view array, std::string_view f
 
 }  // namespace
 
-absl::StatusOr<std::vector<json::Document>> JobPlugin::OnJobUpdate(const JobView&) {
+absl::StatusOr<std::vector<json::Document>> JobPlugin::OnJobUpdate(const api::Job&) {
   return std::vector<json::Document>();
 }
 
@@ -40,8 +40,8 @@ std::string ControlledResourceKey(std::string_view plugin) {
   return fmt::format("plugin-{}", plugin);
 }
 
-bool NeedsOnJobAdd(const JobView& job, std::string_view plugin) {
-  return job.controlled_resources.count(ControlledResourceKey(plugin)) == 0;
+bool NeedsOnJobAdd(const api::Job& job, std::string_view plugin) {
+  return job.status().controlled_resources.count(ControlledResourceKey(plugin)) == 0;
 }
 
 void FlagSet::String(std::string name, std::string* target) {
@@ -183,22 +183,22 @@ std::string_view PodSpecString(const json::Document& pod, std::string_view key) 
   return spec == nullptr ? std::string_view() : json::GetString(*spec, key);
 }
 
-std::vector<std::string> TaskHosts(const JobView& job, const TaskSpecView& task) {
+std::vector<std::string> TaskHosts(const api::Job& job, const api::TaskSpec& task) {
   std::vector<std::string> hosts;
   const std::string_view hostname = task.TemplateSpecString("hostname");
   std::string_view subdomain = task.TemplateSpecString("subdomain");
-  if (subdomain.empty()) subdomain = job.name;
+  if (subdomain.empty()) subdomain = job.name();
   for (int32_t i = 0; i < task.replicas; ++i) {
     if (!hostname.empty()) {
       hosts.push_back(fmt::format("{}.{}", hostname, subdomain));
       break;
     }
-    hosts.push_back(fmt::format("{}.{}", MakePodName(job.name, task.name, i), subdomain));
+    hosts.push_back(fmt::format("{}.{}", MakePodName(job.name(), task.name, i), subdomain));
   }
   return hosts;
 }
 
-json::Document NewOwnedObject(const JobView& job, std::string_view api_version,
+json::Document NewOwnedObject(const api::Job& job, std::string_view api_version,
                               std::string_view kind, std::string_view name) {
   json::Document d;
   d.SetObject();
@@ -207,10 +207,10 @@ json::Document NewOwnedObject(const JobView& job, std::string_view api_version,
   json::Set(d, "kind", json::MakeString(kind, a), a);
   json::Value meta(rapidjson::kObjectType);
   json::Set(meta, "name", json::MakeString(name, a), a);
-  json::Set(meta, "namespace", json::MakeString(job.namespace_name, a), a);
+  json::Set(meta, "namespace", json::MakeString(job.namespace_name(), a), a);
   json::Value labels(rapidjson::kObjectType);
-  json::Set(labels, api::kJobNameKey, json::MakeString(job.name, a), a);
-  json::Set(labels, api::kJobNamespaceKey, json::MakeString(job.namespace_name, a), a);
+  json::Set(labels, api::kJobNameKey, json::MakeString(job.name(), a), a);
+  json::Set(labels, api::kJobNamespaceKey, json::MakeString(job.namespace_name(), a), a);
   json::Set(meta, "labels", std::move(labels), a);
   json::Value owners(rapidjson::kArrayType);
   owners.PushBack(JobOwnerReference(job, a), a);

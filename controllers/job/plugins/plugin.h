@@ -22,7 +22,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "common/util/json.h"
-#include "controllers/job/job.h"
+#include "controllers/job/model.h"
 
 namespace basalt::controllers {
 
@@ -43,24 +43,24 @@ class JobPlugin {
   virtual std::string_view Name() const = 0;
 
   // Edits `pod` (as built by BuildPod for pod `index` of `task`) before it is created.
-  virtual absl::Status OnPodCreate(json::Document& pod, const JobView& job,
-                                   const TaskSpecView& task, int32_t index) = 0;
+  virtual absl::Status OnPodCreate(json::Document& pod, const api::Job& job,
+                                   const api::TaskSpec& task, int32_t index) = 0;
 
   // Objects to create when the job is initiated.
-  virtual absl::StatusOr<std::vector<json::Document>> OnJobAdd(const JobView& job) = 0;
+  virtual absl::StatusOr<std::vector<json::Document>> OnJobAdd(const api::Job& job) = 0;
 
   // Objects to replace on each sync after initiation (default: none).
-  virtual absl::StatusOr<std::vector<json::Document>> OnJobUpdate(const JobView& job);
+  virtual absl::StatusOr<std::vector<json::Document>> OnJobUpdate(const api::Job& job);
 
   // Objects to delete when the job's pods are killed.
-  virtual std::vector<ObjectRef> OnJobDelete(const JobView& job) = 0;
+  virtual std::vector<ObjectRef> OnJobDelete(const api::Job& job) = 0;
 };
 
 // status.controlledResources key of a plugin: "plugin-<name>".
 std::string ControlledResourceKey(std::string_view plugin);
 // Whether the plugin's OnJobAdd still has to run for `job` (its controlledResources key is
 // absent: never added, or removed by a kill's OnJobDelete).
-bool NeedsOnJobAdd(const JobView& job, std::string_view plugin);
+bool NeedsOnJobAdd(const api::Job& job, std::string_view plugin);
 
 // Parses plugin arguments the way Go's flag package does: "--name=value", "-name=value",
 // "--name value" (non-bool flags), "--name" (bool flags, = true), "--name=false"; parsing stops
@@ -117,11 +117,11 @@ std::string_view PodSpecString(const json::Document& pod, std::string_view key);
 // The DNS names of a task's pods, `<hostname>.<subdomain>`: hostname = the template's hostname
 // (then a single entry, as all pods share it) or `<job>-<task>-<i>`; subdomain = the
 // template's subdomain or the job name (the svc plugin's headless Service).
-std::vector<std::string> TaskHosts(const JobView& job, const TaskSpecView& task);
+std::vector<std::string> TaskHosts(const api::Job& job, const api::TaskSpec& task);
 
 // A new object {apiVersion, kind, metadata{name, namespace, labels{volcano.sh/job-name,
 // volcano.sh/job-namespace}, ownerReferences[job]}} to fill in.
-json::Document NewOwnedObject(const JobView& job, std::string_view api_version,
+json::Document NewOwnedObject(const api::Job& job, std::string_view api_version,
                               std::string_view kind, std::string_view name);
 
 }  // namespace basalt::controllers

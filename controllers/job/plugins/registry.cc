@@ -34,7 +34,7 @@ absl::StatusOr<std::unique_ptr<JobPlugin>> JobPluginRegistry::Create(
 }
 
 absl::StatusOr<std::vector<std::unique_ptr<JobPlugin>>> JobPluginRegistry::CreatePlugins(
-    const JobSpecView& spec) const {
+    const api::JobSpec& spec) const {
   std::vector<std::unique_ptr<JobPlugin>> out;
   for (const auto& [name, args] : spec.plugins) {
     auto p = Create(name, args);

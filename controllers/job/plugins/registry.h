@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "controllers/job/job.h"
+#include "controllers/job/model.h"
 #include "controllers/job/plugins/plugin.h"
 
 namespace basalt::controllers {
@@ -36,7 +36,7 @@ class JobPluginRegistry {
 
   // Creates every plugin of spec.plugins, in name order; the first error wins.
   absl::StatusOr<std::vector<std::unique_ptr<JobPlugin>>> CreatePlugins(
-      const JobSpecView& spec) const;
+      const api::JobSpec& spec) const;
 
  private:
   std::map<std::string, JobPluginFactory, std::less<>> factories_;

@@ -76,7 +76,7 @@ absl::StatusOr<PodResources> ReadPodResources(const json::Value& spec) {
   return out;
 }
 
-json::Value NetworkTopologyJson(const NetworkTopologyView& nt, json::Allocator& a) {
+json::Value NetworkTopologyJson(const api::NetworkTopology& nt, json::Allocator& a) {
   json::Value t(rapidjson::kObjectType);
   SetString(t, "mode", nt.mode.empty() ? "hard" : nt.mode, a);
   if (nt.highest_tier_allowed) {
@@ -87,7 +87,7 @@ json::Value NetworkTopologyJson(const NetworkTopologyView& nt, json::Allocator& 
   return t;
 }
 
-const json::Value& TemplateSpec(const TaskSpecView& task) {
+const json::Value& TemplateSpec(const api::TaskSpec& task) {
   static const json::Value kEmpty(rapidjson::kObjectType);
   if (task.pod_template == nullptr) return kEmpty;
   const json::Value* spec = json::Find(*task.pod_template, "spec");
@@ -117,7 +117,7 @@ absl::StatusOr<ResourceList> PodQuotaUsage(const json::Value& pod_spec) {
   return usage;
 }
 
-std::map<std::string, int32_t> MinTaskMember(const JobSpecView& spec) {
+std::map<std::string, int32_t> MinTaskMember(const api::JobSpec& spec) {
   std::map<std::string, int32_t> out;
   for (const auto& t : spec.tasks) {
     if (t.min_available) {
@@ -132,7 +132,7 @@ std::map<std::string, int32_t> MinTaskMember(const JobSpecView& spec) {
   return out;
 }
 
-absl::StatusOr<ResourceList> MinResources(const JobSpecView& spec,
+absl::StatusOr<ResourceList> MinResources(const api::JobSpec& spec,
                                           const PriorityClassValues& priorities) {
   std::vector<size_t> order(spec.tasks.size());
   std::iota(order.begin(), order.end(), 0);
@@ -155,7 +155,7 @@ absl::StatusOr<ResourceList> MinResources(const JobSpecView& spec,
     for (size_t i : order) take(i, spec.tasks[i].replicas);
   } else {
     for (size_t i : order) {
-      const TaskSpecView& t = spec.tasks[i];
+      const api::TaskSpec& t = spec.tasks[i];
       take(i, std::min(t.min_available.value_or(t.replicas), t.replicas));
     }
     for (size_t i : order) take(i, spec.tasks[i].replicas - taken[i]);
@@ -172,9 +172,9 @@ absl::StatusOr<ResourceList> MinResources(const JobSpecView& spec,
   return total;
 }
 
-absl::StatusOr<json::Document> BuildPodGroup(const JobView& job,
+absl::StatusOr<json::Document> BuildPodGroup(const api::Job& job,
                                              const PriorityClassValues& priorities) {
-  BASALT_ASSIGN_OR_RETURN(ResourceList min_resources, MinResources(job.spec, priorities));
+  BASALT_ASSIGN_OR_RETURN(ResourceList min_resources, MinResources(job.spec(), priorities));
   json::Document pg;
   pg.SetObject();
   auto& a = pg.GetAllocator();
@@ -182,14 +182,14 @@ absl::StatusOr<json::Document> BuildPodGroup(const JobView& job,
   SetString(pg, "kind", api::kPodGroupKind, a);
 
   json::Value meta(rapidjson::kObjectType);
-  SetString(meta, "name", job.name, a);
-  SetString(meta, "namespace", job.namespace_name, a);
+  SetString(meta, "name", job.name(), a);
+  SetString(meta, "namespace", job.namespace_name(), a);
   json::Value labels(rapidjson::kObjectType);
-  for (const auto& [k, v] : job.labels) SetString(labels, k, v, a);
-  SetString(labels, api::kJobNameKey, job.name, a);
+  for (const auto& [k, v] : job.labels()) SetString(labels, k, v, a);
+  SetString(labels, api::kJobNameKey, job.name(), a);
   json::Set(meta, "labels", std::move(labels), a);
   json::Value annotations(rapidjson::kObjectType);
-  for (const auto& [k, v] : job.annotations) SetString(annotations, k, v, a);
+  for (const auto& [k, v] : job.annotations()) SetString(annotations, k, v, a);
   json::Set(meta, "annotations", std::move(annotations), a);
   json::Value owners(rapidjson::kArrayType);
   owners.PushBack(JobOwnerReference(job, a), a);
@@ -197,24 +197,24 @@ absl::StatusOr<json::Document> BuildPodGroup(const JobView& job,
   json::Set(pg, "metadata", std::move(meta), a);
 
   json::Value spec(rapidjson::kObjectType);
-  json::Set(spec, "minMember", json::Value(job.spec.min_available), a);
+  json::Set(spec, "minMember", json::Value(job.spec().min_available), a);
   json::Value mtm(rapidjson::kObjectType);
-  for (const auto& [task, n] : MinTaskMember(job.spec)) {
+  for (const auto& [task, n] : MinTaskMember(job.spec())) {
     json::Set(mtm, task, json::Value(n), a);
   }
   json::Set(spec, "minTaskMember", std::move(mtm), a);
-  SetString(spec, "queue", job.spec.queue, a);
-  if (!job.spec.priority_class_name.empty()) {
-    SetString(spec, "priorityClassName", job.spec.priority_class_name, a);
+  SetString(spec, "queue", job.spec().queue, a);
+  if (!job.spec().priority_class_name.empty()) {
+    SetString(spec, "priorityClassName", job.spec().priority_class_name, a);
   }
   json::Set(spec, "minResources", min_resources.ToJson(a), a);
-  if (job.spec.network_topology) {
-    json::Set(spec, "networkTopology", NetworkTopologyJson(*job.spec.network_topology, a), a);
+  if (job.spec().network_topology) {
+    json::Set(spec, "networkTopology", NetworkTopologyJson(*job.spec().network_topology, a), a);
   }
   json::Value sub_groups(rapidjson::kArrayType);
-  for (const auto& task : job.spec.tasks) {
+  for (const auto& task : job.spec().tasks) {
     if (!task.partition_policy) continue;
-    const PartitionPolicyView& pp = *task.partition_policy;
+    const api::PartitionPolicy& pp = *task.partition_policy;
     json::Value g(rapidjson::kObjectType);
     SetString(g, "name", task.name, a);
     json::Set(g, "subGroupSize", json::Value(pp.partition_size), a);

@@ -12,7 +12,7 @@
 #include "absl/status/statusor.h"
 #include "common/resource/resource_list.h"
 #include "common/util/json.h"
-#include "controllers/job/job.h"
+#include "controllers/job/model.h"
 
 namespace basalt::controllers {
 
@@ -35,18 +35,18 @@ absl::StatusOr<resource::ResourceList> PodQuotaUsage(const json::Value& pod_spec
 // the first minAvailable pods in that order; otherwise each task's minAvailable pods (capped at
 // minAvailable in total), topped up with further replicas in priority order until minAvailable
 // pods are covered.
-absl::StatusOr<resource::ResourceList> MinResources(const JobSpecView& spec,
+absl::StatusOr<resource::ResourceList> MinResources(const api::JobSpec& spec,
                                                     const PriorityClassValues& priorities);
 
 // minTaskMember: task -> task.minAvailable, else minPartitions x partitionSize when both are
 // non-zero, else replicas.
-std::map<std::string, int32_t> MinTaskMember(const JobSpecView& spec);
+std::map<std::string, int32_t> MinTaskMember(const api::JobSpec& spec);
 
 // The PodGroup object to create for `job` (status.phase Pending). Each partitioned task adds a
 // spec.subGroupPolicy entry: name = task, subGroupSize = partitionSize, minSubGroups =
 // minPartitions, labelSelector task-spec=<task>, matchLabelKeys [volcano.sh/partition-id], and
 // the partition's networkTopology.
-absl::StatusOr<json::Document> BuildPodGroup(const JobView& job,
+absl::StatusOr<json::Document> BuildPodGroup(const api::Job& job,
                                              const PriorityClassValues& priorities);
 
 // Whether an existing PodGroup's spec differs from the desired one in a field the controller

@@ -22,10 +22,9 @@ void DefaultString(json::Value& obj, std::string_view key, std::string_view valu
   SetString(obj, key, value, alloc);
 }
 
-void CopyIfPresent(const std::map<std::string, std::string>& from, std::string_view key,
-                   json::Value& to, json::Allocator& alloc) {
-  auto it = from.find(std::string(key));
-  if (it != from.end()) SetString(to, key, it->second, alloc);
+void CopyIfPresent(std::optional<std::string_view> value, std::string_view key, json::Value& to,
+                   json::Allocator& alloc) {
+  if (value) SetString(to, key, *value, alloc);
 }
 
 json::Value& EnsureArray(json::Value& obj, std::string_view key, json::Allocator& alloc) {
@@ -39,11 +38,11 @@ json::Value& EnsureArray(json::Value& obj, std::string_view key, json::Allocator
   return *v;
 }
 
-void AddJobVolumes(const JobView& job, json::Value& spec, json::Allocator& alloc) {
+void AddJobVolumes(const api::Job& job, json::Value& spec, json::Allocator& alloc) {
   std::set<std::string> seen;
-  for (const auto& vol : job.spec.volumes) {
+  for (const auto& vol : job.spec().volumes) {
     if (vol.volume_claim_name.empty() || !seen.insert(vol.volume_claim_name).second) continue;
-    const std::string name = PodVolumeName(job.name, vol.volume_claim_name);
+    const std::string name = PodVolumeName(job.name(), vol.volume_claim_name);
     json::Value volume(rapidjson::kObjectType);
     SetString(volume, "name", name, alloc);
     json::Value pvc(rapidjson::kObjectType);
@@ -66,12 +65,12 @@ void AddJobVolumes(const JobView& job, json::Value& spec, json::Allocator& alloc
 
 }  // namespace
 
-json::Value JobOwnerReference(const JobView& job, json::Allocator& alloc) {
+json::Value JobOwnerReference(const api::Job& job, json::Allocator& alloc) {
   json::Value ref(rapidjson::kObjectType);
   SetString(ref, "apiVersion", api::kBatchApiVersion, alloc);
   SetString(ref, "kind", api::kJobKind, alloc);
-  SetString(ref, "name", job.name, alloc);
-  SetString(ref, "uid", job.uid, alloc);
+  SetString(ref, "name", job.name(), alloc);
+  SetString(ref, "uid", job.uid(), alloc);
   json::Set(ref, "controller", json::Value(true), alloc);
   json::Set(ref, "blockOwnerDeletion", json::Value(true), alloc);
   return ref;
@@ -103,7 +102,7 @@ std::string GeneratedPvcName(std::string_view job, std::string_view job_uid, siz
   return fmt::format("{}-pvc-{}", job, Base36Hash12(fmt::format("{}/{}", job_uid, index)));
 }
 
-json::Document BuildPvc(const JobView& job, const JobVolumeView& volume, std::string_view name) {
+json::Document BuildPvc(const api::Job& job, const api::JobVolume& volume, std::string_view name) {
   json::Document pvc;
   pvc.SetObject();
   auto& a = pvc.GetAllocator();
@@ -111,9 +110,9 @@ json::Document BuildPvc(const JobView& job, const JobVolumeView& volume, std::st
   SetString(pvc, "kind", "PersistentVolumeClaim", a);
   json::Value meta(rapidjson::kObjectType);
   SetString(meta, "name", name, a);
-  SetString(meta, "namespace", job.namespace_name, a);
+  SetString(meta, "namespace", job.namespace_name(), a);
   json::Value labels(rapidjson::kObjectType);
-  SetString(labels, api::kJobNameKey, job.name, a);
+  SetString(labels, api::kJobNameKey, job.name(), a);
   json::Set(meta, "labels", std::move(labels), a);
   json::Value owners(rapidjson::kArrayType);
   owners.PushBack(JobOwnerReference(job, a), a);
@@ -126,8 +125,8 @@ json::Document BuildPvc(const JobView& job, const JobVolumeView& volume, std::st
   return pvc;
 }
 
-absl::StatusOr<json::Document> BuildPod(const JobView& job, const TaskSpecView& task, int32_t index,
-                                        bool forwarded) {
+absl::StatusOr<json::Document> BuildPod(const api::Job& job, const api::TaskSpec& task,
+                                        int32_t index, bool forwarded) {
   json::Document pod;
   pod.SetObject();
   auto& a = pod.GetAllocator();
@@ -138,7 +137,7 @@ absl::StatusOr<json::Document> BuildPod(const JobView& job, const TaskSpecView& 
   const json::Value& tmpl = task.pod_template ? *task.pod_template : kEmpty;
   if (!tmpl.IsObject()) {
     return absl::InvalidArgumentError(fmt::format("job {}/{} task {}: template must be an object",
-                                                  job.namespace_name, job.name, task.name));
+                                                  job.namespace_name(), job.name(), task.name));
   }
 
   json::Value meta(rapidjson::kObjectType);
@@ -150,43 +149,43 @@ absl::StatusOr<json::Document> BuildPod(const JobView& job, const TaskSpecView& 
                              "deletionTimestamp", "selfLink", "ownerReferences"}) {
     json::Remove(meta, k);
   }
-  const std::string name = MakePodName(job.name, task.name, index);
+  const std::string name = MakePodName(job.name(), task.name, index);
   const std::string index_str = std::to_string(index);
   const std::string_view task_spec = task.name.empty() ? api::kDefaultTaskSpec : task.name;
   SetString(meta, "name", name, a);
-  SetString(meta, "namespace", job.namespace_name, a);
+  SetString(meta, "namespace", job.namespace_name(), a);
 
   json::Value& ann = json::EnsureObject(meta, "annotations", a);
   SetString(ann, api::kTaskIndexKey, index_str, a);
   SetString(ann, api::kTaskSpecKey, task_spec, a);
-  SetString(ann, api::kGroupNameAnnotation, job.name, a);
-  SetString(ann, api::kJobNameKey, job.name, a);
-  SetString(ann, api::kQueueNameKey, job.spec.queue, a);
-  SetString(ann, api::kJobVersionKey, std::to_string(job.status.version), a);
-  SetString(ann, api::kTemplateUidKey, fmt::format("{}-{}", job.name, task.name), a);
-  SetString(ann, api::kJobRetryCountKey, std::to_string(job.status.retry_count), a);
+  SetString(ann, api::kGroupNameAnnotation, job.name(), a);
+  SetString(ann, api::kJobNameKey, job.name(), a);
+  SetString(ann, api::kQueueNameKey, job.spec().queue, a);
+  SetString(ann, api::kJobVersionKey, std::to_string(job.status().version), a);
+  SetString(ann, api::kTemplateUidKey, fmt::format("{}-{}", job.name(), task.name), a);
+  SetString(ann, api::kJobRetryCountKey, std::to_string(job.status().retry_count), a);
   if (!task.topology_policy.empty()) {
     SetString(ann, api::kNumaTopologyPolicyKey, task.topology_policy, a);
   }
-  CopyIfPresent(job.annotations, api::kPreemptableKey, ann, a);
-  CopyIfPresent(job.annotations, api::kCooldownTimeKey, ann, a);
-  CopyIfPresent(job.annotations, api::kRevocableZoneKey, ann, a);
-  if (job.annotations.count(std::string(api::kJdbMinAvailableKey)) > 0) {
-    CopyIfPresent(job.annotations, api::kJdbMinAvailableKey, ann, a);
+  CopyIfPresent(job.annotation(api::kPreemptableKey), api::kPreemptableKey, ann, a);
+  CopyIfPresent(job.annotation(api::kCooldownTimeKey), api::kCooldownTimeKey, ann, a);
+  CopyIfPresent(job.annotation(api::kRevocableZoneKey), api::kRevocableZoneKey, ann, a);
+  if (job.annotation(api::kJdbMinAvailableKey)) {
+    CopyIfPresent(job.annotation(api::kJdbMinAvailableKey), api::kJdbMinAvailableKey, ann, a);
   } else {
-    CopyIfPresent(job.annotations, api::kJdbMaxUnavailableKey, ann, a);
+    CopyIfPresent(job.annotation(api::kJdbMaxUnavailableKey), api::kJdbMaxUnavailableKey, ann, a);
   }
   if (forwarded) SetString(ann, api::kJobForwardingKey, "true", a);
   // `ann` is not used below: adding "labels" to `meta` may move its members.
 
   json::Value& labels = json::EnsureObject(meta, "labels", a);
   SetString(labels, api::kTaskIndexKey, index_str, a);
-  SetString(labels, api::kJobNameKey, job.name, a);
+  SetString(labels, api::kJobNameKey, job.name(), a);
   SetString(labels, api::kTaskSpecKey, task_spec, a);
-  SetString(labels, api::kJobNamespaceKey, job.namespace_name, a);
-  SetString(labels, api::kQueueNameKey, job.spec.queue, a);
-  CopyIfPresent(job.labels, api::kPreemptableKey, labels, a);
-  CopyIfPresent(job.labels, api::kCooldownTimeKey, labels, a);
+  SetString(labels, api::kJobNamespaceKey, job.namespace_name(), a);
+  SetString(labels, api::kQueueNameKey, job.spec().queue, a);
+  CopyIfPresent(job.label(api::kPreemptableKey), api::kPreemptableKey, labels, a);
+  CopyIfPresent(job.label(api::kCooldownTimeKey), api::kCooldownTimeKey, labels, a);
   if (forwarded) SetString(labels, api::kJobForwardingKey, "true", a);
   if (task.partition_policy && task.partition_policy->partition_size > 0) {
     SetString(labels, api::kPartitionIdKey,
@@ -200,18 +199,18 @@ absl::StatusOr<json::Document> BuildPod(const JobView& job, const TaskSpecView& 
 
   json::Value spec(rapidjson::kObjectType);
   if (const json::Value* s = json::Find(tmpl, "spec"); s && s->IsObject()) spec.CopyFrom(*s, a);
-  DefaultString(spec, "schedulerName", job.spec.scheduler_name, a);
-  DefaultString(spec, "priorityClassName", job.spec.priority_class_name, a);
+  DefaultString(spec, "schedulerName", job.spec().scheduler_name, a);
+  DefaultString(spec, "priorityClassName", job.spec().priority_class_name, a);
   AddJobVolumes(job, spec, a);
   json::Set(pod, "spec", std::move(spec), a);
   return pod;
 }
 
-bool TaskDependenciesMet(const JobView& job, const TaskSpecView& task,
+bool TaskDependenciesMet(const api::Job& job, const api::TaskSpec& task,
                          const std::vector<PodSnapshot>& pods) {
   if (!task.depends_on || task.depends_on->names.empty()) return true;
   auto ready = [&](const std::string& name) {
-    const TaskSpecView* dep = job.spec.FindTask(name);
+    const api::TaskSpec* dep = job.spec().FindTask(name);
     if (dep == nullptr || !dep->min_available) return true;
     int32_t n = 0;
     for (const auto& p : pods) {
@@ -229,8 +228,8 @@ bool TaskDependenciesMet(const JobView& job, const TaskSpecView& task,
   return std::all_of(names.begin(), names.end(), ready);
 }
 
-PodSyncPlan PlanPodSync(const JobView& job, const std::vector<PodSnapshot>& pods) {
-  return PlanPodSyncImpl(job, pods, std::vector<bool>(job.spec.tasks.size(), true),
+PodSyncPlan PlanPodSync(const api::Job& job, const std::vector<PodSnapshot>& pods) {
+  return PlanPodSyncImpl(job, pods, std::vector<bool>(job.spec().tasks.size(), true),
                          kMaxPodCreatesPerSync);
 }
 
@@ -249,16 +248,16 @@ std::optional<int32_t> PodIndexIn(std::string_view job, std::string_view task,
   return index;
 }
 
-PodSyncPlan PlanPodSyncImpl(const JobView& job, const std::vector<PodSnapshot>& pods,
+PodSyncPlan PlanPodSyncImpl(const api::Job& job, const std::vector<PodSnapshot>& pods,
                             const std::vector<bool>& task_ready, size_t max_create) {
   PodSyncPlan plan;
   // Existing pod indexes per task (by spec position); a pod no task claims is not desired.
-  std::vector<std::set<int32_t>> existing(job.spec.tasks.size());
+  std::vector<std::set<int32_t>> existing(job.spec().tasks.size());
   for (const auto& p : pods) {
     bool desired = false;
-    for (size_t t = 0; t < job.spec.tasks.size(); ++t) {
-      const TaskSpecView& task = job.spec.tasks[t];
-      std::optional<int32_t> index = PodIndexIn(job.name, task.name, p.name);
+    for (size_t t = 0; t < job.spec().tasks.size(); ++t) {
+      const api::TaskSpec& task = job.spec().tasks[t];
+      std::optional<int32_t> index = PodIndexIn(job.name(), task.name, p.name);
       if (!index) continue;
       existing[t].insert(*index);
       desired = *index < task.replicas;
@@ -267,8 +266,8 @@ PodSyncPlan PlanPodSyncImpl(const JobView& job, const std::vector<PodSnapshot>& 
     if (p.terminating || (desired && !p.out_of_sync)) continue;
     plan.remove.push_back(p.name);
   }
-  for (size_t t = 0; t < job.spec.tasks.size(); ++t) {
-    const TaskSpecView& task = job.spec.tasks[t];
+  for (size_t t = 0; t < job.spec().tasks.size(); ++t) {
+    const api::TaskSpec& task = job.spec().tasks[t];
     if (!task_ready[t]) continue;
     // Walks indexes 0, 1, ... skipping existing ones: at most |existing| + max_create + 1 steps.
     auto next_existing = existing[t].begin();

@@ -17,23 +17,23 @@
 
 #include "absl/status/statusor.h"
 #include "common/util/json.h"
-#include "controllers/job/job.h"
+#include "controllers/job/model.h"
 #include "controllers/job/state/state.h"
 
 namespace basalt::controllers {
 
 // Builds pod `index` of `task` (which must belong to `job`). Annotations record
-// job.status.version and job.status.retryCount, so pass the Job with its status as of the sync
+// job.status().version and job.status().retryCount, so pass the Job with its status as of the sync
 // that creates the pod. The PodGroup named in scheduling.k8s.io/group-name is the job's own
 // name (ARCHITECTURE decision 3; Volcano >= v1.6 uses `<job>-<uid>`).
 // `forwarded` (the job's Queue has extendClusters) adds annotation and label
 // volcano.sh/job-forwarding=true.
-absl::StatusOr<json::Document> BuildPod(const JobView& job, const TaskSpecView& task, int32_t index,
-                                        bool forwarded = false);
+absl::StatusOr<json::Document> BuildPod(const api::Job& job, const api::TaskSpec& task,
+                                        int32_t index, bool forwarded = false);
 
 // The controller ownerReference every object owned by `job` carries
 // (batch.volcano.sh/v1alpha1 Job, controller=true, blockOwnerDeletion=true).
-json::Value JobOwnerReference(const JobView& job, json::Allocator& alloc);
+json::Value JobOwnerReference(const api::Job& job, json::Allocator& alloc);
 
 // The pod volume name for the job volume bound to `claim_name`: `<job>-<12 chars [0-9a-z]>`.
 // Deliberate difference: Volcano draws the 12 characters at random on every pod creation;
@@ -51,7 +51,7 @@ std::string GeneratedPvcName(std::string_view job, std::string_view job_uid, siz
 // The PersistentVolumeClaim for a job volume: `name` in the job's namespace, spec =
 // volume.volume_claim (which must be set), a controller ownerReference to the Job (so deleting
 // the Job deletes the claim), and label volcano.sh/job-name.
-json::Document BuildPvc(const JobView& job, const JobVolumeView& volume, std::string_view name);
+json::Document BuildPvc(const api::Job& job, const api::JobVolume& volume, std::string_view name);
 
 // What SyncJob does to the pods of a job, for the reconcile loop to execute.
 struct PodSyncPlan {
@@ -80,9 +80,9 @@ inline constexpr size_t kMaxPodCreatesPerSync = 1000;
 // matched to tasks by name, never by enumerating every replica, so a task with
 // replicas: 1000000000 costs what its existing pods cost.
 template <typename TaskReadyFn>
-PodSyncPlan PlanPodSync(const JobView& job, const std::vector<PodSnapshot>& pods,
+PodSyncPlan PlanPodSync(const api::Job& job, const std::vector<PodSnapshot>& pods,
                         TaskReadyFn task_ready, size_t max_create = kMaxPodCreatesPerSync);
-PodSyncPlan PlanPodSync(const JobView& job, const std::vector<PodSnapshot>& pods);
+PodSyncPlan PlanPodSync(const api::Job& job, const std::vector<PodSnapshot>& pods);
 
 // The index of pod `name` if it is `<job>-<task>-<index>` for `task` with a canonical decimal
 // index (MakePodName's form), else nullopt.
@@ -93,19 +93,19 @@ std::optional<int32_t> PodIndexIn(std::string_view job, std::string_view task,
 // Succeeded, or Running with all containers ready, number at least its minAvailable (a task
 // without minAvailable, or a name that is not a task, is ready). Iteration "any" with two or
 // more names needs one ready dependency, otherwise all must be ready. No dependsOn: true.
-bool TaskDependenciesMet(const JobView& job, const TaskSpecView& task,
+bool TaskDependenciesMet(const api::Job& job, const api::TaskSpec& task,
                          const std::vector<PodSnapshot>& pods);
 
 // Implementation detail of the template above.
-PodSyncPlan PlanPodSyncImpl(const JobView& job, const std::vector<PodSnapshot>& pods,
+PodSyncPlan PlanPodSyncImpl(const api::Job& job, const std::vector<PodSnapshot>& pods,
                             const std::vector<bool>& task_ready, size_t max_create);
 
 template <typename TaskReadyFn>
-PodSyncPlan PlanPodSync(const JobView& job, const std::vector<PodSnapshot>& pods,
+PodSyncPlan PlanPodSync(const api::Job& job, const std::vector<PodSnapshot>& pods,
                         TaskReadyFn task_ready, size_t max_create) {
   std::vector<bool> ready;
-  ready.reserve(job.spec.tasks.size());
-  for (const auto& t : job.spec.tasks) ready.push_back(task_ready(t));
+  ready.reserve(job.spec().tasks.size());
+  for (const auto& t : job.spec().tasks) ready.push_back(task_ready(t));
   return PlanPodSyncImpl(job, pods, ready, max_create);
 }
 

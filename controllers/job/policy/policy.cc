@@ -21,12 +21,12 @@ std::string DescribePolicy(const LifecyclePolicy& p) {
   return out;
 }
 
-std::string DescribeTrigger(const JobView& job, const JobRequest& r) {
+std::string DescribeTrigger(const api::Job& job, const JobRequest& r) {
   std::string what =
       r.event == Event::kNone ? std::string("sync") : std::string(EventName(r.event));
   if (r.exit_code) what += fmt::format(" (exit code {})", *r.exit_code);
   if (!r.pod.empty()) {
-    what += fmt::format(" of pod {}/{}", job.namespace_name, r.pod);
+    what += fmt::format(" of pod {}/{}", job.namespace_name(), r.pod);
     if (!r.task.empty()) what += fmt::format(" (task {})", r.task);
   } else if (!r.task.empty()) {
     what += fmt::format(" of task {}", r.task);
@@ -44,7 +44,7 @@ ResolvedAction Simple(Action action, PolicySource source, std::string cause) {
 }
 
 std::optional<ResolvedAction> FirstMatch(const std::vector<LifecyclePolicy>& policies,
-                                         const JobView& job, const JobRequest& request,
+                                         const api::Job& job, const JobRequest& request,
                                          PolicySource source) {
   for (const auto& p : policies) {
     if (!PolicyMatches(p, request)) continue;
@@ -106,7 +106,7 @@ bool PolicyMatches(const LifecyclePolicy& policy, const JobRequest& request) {
   return policy.exit_code && request.exit_code && *policy.exit_code == *request.exit_code;
 }
 
-ResolvedAction ResolvePolicy(const JobView& job, const JobRequest& request) {
+ResolvedAction ResolvePolicy(const api::Job& job, const JobRequest& request) {
   if (request.action) {
     ResolvedAction r;
     r.action = ParseAction(*request.action);
@@ -120,23 +120,23 @@ ResolvedAction ResolvePolicy(const JobView& job, const JobRequest& request) {
     return Simple(Action::kSyncJob, PolicySource::kInternal,
                   fmt::format("{}: internal event, sync", DescribeTrigger(job, request)));
   }
-  if (!request.job_uid.empty() && !job.uid.empty() && request.job_uid != job.uid) {
+  if (!request.job_uid.empty() && !job.uid().empty() && request.job_uid != job.uid()) {
     return Simple(Action::kSyncJob, PolicySource::kStaleJob,
                   fmt::format("{} belongs to job UID {}, not {}: sync",
-                              DescribeTrigger(job, request), request.job_uid, job.uid));
+                              DescribeTrigger(job, request), request.job_uid, job.uid()));
   }
-  if (request.job_version && *request.job_version < job.status.version) {
+  if (request.job_version && *request.job_version < job.status().version) {
     return Simple(
         Action::kSyncJob, PolicySource::kStaleVersion,
         fmt::format("{} is from job version {} < {}: policies ignored, sync",
-                    DescribeTrigger(job, request), *request.job_version, job.status.version));
+                    DescribeTrigger(job, request), *request.job_version, job.status().version));
   }
   if (!request.task.empty()) {
-    if (const TaskSpecView* task = job.spec.FindTask(request.task)) {
+    if (const api::TaskSpec* task = job.spec().FindTask(request.task)) {
       if (auto r = FirstMatch(task->policies, job, request, PolicySource::kTaskPolicy)) return *r;
     }
   }
-  if (auto r = FirstMatch(job.spec.policies, job, request, PolicySource::kJobPolicy)) return *r;
+  if (auto r = FirstMatch(job.spec().policies, job, request, PolicySource::kJobPolicy)) return *r;
   return Simple(Action::kSyncJob, PolicySource::kDefault,
                 fmt::format("{}: no policy matched, sync", DescribeTrigger(job, request)));
 }

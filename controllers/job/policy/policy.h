@@ -13,7 +13,7 @@
 #include <string>
 #include <string_view>
 
-#include "controllers/job/job.h"
+#include "controllers/job/model.h"
 
 namespace basalt::controllers {
 
@@ -66,7 +66,7 @@ struct ResolvedAction {
 };
 
 // Resolves the action for `request` against `job` (its UID, status.version and policies).
-ResolvedAction ResolvePolicy(const JobView& job, const JobRequest& request);
+ResolvedAction ResolvePolicy(const api::Job& job, const JobRequest& request);
 
 // Whether `policy` matches the request's event or exit code (Volcano's rule: the event list
 // contains the event or "*", a PodPending match counting only with a timeout; else the exit

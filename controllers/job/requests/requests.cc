@@ -110,7 +110,7 @@ PodSnapshot ToSnapshot(const JobPodInfo& pod) {
   return s;
 }
 
-TaskProgress ProgressOf(const TaskSpecView& task, const std::vector<JobPodInfo>& task_pods) {
+TaskProgress ProgressOf(const api::TaskSpec& task, const std::vector<JobPodInfo>& task_pods) {
   return ProgressOf(task.replicas, task.max_retry, task_pods);
 }
 

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "common/util/json.h"
-#include "controllers/job/job.h"
+#include "controllers/job/model.h"
 #include "controllers/job/policy/policy.h"
 #include "controllers/job/state/state.h"
 
@@ -55,7 +55,7 @@ struct TaskProgress {
 };
 
 // Σ over the task's Running/Pending pods of their restart counts, and its Succeeded pods.
-TaskProgress ProgressOf(const TaskSpecView& task, const std::vector<JobPodInfo>& task_pods);
+TaskProgress ProgressOf(const api::TaskSpec& task, const std::vector<JobPodInfo>& task_pods);
 // The same from the task's replicas and maxRetry alone (api::FindTaskReplicaCounts).
 TaskProgress ProgressOf(int32_t replicas, int32_t max_retry,
                         const std::vector<JobPodInfo>& task_pods);

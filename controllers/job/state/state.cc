@@ -138,7 +138,7 @@ bool HandlesAction(Action action) {
   return false;
 }
 
-Plan PlanAction(JobPhase phase, Action action, const JobSpecView& spec, const JobCounts& status) {
+Plan PlanAction(JobPhase phase, Action action, const api::JobSpec& spec, const JobCounts& status) {
   Plan plan = PlanFromRow(Lookup(phase, action));
   // Last retry: the final run's Succeeded/Failed pods are kept even by RestartJob, so users can
   // inspect why the job failed.
@@ -149,7 +149,7 @@ Plan PlanAction(JobPhase phase, Action action, const JobSpecView& spec, const Jo
   return plan;
 }
 
-std::optional<JobPhase> CompletionPhase(const JobCounts& c, const JobSpecView& spec) {
+std::optional<JobPhase> CompletionPhase(const JobCounts& c, const api::JobSpec& spec) {
   const int32_t replicas = spec.TotalReplicas();
   if (replicas == 0) return std::nullopt;
   if (spec.min_success && c.succeeded >= *spec.min_success) return JobPhase::kCompleted;
@@ -168,14 +168,14 @@ std::optional<JobPhase> CompletionPhase(const JobCounts& c, const JobSpecView& s
   return std::nullopt;
 }
 
-JobPhase RestartCheckPhase(const JobCounts& c, const JobSpecView& spec) {
+JobPhase RestartCheckPhase(const JobCounts& c, const api::JobSpec& spec) {
   if (c.retry_count >= spec.max_retry) return JobPhase::kFailed;
   if (spec.TotalReplicas() - c.terminating >= c.min_available) return JobPhase::kPending;
   return JobPhase::kRestarting;
 }
 
 JobPhase NextPhase(const Plan& plan, JobPhase current, const JobCounts& after,
-                   const JobSpecView& spec) {
+                   const api::JobSpec& spec) {
   switch (plan.rule) {
     case PhaseRule::kKeep:
       return current;
@@ -203,7 +203,7 @@ JobCounts ApplyBookkeeping(const Plan& plan, JobCounts counts) {
 }
 
 Decision Transition(JobPhase phase, Action action, const JobCounts& counts,
-                    const JobSpecView& spec) {
+                    const api::JobSpec& spec) {
   Decision d;
   d.plan = PlanAction(phase, action, spec, counts);
   JobCounts after = counts;

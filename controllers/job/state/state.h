@@ -20,7 +20,7 @@
 #include <string_view>
 #include <vector>
 
-#include "controllers/job/job.h"
+#include "controllers/job/model.h"
 
 namespace basalt::controllers {
 
@@ -63,7 +63,7 @@ struct Plan {
 
 // Step 1: what `action` does to a job in `phase`. `status` is the job's status before the
 // action (only retryCount is read, for the last-retry retention rule).
-Plan PlanAction(JobPhase phase, Action action, const JobSpecView& spec, const JobCounts& status);
+Plan PlanAction(JobPhase phase, Action action, const api::JobSpec& spec, const JobCounts& status);
 
 // Whether the phase table has a row of its own for `action` in some phase, i.e. the action
 // does something other than the catch-all of every phase. Every action a lifecycle policy may
@@ -73,16 +73,16 @@ bool HandlesAction(Action action);
 // Step 2: the phase after `plan` ran from `current`, given the counts it produced. `after`
 // must already include the plan's retry increment (see ApplyBookkeeping).
 JobPhase NextPhase(const Plan& plan, JobPhase current, const JobCounts& after,
-                   const JobSpecView& spec);
+                   const api::JobSpec& spec);
 
 // Running's completion rules (Volcano's Running-state default branch): minSuccess reached ->
 // Completed; all pods finished -> Completed or Failed by task minAvailable, minSuccess and
 // spec.minAvailable; too many pending -> Pending; otherwise nullopt (unchanged).
-std::optional<JobPhase> CompletionPhase(const JobCounts& counts, const JobSpecView& spec);
+std::optional<JobPhase> CompletionPhase(const JobCounts& counts, const api::JobSpec& spec);
 
 // Restarting's check: Failed when retryCount >= spec.maxRetry; Pending once
 // Σ replicas − terminating >= status.minAvailable; else Restarting.
-JobPhase RestartCheckPhase(const JobCounts& counts, const JobSpecView& spec);
+JobPhase RestartCheckPhase(const JobCounts& counts, const api::JobSpec& spec);
 
 struct Decision {
   Plan plan;
@@ -92,7 +92,7 @@ struct Decision {
 // Both steps: `counts` are the counts after the effect (retry increment not yet applied; it is
 // applied here before the phase rule is evaluated).
 Decision Transition(JobPhase phase, Action action, const JobCounts& counts,
-                    const JobSpecView& spec);
+                    const api::JobSpec& spec);
 
 // Applies the plan's version bump and retry increment to `counts` (status.version and
 // status.retryCount) and returns it.

@@ -6,23 +6,6 @@
 
 namespace basalt::controllers {
 
-absl::StatusOr<JobView> JobViewFromApi(const api::Job& job) { return ParseJob(job.doc()); }
-
-JobCounts CountsFromApi(const api::JobStatus& s) {
-  JobCounts c;
-  c.pending = s.pending;
-  c.running = s.running;
-  c.succeeded = s.succeeded;
-  c.failed = s.failed;
-  c.terminating = s.terminating;
-  c.unknown = s.unknown;
-  c.version = s.version;
-  c.retry_count = s.retry_count;
-  c.min_available = s.min_available;
-  c.task_status_count = s.task_status_count;
-  return c;
-}
-
 std::optional<api::JobStatus> NextJobStatus(const api::JobStatus& old, const StatusUpdate& u,
                                             api::Time now) {
   api::JobStatus next = old;

@@ -1,7 +1,6 @@
 #pragma once
 // The Job status a reconcile writes, computed from the old status (common/api's typed view),
-// the phase the state machine chose and the counts the effect produced; plus the adapters from
-// common/api's Job to the controller's JobView.
+// the phase the state machine chose and the counts the effect produced.
 //
 // Pure functions; thread-safe.
 
@@ -12,15 +11,9 @@
 #include "absl/status/statusor.h"
 #include "common/api/batch.h"
 #include "common/api/time.h"
-#include "controllers/job/job.h"
+#include "controllers/job/model.h"
 
 namespace basalt::controllers {
-
-// The controller's view of an api::Job (reads the raw document; see ParseJob).
-absl::StatusOr<JobView> JobViewFromApi(const api::Job& job);
-
-// The state machine's counts from an api::JobStatus.
-JobCounts CountsFromApi(const api::JobStatus& status);
 
 struct StatusUpdate {
   JobPhase phase = JobPhase::kPending;  // the next phase

@@ -12,7 +12,7 @@
 namespace basalt::controllers {
 namespace {
 
-void CheckContainers(const TaskSpecView& task, size_t t, std::vector<std::string>& out) {
+void CheckContainers(const api::TaskSpec& task, size_t t, std::vector<std::string>& out) {
   static const json::Value kEmpty(rapidjson::kObjectType);
   const json::Value& tmpl = task.pod_template ? *task.pod_template : kEmpty;
   const json::Value* spec = json::Find(tmpl, "spec");
@@ -50,8 +50,8 @@ void CheckContainers(const TaskSpecView& task, size_t t, std::vector<std::string
 
 // A dependsOn cycle as "a -> b -> a", or "" when the graph is a DAG (unknown names are
 // reported separately and ignored here).
-std::string FindCycle(const JobSpecView& spec) {
-  std::map<std::string, const TaskSpecView*> by_name;
+std::string FindCycle(const api::JobSpec& spec) {
+  std::map<std::string, const api::TaskSpec*> by_name;
   for (const auto& t : spec.tasks) by_name.emplace(t.name, &t);
   std::map<std::string, int> state;  // 0 unvisited, 1 on the path, 2 done
   std::vector<std::string> path;
@@ -59,7 +59,7 @@ std::string FindCycle(const JobSpecView& spec) {
   std::function<bool(const std::string&)> visit = [&](const std::string& name) {
     state[name] = 1;
     path.push_back(name);
-    const TaskSpecView* t = by_name[name];
+    const api::TaskSpec* t = by_name[name];
     if (t->depends_on) {
       for (const std::string& dep : t->depends_on->names) {
         if (by_name.count(dep) == 0) continue;
@@ -84,7 +84,7 @@ std::string FindCycle(const JobSpecView& spec) {
 
 }  // namespace
 
-std::vector<std::string> ValidateJobSpec(const JobSpecView& spec) {
+std::vector<std::string> ValidateJobSpec(const api::JobSpec& spec) {
   std::vector<std::string> out;
   if (spec.min_available < 0) {
     out.push_back(
@@ -102,7 +102,7 @@ std::vector<std::string> ValidateJobSpec(const JobSpecView& spec) {
   std::set<std::string> seen;
   int64_t total = 0;
   for (size_t i = 0; i < spec.tasks.size(); ++i) {
-    const TaskSpecView& t = spec.tasks[i];
+    const api::TaskSpec& t = spec.tasks[i];
     if (!seen.insert(t.name).second) {
       out.push_back(fmt::format("spec.tasks[{}].name: duplicated task name \"{}\"", i, t.name));
     }
@@ -143,7 +143,7 @@ std::vector<std::string> ValidateJobSpec(const JobSpecView& spec) {
   }
   std::set<std::string> mount_paths;
   for (size_t i = 0; i < spec.volumes.size(); ++i) {
-    const JobVolumeView& v = spec.volumes[i];
+    const api::JobVolume& v = spec.volumes[i];
     if (v.mount_path.empty()) {
       out.push_back(fmt::format("spec.volumes[{}].mountPath: required", i));
     } else if (!mount_paths.insert(v.mount_path).second) {
@@ -158,9 +158,9 @@ std::vector<std::string> ValidateJobSpec(const JobSpecView& spec) {
   return out;
 }
 
-std::vector<std::string> ValidateJobSize(const JobSpecView& spec, int64_t max_pods) {
+std::vector<std::string> ValidateJobSize(const api::JobSpec& spec, int64_t max_pods) {
   int64_t total = 0;
-  for (const TaskSpecView& t : spec.tasks) total += std::max<int64_t>(t.replicas, 0);
+  for (const api::TaskSpec& t : spec.tasks) total += std::max<int64_t>(t.replicas, 0);
   if (total <= max_pods) return {};
   return {fmt::format(
       "spec.tasks: {} pods in total is more than the job controller creates for one job "

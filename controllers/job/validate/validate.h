@@ -17,12 +17,12 @@
 #include <string>
 #include <vector>
 
-#include "controllers/job/job.h"
+#include "controllers/job/model.h"
 
 namespace basalt::controllers {
 
 // The spec's problems, in field order; empty when the controller can act on the Job.
-std::vector<std::string> ValidateJobSpec(const JobSpecView& spec);
+std::vector<std::string> ValidateJobSpec(const api::JobSpec& spec);
 
 // --max-job-pods of vc-controller-manager: the default most pods (replicas summed over the
 // tasks) the job controller creates for one Job. Ten times the webhook's default admission
@@ -33,7 +33,7 @@ inline constexpr int64_t kDefaultMaxJobPods = 100000;
 // The size problem of a Job with more than `max_pods` pods in total, empty otherwise. Such a
 // Job (admitted while the webhook was down, bypassed or configured with a higher limit) gets no
 // pods: building a billion pods' names alone would exhaust the controller's memory.
-std::vector<std::string> ValidateJobSize(const JobSpecView& spec, int64_t max_pods);
+std::vector<std::string> ValidateJobSize(const api::JobSpec& spec, int64_t max_pods);
 
 // The problems joined into one message for an Event and status.state.message.
 std::string JoinProblems(const std::vector<std::string>& problems);

@@ -126,10 +126,11 @@ TEST_CASE("Job: decodes the bert-pretrain example", "[api][job]") {
   CHECK(spec.min_available == 4);
   CHECK(spec.scheduler_name == "volcano");
   CHECK(spec.queue == "ai-training");
-  CHECK(spec.MaxRetryOrDefault() == 3);
+  CHECK(spec.max_retry == 3);
   CHECK_FALSE(spec.ttl_seconds_after_finished.has_value());
   REQUIRE(spec.policies.size() == 1);
-  CHECK(spec.policies[0].event == "PodEvicted");
+  CHECK(spec.policies[0].events ==
+        std::vector<basalt::api::JobEvent>{basalt::api::JobEvent::kPodEvicted});
   CHECK(spec.policies[0].action == "RestartJob");
   CHECK(spec.plugins.at("svc") == std::vector<std::string>{"--disable-network-policy=true"});
   CHECK(spec.plugins.at("env").empty());
@@ -141,12 +142,13 @@ TEST_CASE("Job: decodes the bert-pretrain example", "[api][job]") {
   CHECK_FALSE(task.min_available.has_value());
   REQUIRE(task.policies.size() == 2);
   CHECK(task.policies[1].exit_code == 137);
-  CHECK(task.policies[1].timeout == "10m");
+  CHECK(task.policies[1].timeout == std::chrono::minutes(10));
   REQUIRE(task.depends_on.has_value());
-  CHECK(task.depends_on->name == std::vector<std::string>{"ps"});
+  CHECK(task.depends_on->names == std::vector<std::string>{"ps"});
   CHECK(task.depends_on->iteration == "all");
   // The template is kept as raw JSON and is reachable in the document.
-  CHECK(task.template_json.find("\"nvidia.com/gpu\":1") != std::string::npos);
+  CHECK(basalt::json::Serialize(*task.pod_template).find("\"nvidia.com/gpu\":1") !=
+        std::string::npos);
   REQUIRE(job->TaskTemplate(0) != nullptr);
   CHECK(job->TaskTemplate(1) == nullptr);
   CHECK(job->FindTask("worker") == &spec.tasks[0]);

@@ -1,40 +1,81 @@
 #pragma once
-// Builders for the job controller's views in tests: MakeJob("j").Task(MakeTask("w")...)...
+// Builders of api::Job for the job controller's tests: MakeJob("j").Task(MakeTask("w")...)...
+// They write the Job's JSON and decode it as the reconciler does.
 
+#include <chrono>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "common/api/batch.h"
+#include "common/util/duration.h"
 #include "common/util/json.h"
-#include "controllers/job/job.h"
+#include "controllers/job/model.h"
 
 namespace basalt::controllers::testing {
 
 class TaskBuilder {
  public:
   explicit TaskBuilder(std::string name) : tmpl_(std::make_shared<json::Document>()) {
-    view_.name = std::move(name);
+    task_.SetObject();
+    json::Set(task_, "name", json::MakeString(name, task_.GetAllocator()), task_.GetAllocator());
     tmpl_->SetObject();
   }
-  TaskBuilder& Replicas(int32_t n) {
-    view_.replicas = n;
+  // Copies are deep: a copy edited afterwards leaves the original alone.
+  TaskBuilder(const TaskBuilder& other)
+      : tmpl_(std::make_shared<json::Document>()), last_list_(other.last_list_) {
+    task_.CopyFrom(other.task_, task_.GetAllocator());
+    tmpl_->CopyFrom(*other.tmpl_, tmpl_->GetAllocator());
+  }
+  TaskBuilder& operator=(const TaskBuilder& other) {
+    if (this != &other) {
+      task_.CopyFrom(other.task_, task_.GetAllocator());
+      tmpl_ = std::make_shared<json::Document>();
+      tmpl_->CopyFrom(*other.tmpl_, tmpl_->GetAllocator());
+      last_list_ = other.last_list_;
+    }
     return *this;
   }
-  TaskBuilder& MinAvailable(int32_t n) {
-    view_.min_available = n;
-    return *this;
-  }
+  TaskBuilder& Replicas(int32_t n) { return Field("replicas", json::Value(n)); }
+  TaskBuilder& MinAvailable(int32_t n) { return Field("minAvailable", json::Value(n)); }
+  TaskBuilder& MaxRetry(int32_t n) { return Field("maxRetry", json::Value(n)); }
   TaskBuilder& Partitions(int32_t total, int32_t size, int32_t min = 0) {
-    view_.partition_policy = PartitionPolicyView{total, size, min, std::nullopt};
+    json::Allocator& a = task_.GetAllocator();
+    json::Value& pp = json::EnsureObject(task_, "partitionPolicy", a);
+    json::Set(pp, "totalPartitions", json::Value(total), a);
+    json::Set(pp, "partitionSize", json::Value(size), a);
+    json::Set(pp, "minPartitions", json::Value(min), a);
     return *this;
   }
-  TaskBuilder& TopologyPolicy(std::string p) {
-    view_.topology_policy = std::move(p);
+  // partitionPolicy.networkTopology (after Partitions).
+  TaskBuilder& PartitionNetworkTopology(std::string_view mode, int32_t highest_tier_allowed) {
+    json::Allocator& a = task_.GetAllocator();
+    json::Value& pp = json::EnsureObject(task_, "partitionPolicy", a);
+    json::Value& nt = json::EnsureObject(pp, "networkTopology", a);
+    json::Set(nt, "mode", json::MakeString(mode, a), a);
+    json::Set(nt, "highestTierAllowed", json::Value(highest_tier_allowed), a);
     return *this;
   }
-  TaskBuilder& Policy(LifecyclePolicy p) {
-    view_.policies.push_back(std::move(p));
+  TaskBuilder& TopologyPolicy(std::string_view p) {
+    return Field("topologyPolicy", json::MakeString(p, task_.GetAllocator()));
+  }
+  TaskBuilder& DependsOn(std::vector<std::string> names, std::string_view iteration = "") {
+    json::Allocator& a = task_.GetAllocator();
+    json::Value d(rapidjson::kObjectType);
+    json::Value list(rapidjson::kArrayType);
+    for (const std::string& n : names) list.PushBack(json::MakeString(n, a), a);
+    json::Set(d, "name", std::move(list), a);
+    if (!iteration.empty()) json::Set(d, "iteration", json::MakeString(iteration, a), a);
+    return Field("dependsOn", std::move(d));
+  }
+  TaskBuilder& Policy(const LifecyclePolicy& p) {
+    json::Allocator& a = task_.GetAllocator();
+    if (json::Find(task_, "policies") == nullptr) {
+      json::Set(task_, "policies", json::Value(rapidjson::kArrayType), a);
+    }
+    json::FindMutable(task_, "policies")->PushBack(EncodePolicy(p, a), a);
     return *this;
   }
   // Adds a container; Request/Limit apply to the last one added.
@@ -75,17 +116,39 @@ class TaskBuilder {
     json::Set(Spec(), key, std::move(v), A());
     return *this;
   }
-  TaskSpecView Build() const {
-    TaskSpecView v = view_;
-    auto copy = std::make_shared<json::Document>();
-    copy->CopyFrom(*tmpl_, copy->GetAllocator());
-    v.pod_template = std::move(copy);
+  // The spec.tasks[] entry as JSON.
+  json::Value ToJson(json::Allocator& a) const {
+    json::Value t(task_, a);
+    json::Set(t, "template", json::Value(*tmpl_, a), a);
+    return t;
+  }
+  // The task as a Job with only this task decodes it.
+  api::TaskSpec Build() const;
+
+  // spec.policies[] / spec.tasks[].policies[] for `p`.
+  static json::Value EncodePolicy(const LifecyclePolicy& p, json::Allocator& a) {
+    json::Value v(rapidjson::kObjectType);
+    json::Set(v, "action", json::MakeString(p.action, a), a);
+    if (!p.events.empty()) {
+      json::Value events(rapidjson::kArrayType);
+      for (Event e : p.events) events.PushBack(json::MakeString(EventName(e), a), a);
+      json::Set(v, "events", std::move(events), a);
+    }
+    if (p.exit_code) json::Set(v, "exitCode", json::Value(*p.exit_code), a);
+    if (p.timeout) {
+      json::Set(v, "timeout",
+                json::MakeString(FormatGoDuration(std::chrono::nanoseconds(*p.timeout)), a), a);
+    }
     return v;
   }
 
  private:
   json::Allocator& A() { return tmpl_->GetAllocator(); }
   json::Value& Spec() { return json::EnsureObject(*tmpl_, "spec", A()); }
+  TaskBuilder& Field(std::string_view key, json::Value v) {
+    json::Set(task_, key, std::move(v), task_.GetAllocator());
+    return *this;
+  }
   TaskBuilder& AddContainer(std::string_view list, std::string_view name, std::string_view image) {
     json::Value& spec = Spec();
     if (json::Find(spec, list) == nullptr) {
@@ -106,91 +169,113 @@ class TaskBuilder {
     return *this;
   }
 
-  TaskSpecView view_;
+  json::Document task_;
   std::shared_ptr<json::Document> tmpl_;
   std::string last_list_ = "containers";
 };
 
 inline TaskBuilder MakeTask(std::string name) { return TaskBuilder(std::move(name)); }
 
+// Builds the Job's JSON document, which Build() decodes with api::Job::FromObject, so tests
+// see what the controller sees.
 class JobBuilder {
  public:
   explicit JobBuilder(std::string name) {
-    view_.name = std::move(name);
-    view_.namespace_name = "ns";
-    view_.uid = "uid-1";
+    doc_.SetObject();
+    Set({"apiVersion"}, Str(api::kBatchApiVersion));
+    Set({"kind"}, Str("Job"));
+    Set({"metadata", "name"}, Str(name));
+    Set({"metadata", "namespace"}, Str("ns"));
+    Set({"metadata", "uid"}, Str("uid-1"));
+    json::EnsureObject(doc_, "spec", A());
   }
-  JobBuilder& Namespace(std::string ns) {
-    view_.namespace_name = std::move(ns);
+  // Copies are deep.
+  JobBuilder(const JobBuilder& other) { doc_.CopyFrom(other.doc_, doc_.GetAllocator()); }
+  JobBuilder& operator=(const JobBuilder& other) {
+    if (this != &other) doc_.CopyFrom(other.doc_, doc_.GetAllocator());
     return *this;
   }
-  JobBuilder& Uid(std::string uid) {
-    view_.uid = std::move(uid);
-    return *this;
+  JobBuilder& Namespace(std::string_view ns) { return Set({"metadata", "namespace"}, Str(ns)); }
+  JobBuilder& Uid(std::string_view uid) { return Set({"metadata", "uid"}, Str(uid)); }
+  JobBuilder& Queue(std::string_view q) { return Set({"spec", "queue"}, Str(q)); }
+  JobBuilder& SchedulerName(std::string_view s) { return Set({"spec", "schedulerName"}, Str(s)); }
+  JobBuilder& PriorityClass(std::string_view p) {
+    return Set({"spec", "priorityClassName"}, Str(p));
   }
-  JobBuilder& Queue(std::string q) {
-    view_.spec.queue = std::move(q);
-    return *this;
+  JobBuilder& MinAvailable(int32_t n) { return Set({"spec", "minAvailable"}, json::Value(n)); }
+  JobBuilder& MaxRetry(int32_t n) { return Set({"spec", "maxRetry"}, json::Value(n)); }
+  JobBuilder& MinSuccess(int32_t n) { return Set({"spec", "minSuccess"}, json::Value(n)); }
+  JobBuilder& NetworkTopology(std::string_view mode, int32_t highest_tier_allowed) {
+    Set({"spec", "networkTopology", "mode"}, Str(mode));
+    return Set({"spec", "networkTopology", "highestTierAllowed"},
+               json::Value(highest_tier_allowed));
   }
-  JobBuilder& SchedulerName(std::string s) {
-    view_.spec.scheduler_name = std::move(s);
-    return *this;
+  JobBuilder& Task(const TaskBuilder& t) { return Append("tasks", t.ToJson(A())); }
+  JobBuilder& Policy(const LifecyclePolicy& p) {
+    return Append("policies", TaskBuilder::EncodePolicy(p, A()));
   }
-  JobBuilder& PriorityClass(std::string p) {
-    view_.spec.priority_class_name = std::move(p);
-    return *this;
+  JobBuilder& Plugin(std::string_view name, const std::vector<std::string>& args = {}) {
+    json::Value list(rapidjson::kArrayType);
+    for (const std::string& arg : args) list.PushBack(Str(arg), A());
+    return Set({"spec", "plugins", name}, std::move(list));
   }
-  JobBuilder& MinAvailable(int32_t n) {
-    view_.spec.min_available = n;
-    return *this;
+  JobBuilder& Volume(std::string_view mount_path, std::string_view claim) {
+    json::Value v(rapidjson::kObjectType);
+    json::Set(v, "mountPath", Str(mount_path), A());
+    json::Set(v, "volumeClaimName", Str(claim), A());
+    return Append("volumes", std::move(v));
   }
-  JobBuilder& MaxRetry(int32_t n) {
-    view_.spec.max_retry = n;
-    return *this;
+  JobBuilder& Label(std::string_view k, std::string_view v) {
+    return Set({"metadata", "labels", k}, Str(v));
   }
-  JobBuilder& MinSuccess(int32_t n) {
-    view_.spec.min_success = n;
-    return *this;
+  JobBuilder& Annotation(std::string_view k, std::string_view v) {
+    return Set({"metadata", "annotations", k}, Str(v));
   }
-  JobBuilder& Task(const TaskBuilder& t) {
-    view_.spec.tasks.push_back(t.Build());
-    return *this;
+  JobBuilder& Phase(std::string_view phase) {
+    return Set({"status", "state", "phase"}, Str(phase));
   }
-  JobBuilder& Policy(LifecyclePolicy p) {
-    view_.spec.policies.push_back(std::move(p));
-    return *this;
+  JobBuilder& Version(int32_t v) { return Set({"status", "version"}, json::Value(v)); }
+  JobBuilder& RetryCount(int32_t n) { return Set({"status", "retryCount"}, json::Value(n)); }
+  JobBuilder& ControlledResource(std::string_view key, std::string_view value) {
+    return Set({"status", "controlledResources", key}, Str(value));
   }
-  JobBuilder& Plugin(std::string name, std::vector<std::string> args = {}) {
-    view_.spec.plugins[std::move(name)] = std::move(args);
-    return *this;
+  api::Job Build() const {
+    absl::StatusOr<api::Object> obj = api::Object::CopyOf(doc_);
+    if (!obj.ok()) throw std::runtime_error(obj.status().ToString());
+    absl::StatusOr<api::Job> job = api::Job::FromObject(*std::move(obj));
+    if (!job.ok()) throw std::runtime_error(job.status().ToString());
+    return *std::move(job);
   }
-  JobBuilder& Volume(std::string mount_path, std::string claim) {
-    view_.spec.volumes.push_back({std::move(mount_path), std::move(claim)});
-    return *this;
-  }
-  JobBuilder& Label(std::string k, std::string v) {
-    view_.labels[std::move(k)] = std::move(v);
-    return *this;
-  }
-  JobBuilder& Annotation(std::string k, std::string v) {
-    view_.annotations[std::move(k)] = std::move(v);
-    return *this;
-  }
-  JobBuilder& Version(int32_t v) {
-    view_.status.version = v;
-    return *this;
-  }
-  JobBuilder& RetryCount(int32_t n) {
-    view_.status.retry_count = n;
-    return *this;
-  }
-  JobView Build() const { return view_; }
 
  private:
-  JobView view_;
+  json::Allocator& A() { return doc_.GetAllocator(); }
+  json::Value Str(std::string_view s) { return json::MakeString(s, A()); }
+  JobBuilder& Set(std::initializer_list<std::string_view> path, json::Value v) {
+    json::Value* at = &doc_;
+    const std::string_view* last = path.end() - 1;
+    for (const std::string_view* k = path.begin(); k != last; ++k) {
+      at = &json::EnsureObject(*at, *k, A());
+    }
+    json::Set(*at, *last, std::move(v), A());
+    return *this;
+  }
+  JobBuilder& Append(std::string_view list, json::Value v) {
+    json::Value& spec = json::EnsureObject(doc_, "spec", A());
+    if (json::Find(spec, list) == nullptr) {
+      json::Set(spec, list, json::Value(rapidjson::kArrayType), A());
+    }
+    json::FindMutable(spec, list)->PushBack(std::move(v), A());
+    return *this;
+  }
+
+  json::Document doc_;
 };
 
 inline JobBuilder MakeJob(std::string name) { return JobBuilder(std::move(name)); }
+
+inline api::TaskSpec TaskBuilder::Build() const {
+  return MakeJob("j").Task(*this).Build().spec().tasks[0];
+}
 
 // A LifecyclePolicy: OnEvents({Event::kPodFailed}, "RestartJob").
 inline LifecyclePolicy OnEvents(std::vector<Event> events, std::string action,

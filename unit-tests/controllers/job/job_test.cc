@@ -1,11 +1,10 @@
-#include "controllers/job/job.h"
-
 #include <catch2/catch.hpp>
 #include <map>
 #include <string>
 #include <vector>
 
 #include "common/util/json.h"
+#include "controllers/job/model.h"
 
 namespace basalt::controllers {
 namespace {
@@ -42,17 +41,15 @@ constexpr std::string_view kJob = R"({
                                  "worker": {"phase": {"Succeeded": 1, "Running": 2}}}}
 })";
 
-TEST_CASE("Job: ParseJob reads spec, policies, plugins and status", "[controllers][job]") {
-  auto doc = json::Parse(kJob);
-  REQUIRE(doc.ok());
-  auto job = ParseJob(*doc);
+TEST_CASE("Job: api::Job::Parse reads spec, policies, plugins and status", "[controllers][job]") {
+  auto job = api::Job::Parse(kJob);
   REQUIRE(job.ok());
-  CHECK(job->name == "bert");
-  CHECK(job->namespace_name == "ml");
-  CHECK(job->uid == "u-1");
-  CHECK(job->labels.at("team") == "nlp");
-  CHECK(job->annotations.at("volcano.sh/preemptable") == "true");
-  const JobSpecView& s = job->spec;
+  CHECK(job->name() == "bert");
+  CHECK(job->namespace_name() == "ml");
+  CHECK(job->uid() == "u-1");
+  CHECK(job->labels().at("team") == "nlp");
+  CHECK(job->annotations().at("volcano.sh/preemptable") == "true");
+  const api::JobSpec& s = job->spec();
   CHECK(s.scheduler_name == "volcano");
   CHECK(s.queue == "research");
   CHECK(s.min_available == 3);
@@ -94,8 +91,9 @@ TEST_CASE("Job: ParseJob reads spec, policies, plugins and status", "[controller
 
   CHECK(job->phase() == JobPhase::kRunning);
   CHECK(job->Initiated());
-  CHECK(job->controlled_resources == std::map<std::string, std::string>{{"plugin-ssh", "ssh"}});
-  const JobCounts& c = job->status;
+  CHECK(job->status().controlled_resources ==
+        std::map<std::string, std::string>{{"plugin-ssh", "ssh"}});
+  const JobCounts c = CountsFromApi(job->status());
   CHECK(c.pending == 4);
   CHECK(c.running == 3);
   CHECK(c.succeeded == 1);
@@ -110,26 +108,23 @@ TEST_CASE("Job: ParseJob reads spec, policies, plugins and status", "[controller
   CHECK_FALSE(c.TaskSucceeded("ps"));
 }
 
-TEST_CASE("Job: ParseJob applies the CRD defaults", "[controllers][job]") {
-  auto doc = json::Parse(R"({"metadata": {"name": "j"}, "spec": {"tasks": [{"name": "t"}]}})");
-  auto job = ParseJob(*doc);
+TEST_CASE("Job: api::Job::Parse applies the CRD defaults", "[controllers][job]") {
+  auto job = api::Job::Parse(R"({"metadata": {"name": "j"}, "spec": {"tasks": [{"name": "t"}]}})");
   REQUIRE(job.ok());
-  CHECK(job->spec.queue == "default");
-  CHECK(job->spec.max_retry == 3);
-  CHECK_FALSE(job->spec.min_success);
-  CHECK(job->phase_name.empty());
+  CHECK(job->spec().queue == "default");
+  CHECK(job->spec().max_retry == 3);
+  CHECK_FALSE(job->spec().min_success);
+  CHECK(job->status().state.phase.empty());
   CHECK(job->phase() == JobPhase::kPending);
   CHECK_FALSE(job->Initiated());
 }
 
-TEST_CASE("Job: ParseJob rejects malformed input", "[controllers][job]") {
-  auto arr = json::Parse("[]");
-  CHECK_FALSE(ParseJob(*arr).ok());
-  auto bad_template = json::Parse(R"({"spec": {"tasks": [{"name": "t", "template": 3}]}})");
-  CHECK_FALSE(ParseJob(*bad_template).ok());
-  auto bad_timeout = json::Parse(R"({"spec": {"policies": [{"event": "PodFailed",
-                                    "action": "RestartJob", "timeout": "soon"}]}})");
-  CHECK_FALSE(ParseJob(*bad_timeout).ok());
+TEST_CASE("Job: api::Job::Parse rejects malformed input", "[controllers][job]") {
+  CHECK_FALSE(api::Job::Parse("[]").ok());
+  CHECK_FALSE(api::Job::Parse(R"({"spec": {"tasks": [{"name": "t", "template": 3}]}})").ok());
+  CHECK_FALSE(api::Job::Parse(R"({"spec": {"policies": [{"event": "PodFailed",
+                                    "action": "RestartJob", "timeout": "soon"}]}})")
+                  .ok());
 }
 
 TEST_CASE("Job: names of phases, actions and events round-trip", "[controllers][job]") {

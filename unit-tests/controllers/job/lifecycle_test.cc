@@ -23,47 +23,61 @@ using testing::OnEvents;
 
 class FakeCluster {
  public:
-  explicit FakeCluster(JobView job) : job_(std::move(job)) {}
+  explicit FakeCluster(api::Job job) : job_(std::move(job)) {}
 
   // One reconcile of `request`; returns the action that ran.
   Action Reconcile(const JobRequest& request) {
     const ResolvedAction resolved = ResolvePolicy(job_, request);
     const JobPhase phase = job_.phase();
-    const Plan plan = PlanAction(phase, resolved.action, job_.spec, job_.status);
+    const bool initiated = !job_.status().state.phase.empty();
+    JobCounts counts = CountsFromApi(job_.status());
+    const Plan plan = PlanAction(phase, resolved.action, job_.spec(), counts);
     JobCounts after;
     if (plan.effect == PodEffect::kSync) {
-      if (job_.phase_name.empty() || phase == JobPhase::kPending) {
-        if (job_.phase_name.empty()) job_.status.min_available = job_.spec.min_available;
+      if (!initiated || phase == JobPhase::kPending) {
+        if (!initiated) counts.min_available = job_.spec().min_available;
         if (!pod_group_) pod_group_ = BuildPodGroup(job_, {}).ok();  // admitted at once
       }
       if (pod_group_) {
         const PodSyncPlan sync = PlanPodSync(job_, Snapshots());
         for (const auto& c : sync.create) {
-          auto pod = BuildPod(job_, *job_.spec.FindTask(c.task), c.index);
+          auto pod = BuildPod(job_, *job_.spec().FindTask(c.task), c.index);
           REQUIRE(pod.ok());
-          const std::string name = MakePodName(job_.name, c.task, c.index);
+          const std::string name = MakePodName(job_.name(), c.task, c.index);
           pods_[name] = {name, c.task, "Pending", false, std::nullopt, false, false};
           versions_[name] = std::stoi(testing::StringAt(
               *pod, {"metadata", "annotations", std::string(api::kJobVersionKey)}));
         }
         for (const auto& name : sync.remove) pods_[name].terminating = true;
       }
-      after = CountPods(Snapshots(), job_.status);
+      after = CountPods(Snapshots(), counts);
     } else {
       const KillTarget target{request.task, request.pod, std::nullopt};
       std::vector<std::string> deleted;
       for (const auto& p : Snapshots()) {
         if (ShouldKill(plan, resolved.action, p, target)) deleted.push_back(p.name);
       }
-      after = AccountKill(Snapshots(), deleted, job_.status);
+      after = AccountKill(Snapshots(), deleted, counts);
       for (const auto& name : deleted) pods_[name].terminating = true;
       if (plan.delete_pod_group) pod_group_ = false;
     }
     after = ApplyBookkeeping(plan, after);
     const JobPhase next =
-        NextPhase(plan, job_.phase_name.empty() ? JobPhase::kPending : phase, after, job_.spec);
-    job_.status = after;
-    job_.phase_name = std::string(JobPhaseName(next));
+        NextPhase(plan, initiated ? phase : JobPhase::kPending, after, job_.spec());
+    // What the status write would leave in the Job.
+    api::JobStatus status = job_.status();
+    status.state.phase = std::string(JobPhaseName(next));
+    status.pending = after.pending;
+    status.running = after.running;
+    status.succeeded = after.succeeded;
+    status.failed = after.failed;
+    status.terminating = after.terminating;
+    status.unknown = after.unknown;
+    status.version = after.version;
+    status.retry_count = after.retry_count;
+    status.min_available = after.min_available;
+    status.task_status_count = after.task_status_count;
+    job_.SetStatus(status);
     return resolved.action;
   }
 
@@ -71,7 +85,7 @@ class FakeCluster {
   // A pod event as the handlers would produce it.
   JobRequest PodEvent(const std::string& pod, Event event) const {
     JobRequest r;
-    r.job_uid = job_.uid;
+    r.job_uid = job_.uid();
     r.pod = pod;
     r.task = pods_.at(pod).task;
     r.event = event;
@@ -91,7 +105,7 @@ class FakeCluster {
     std::erase_if(pods_, [](const auto& kv) { return kv.second.terminating; });
   }
 
-  const JobView& job() const { return job_; }
+  const api::Job& job() const { return job_; }
   JobPhase phase() const { return job_.phase(); }
   bool has_pod_group() const { return pod_group_; }
   size_t live_pods() const {
@@ -108,13 +122,13 @@ class FakeCluster {
     return out;
   }
 
-  JobView job_;
+  api::Job job_;
   bool pod_group_ = false;
   std::map<std::string, PodSnapshot> pods_;
   std::map<std::string, int> versions_;
 };
 
-JobView TrainingJob(int32_t max_retry) {
+api::Job TrainingJob(int32_t max_retry) {
   return MakeJob("train")
       .MinAvailable(3)
       .MaxRetry(max_retry)
@@ -131,7 +145,7 @@ TEST_CASE("JobLifecycle: restart on failure, then complete when the master finis
   CHECK(c.phase() == JobPhase::kPending);
   CHECK(c.has_pod_group());
   CHECK(c.live_pods() == 3);
-  CHECK(c.job().status.pending == 3);
+  CHECK(c.job().status().pending == 3);
 
   c.SetAll("Running");
   c.Reconcile(c.PodEvent("train-worker-0", Event::kPodRunning));
@@ -141,9 +155,9 @@ TEST_CASE("JobLifecycle: restart on failure, then complete when the master finis
   c.SetPhase("train-worker-1", "Failed");
   CHECK(c.Reconcile(c.PodEvent("train-worker-1", Event::kPodFailed)) == Action::kRestartJob);
   CHECK(c.phase() == JobPhase::kRestarting);
-  CHECK(c.job().status.retry_count == 1);
-  CHECK(c.job().status.version == 1);
-  CHECK(c.job().status.terminating == 3);
+  CHECK(c.job().status().retry_count == 1);
+  CHECK(c.job().status().version == 1);
+  CHECK(c.job().status().terminating == 3);
   CHECK_FALSE(c.has_pod_group());
 
   // Still terminating: stays Restarting; once gone: back to Pending, re-initiated.
@@ -165,19 +179,19 @@ TEST_CASE("JobLifecycle: restart on failure, then complete when the master finis
   c.SetPhase("train-master-0", "Succeeded");
   CHECK(c.Reconcile(c.PodEvent("train-master-0", Event::kTaskCompleted)) == Action::kCompleteJob);
   CHECK(c.phase() == JobPhase::kCompleting);
-  CHECK(c.job().status.succeeded == 1);
-  CHECK(c.job().status.terminating == 2);
+  CHECK(c.job().status().succeeded == 1);
+  CHECK(c.job().status().terminating == 2);
   c.FinishDeletions();
   c.Reconcile(c.Sync());
   CHECK(c.phase() == JobPhase::kCompleted);
   // Counts survive the kills (ARCHITECTURE decision 10).
-  CHECK(c.job().status.succeeded == 1);
-  CHECK(c.job().status.retry_count == 1);
+  CHECK(c.job().status().succeeded == 1);
+  CHECK(c.job().status().retry_count == 1);
 
   // A finished job stays finished whatever happens next.
   c.Reconcile(c.PodEvent("train-master-0", Event::kPodFailed));
   CHECK(c.phase() == JobPhase::kCompleted);
-  CHECK(c.job().status.succeeded == 1);
+  CHECK(c.job().status().succeeded == 1);
 }
 
 TEST_CASE("JobLifecycle: events from pods of an earlier run are ignored",
@@ -189,14 +203,14 @@ TEST_CASE("JobLifecycle: events from pods of an earlier run are ignored",
   c.SetPhase("train-worker-0", "Failed");
   JobRequest late = c.PodEvent("train-worker-0", Event::kPodFailed);  // version 0
   c.Reconcile(late);
-  REQUIRE(c.job().status.version == 1);
+  REQUIRE(c.job().status().version == 1);
   c.FinishDeletions();
   c.Reconcile(c.Sync());
   c.Reconcile(c.Sync());
   REQUIRE(c.phase() == JobPhase::kPending);
   // The same failure reported again (e.g. a delayed watch event) must not restart again.
   CHECK(c.Reconcile(late) == Action::kSyncJob);
-  CHECK(c.job().status.retry_count == 1);
+  CHECK(c.job().status().retry_count == 1);
 }
 
 TEST_CASE("JobLifecycle: a job that keeps failing ends Failed, keeping its failed pods",
@@ -217,9 +231,9 @@ TEST_CASE("JobLifecycle: a job that keeps failing ends Failed, keeping its faile
     c.Reconcile(c.Sync());
   }
   CHECK(c.phase() == JobPhase::kFailed);
-  CHECK(c.job().status.retry_count == 2);
+  CHECK(c.job().status().retry_count == 2);
   // The last attempt's kill kept the failed pod for inspection.
-  CHECK(c.job().status.failed == 1);
+  CHECK(c.job().status().failed == 1);
   CHECK(c.live_pods() == 1);
 }
 

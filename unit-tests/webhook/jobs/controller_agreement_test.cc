@@ -10,7 +10,7 @@
 
 #include "common/api/vocabulary.h"
 #include "common/util/json.h"
-#include "controllers/job/job.h"
+#include "controllers/job/model.h"
 #include "controllers/job/plugins/registry.h"
 #include "controllers/job/policy/policy.h"
 #include "controllers/job/state/state.h"
@@ -87,7 +87,7 @@ TEST_CASE("Webhook and job controller: every admitted policy action is executed"
     if (!Validate(job).empty()) continue;
     // Admitted: the controller parses the same document into a policy that resolves to this
     // action, and its phase table has a row for it.
-    auto view = controllers::ParseJob(*json::Parse(job));
+    auto view = api::Job::Parse(job);
     REQUIRE(view.ok());
     controllers::JobRequest request;
     request.task = "worker";
@@ -128,7 +128,7 @@ TEST_CASE("Webhook and job controller: every admitted policy event matches its r
         fmt::format(R"({{"event":"{}","action":"RestartJob","timeout":"1m"}})", name));
     if (!Validate(job).empty()) continue;
     admitted.push_back(name);
-    auto view = controllers::ParseJob(*json::Parse(job));
+    auto view = api::Job::Parse(job);
     REQUIRE(view.ok());
     controllers::JobRequest request;
     request.task = "worker";

@@ -7,7 +7,7 @@ class EnvPlugin final : public JobPlugin {
  public:
   std::string_view Name() const override { return kEnvPluginName; }
 
-  absl::Status OnPodCreate(json::Document& pod, const JobView&, const TaskSpecView&,
+  absl::Status OnPodCreate(json::Document& pod, const api::Job&, const api::TaskSpec&,
                            int32_t index) override {
     const std::string value = std::to_string(index);
     auto& a = pod.GetAllocator();
@@ -18,11 +18,11 @@ class EnvPlugin final : public JobPlugin {
     return absl::OkStatus();
   }
 
-  absl::StatusOr<std::vector<json::Document>> OnJobAdd(const JobView&) override {
+  absl::StatusOr<std::vector<json::Document>> OnJobAdd(const api::Job&) override {
     return std::vector<json::Document>();
   }
 
-  std::vector<ObjectRef> OnJobDelete(const JobView&) override { return {}; }
+  std::vector<ObjectRef> OnJobDelete(const api::Job&) override { return {}; }
 };
 
 }  // namespace

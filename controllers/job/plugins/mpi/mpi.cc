@@ -10,12 +10,12 @@ class MpiPlugin final : public JobPlugin {
 
   std::string_view Name() const override { return kMpiPluginName; }
 
-  absl::Status OnPodCreate(json::Document& pod, const JobView& job, const TaskSpecView& task,
+  absl::Status OnPodCreate(json::Document& pod, const api::Job& job, const api::TaskSpec& task,
                            int32_t) override {
     auto& a = pod.GetAllocator();
     if (task.name == master_) {
       std::string hosts;
-      if (const TaskSpecView* worker = job.spec.FindTask(worker_)) {
+      if (const api::TaskSpec* worker = job.spec().FindTask(worker_)) {
         for (const auto& h : TaskHosts(job, *worker)) {
           if (!hosts.empty()) hosts += ",";
           hosts += h;
@@ -29,11 +29,11 @@ class MpiPlugin final : public JobPlugin {
     return absl::OkStatus();
   }
 
-  absl::StatusOr<std::vector<json::Document>> OnJobAdd(const JobView&) override {
+  absl::StatusOr<std::vector<json::Document>> OnJobAdd(const api::Job&) override {
     return std::vector<json::Document>();
   }
 
-  std::vector<ObjectRef> OnJobDelete(const JobView&) override { return {}; }
+  std::vector<ObjectRef> OnJobDelete(const api::Job&) override { return {}; }
 
  private:
   const std::string master_;

@@ -18,9 +18,9 @@ class PytorchPlugin final : public JobPlugin {
 
   std::string_view Name() const override { return kPytorchPluginName; }
 
-  absl::Status OnPodCreate(json::Document& pod, const JobView& job, const TaskSpecView& task,
+  absl::Status OnPodCreate(json::Document& pod, const api::Job& job, const api::TaskSpec& task,
                            int32_t index) override {
-    const TaskSpecView* master = job.spec.FindTask(master_);
+    const api::TaskSpec* master = job.spec().FindTask(master_);
     if (master == nullptr) return absl::OkStatus();
     const bool is_master = task.name == master_;
     const bool is_worker = task.name == worker_;
@@ -29,7 +29,7 @@ class PytorchPlugin final : public JobPlugin {
     const std::vector<std::string> master_hosts = TaskHosts(job, *master);
     const std::string master_addr = master_hosts.empty() ? "" : master_hosts.front();
     int64_t world_size = master->replicas;
-    if (const TaskSpecView* worker = job.spec.FindTask(worker_)) world_size += worker->replicas;
+    if (const api::TaskSpec* worker = job.spec().FindTask(worker_)) world_size += worker->replicas;
     const std::string rank = is_master ? "0" : std::to_string(int64_t{index} + 1);
     const std::string port = std::to_string(port_);
     const std::string world = std::to_string(world_size);
@@ -46,11 +46,11 @@ class PytorchPlugin final : public JobPlugin {
     return absl::OkStatus();
   }
 
-  absl::StatusOr<std::vector<json::Document>> OnJobAdd(const JobView&) override {
+  absl::StatusOr<std::vector<json::Document>> OnJobAdd(const api::Job&) override {
     return std::vector<json::Document>();
   }
 
-  std::vector<ObjectRef> OnJobDelete(const JobView&) override { return {}; }
+  std::vector<ObjectRef> OnJobDelete(const api::Job&) override { return {}; }
 
  private:
   void AddWaitForMaster(json::Document& pod, const std::string& master_addr) const {

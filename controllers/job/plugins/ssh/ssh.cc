@@ -23,10 +23,10 @@ class SshPlugin final : public JobPlugin {
 
   std::string_view Name() const override { return kSshPluginName; }
 
-  absl::Status OnPodCreate(json::Document& pod, const JobView& job, const TaskSpecView&,
+  absl::Status OnPodCreate(json::Document& pod, const api::Job& job, const api::TaskSpec&,
                            int32_t) override {
     auto& a = pod.GetAllocator();
-    const std::string secret = SshSecretName(job.name);
+    const std::string secret = SshSecretName(job.name());
     json::Value items(rapidjson::kArrayType);
     for (std::string_view key : {kSshPrivateKey, kSshPublicKey, kSshAuthorizedKeys, kSshConfig}) {
       json::Value item(rapidjson::kObjectType);
@@ -55,7 +55,7 @@ class SshPlugin final : public JobPlugin {
     return absl::OkStatus();
   }
 
-  absl::StatusOr<std::vector<json::Document>> OnJobAdd(const JobView& job) override {
+  absl::StatusOr<std::vector<json::Document>> OnJobAdd(const api::Job& job) override {
     SshKeyPair keys;
     if (private_key_.empty()) {
       auto generated = GenerateRsaKeyPair(kRsaBits);
@@ -73,7 +73,7 @@ class SshPlugin final : public JobPlugin {
         keys.public_key = *std::move(derived);
       }
     }
-    json::Document secret = NewOwnedObject(job, "v1", "Secret", SshSecretName(job.name));
+    json::Document secret = NewOwnedObject(job, "v1", "Secret", SshSecretName(job.name()));
     auto& a = secret.GetAllocator();
     json::Set(secret, "type", json::MakeString("Opaque", a), a);
     json::Value data(rapidjson::kObjectType);
@@ -93,8 +93,8 @@ class SshPlugin final : public JobPlugin {
     return out;
   }
 
-  std::vector<ObjectRef> OnJobDelete(const JobView& job) override {
-    return {{"v1", "Secret", job.namespace_name, SshSecretName(job.name)}};
+  std::vector<ObjectRef> OnJobDelete(const api::Job& job) override {
+    return {{"v1", "Secret", std::string(job.namespace_name()), SshSecretName(job.name())}};
   }
 
  private:
@@ -108,15 +108,15 @@ class SshPlugin final : public JobPlugin {
 
 std::string SshSecretName(std::string_view job) { return fmt::format("{}-ssh", job); }
 
-std::string SshConfig(const JobView& job, int64_t port) {
+std::string SshConfig(const api::Job& job, int64_t port) {
   std::string config = "StrictHostKeyChecking no\nUserKnownHostsFile /dev/null\n";
-  for (const auto& task : job.spec.tasks) {
+  for (const auto& task : job.spec().tasks) {
     const std::string_view tmpl_hostname = task.TemplateSpecString("hostname");
     std::string_view subdomain = task.TemplateSpecString("subdomain");
-    if (subdomain.empty()) subdomain = job.name;
+    if (subdomain.empty()) subdomain = job.name();
     for (int32_t i = 0; i < task.replicas; ++i) {
-      const std::string hostname =
-          tmpl_hostname.empty() ? MakePodName(job.name, task.name, i) : std::string(tmpl_hostname);
+      const std::string hostname = tmpl_hostname.empty() ? MakePodName(job.name(), task.name, i)
+                                                         : std::string(tmpl_hostname);
       config += fmt::format("Host {}\n  HostName {}.{}\n  Port {}\n", hostname, hostname, subdomain,
                             port);
       if (!tmpl_hostname.empty()) break;  // every pod of the task has the same name

@@ -36,6 +36,6 @@ absl::StatusOr<std::unique_ptr<JobPlugin>> NewSshPlugin(const std::vector<std::s
 // `<job>-ssh`.
 std::string SshSecretName(std::string_view job);
 // The `config` file for `job` with `port`.
-std::string SshConfig(const JobView& job, int64_t port);
+std::string SshConfig(const api::Job& job, int64_t port);
 
 }  // namespace basalt::controllers

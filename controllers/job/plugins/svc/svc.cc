@@ -31,10 +31,10 @@ std::string Join(const std::vector<std::string>& v, std::string_view sep) {
   return out;
 }
 
-json::Value JobSelector(const JobView& job, json::Allocator& a) {
+json::Value JobSelector(const api::Job& job, json::Allocator& a) {
   json::Value sel(rapidjson::kObjectType);
-  json::Set(sel, api::kJobNameKey, json::MakeString(job.name, a), a);
-  json::Set(sel, api::kJobNamespaceKey, json::MakeString(job.namespace_name, a), a);
+  json::Set(sel, api::kJobNameKey, json::MakeString(job.name(), a), a);
+  json::Set(sel, api::kJobNamespaceKey, json::MakeString(job.namespace_name(), a), a);
   return sel;
 }
 
@@ -47,7 +47,7 @@ class SvcPlugin final : public JobPlugin {
 
   std::string_view Name() const override { return kSvcPluginName; }
 
-  absl::Status OnPodCreate(json::Document& pod, const JobView& job, const TaskSpecView&,
+  absl::Status OnPodCreate(json::Document& pod, const api::Job& job, const api::TaskSpec&,
                            int32_t) override {
     auto& a = pod.GetAllocator();
     json::Value& spec = json::EnsureObject(pod, "spec", a);
@@ -57,9 +57,9 @@ class SvcPlugin final : public JobPlugin {
       json::Set(spec, "hostname", json::MakeString(name, a), a);
     }
     if (json::GetString(spec, "subdomain").empty()) {
-      json::Set(spec, "subdomain", json::MakeString(job.name, a), a);
+      json::Set(spec, "subdomain", json::MakeString(job.name(), a), a);
     }
-    const std::string cm = SvcConfigMapName(job.name);
+    const std::string cm = SvcConfigMapName(job.name());
     json::Value volume(rapidjson::kObjectType);
     json::Set(volume, "name", json::MakeString(cm, a), a);
     json::Value source(rapidjson::kObjectType);
@@ -72,7 +72,7 @@ class SvcPlugin final : public JobPlugin {
       json::Set(mount, "mountPath", json::MakeString(kSvcConfigMapMountPath, a), a);
       AddVolumeMount(c, std::move(mount), a);
       if (!inject_hosts_env_) return;
-      for (const auto& task : job.spec.tasks) {
+      for (const auto& task : job.spec().tasks) {
         const std::string hosts = HostsEnvName(task.name);
         const std::string num = NumEnvName(task.name);
         AddEnvFromConfigMap(c, hosts, cm, hosts, a);
@@ -82,7 +82,7 @@ class SvcPlugin final : public JobPlugin {
     return absl::OkStatus();
   }
 
-  absl::StatusOr<std::vector<json::Document>> OnJobAdd(const JobView& job) override {
+  absl::StatusOr<std::vector<json::Document>> OnJobAdd(const api::Job& job) override {
     std::vector<json::Document> out;
     out.push_back(ConfigMap(job));
     out.push_back(Service(job));
@@ -90,26 +90,27 @@ class SvcPlugin final : public JobPlugin {
     return out;
   }
 
-  absl::StatusOr<std::vector<json::Document>> OnJobUpdate(const JobView& job) override {
+  absl::StatusOr<std::vector<json::Document>> OnJobUpdate(const api::Job& job) override {
     std::vector<json::Document> out;
     out.push_back(ConfigMap(job));
     return out;
   }
 
-  std::vector<ObjectRef> OnJobDelete(const JobView& job) override {
+  std::vector<ObjectRef> OnJobDelete(const api::Job& job) override {
     std::vector<ObjectRef> refs = {
-        {"v1", "ConfigMap", job.namespace_name, SvcConfigMapName(job.name)},
-        {"v1", "Service", job.namespace_name, job.name},
+        {"v1", "ConfigMap", std::string(job.namespace_name()), SvcConfigMapName(job.name())},
+        {"v1", "Service", std::string(job.namespace_name()), std::string(job.name())},
     };
     if (!disable_network_policy_) {
-      refs.push_back({"networking.k8s.io/v1", "NetworkPolicy", job.namespace_name, job.name});
+      refs.push_back({"networking.k8s.io/v1", "NetworkPolicy", std::string(job.namespace_name()),
+                      std::string(job.name())});
     }
     return refs;
   }
 
  private:
-  json::Document ConfigMap(const JobView& job) const {
-    json::Document cm = NewOwnedObject(job, "v1", "ConfigMap", SvcConfigMapName(job.name));
+  json::Document ConfigMap(const api::Job& job) const {
+    json::Document cm = NewOwnedObject(job, "v1", "ConfigMap", SvcConfigMapName(job.name()));
     auto& a = cm.GetAllocator();
     json::Value data(rapidjson::kObjectType);
     for (const auto& [k, v] : SvcHostsData(job)) {
@@ -119,8 +120,8 @@ class SvcPlugin final : public JobPlugin {
     return cm;
   }
 
-  json::Document Service(const JobView& job) const {
-    json::Document svc = NewOwnedObject(job, "v1", "Service", job.name);
+  json::Document Service(const api::Job& job) const {
+    json::Document svc = NewOwnedObject(job, "v1", "Service", job.name());
     auto& a = svc.GetAllocator();
     json::Value spec(rapidjson::kObjectType);
     json::Set(spec, "clusterIP", json::MakeString("None", a), a);
@@ -130,8 +131,8 @@ class SvcPlugin final : public JobPlugin {
     return svc;
   }
 
-  json::Document NetworkPolicy(const JobView& job) const {
-    json::Document np = NewOwnedObject(job, "networking.k8s.io/v1", "NetworkPolicy", job.name);
+  json::Document NetworkPolicy(const api::Job& job) const {
+    json::Document np = NewOwnedObject(job, "networking.k8s.io/v1", "NetworkPolicy", job.name());
     auto& a = np.GetAllocator();
     auto pod_selector = [&] {
       json::Value s(rapidjson::kObjectType);
@@ -173,9 +174,9 @@ std::string NumEnvName(std::string_view task) {
   return fmt::format("VC_{}_NUM", UpperUnderscored(task));
 }
 
-std::map<std::string, std::string> SvcHostsData(const JobView& job) {
+std::map<std::string, std::string> SvcHostsData(const api::Job& job) {
   std::map<std::string, std::string> data;
-  for (const auto& task : job.spec.tasks) {
+  for (const auto& task : job.spec().tasks) {
     const std::vector<std::string> hosts = TaskHosts(job, task);
     data[fmt::format("{}.host", Underscored(task.name))] = Join(hosts, "\n");
     data[HostsEnvName(task.name)] = Join(hosts, ",");

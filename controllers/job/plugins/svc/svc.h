@@ -32,7 +32,7 @@ absl::StatusOr<std::unique_ptr<JobPlugin>> NewSvcPlugin(const std::vector<std::s
 // `<job>-svc`.
 std::string SvcConfigMapName(std::string_view job);
 // The ConfigMap data described above, key -> value.
-std::map<std::string, std::string> SvcHostsData(const JobView& job);
+std::map<std::string, std::string> SvcHostsData(const api::Job& job);
 // "VC_<UPPER task, '-' -> '_'>_HOSTS" and "..._NUM".
 std::string HostsEnvName(std::string_view task);
 std::string NumEnvName(std::string_view task);

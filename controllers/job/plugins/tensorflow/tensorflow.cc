@@ -20,9 +20,9 @@ class TensorflowPlugin final : public JobPlugin {
 
   std::string_view Name() const override { return kTensorflowPluginName; }
 
-  absl::Status OnPodCreate(json::Document& pod, const JobView& job, const TaskSpecView& task,
+  absl::Status OnPodCreate(json::Document& pod, const api::Job& job, const api::TaskSpec& task,
                            int32_t index) override {
-    if (job.spec.tasks.size() == 1 && job.spec.tasks[0].replicas == 1) return absl::OkStatus();
+    if (job.spec().tasks.size() == 1 && job.spec().tasks[0].replicas == 1) return absl::OkStatus();
     const Role* own = nullptr;
     for (const auto& r : roles_) {
       if (r.task == task.name) own = &r;
@@ -34,7 +34,7 @@ class TensorflowPlugin final : public JobPlugin {
     auto& ca = config.GetAllocator();
     json::Value cluster(rapidjson::kObjectType);
     for (const auto& r : roles_) {
-      const TaskSpecView* t = job.spec.FindTask(r.task);
+      const api::TaskSpec* t = job.spec().FindTask(r.task);
       if (t == nullptr) continue;
       json::Value hosts(rapidjson::kArrayType);
       for (const auto& h : TaskHosts(job, *t)) {
@@ -55,11 +55,11 @@ class TensorflowPlugin final : public JobPlugin {
     return absl::OkStatus();
   }
 
-  absl::StatusOr<std::vector<json::Document>> OnJobAdd(const JobView&) override {
+  absl::StatusOr<std::vector<json::Document>> OnJobAdd(const api::Job&) override {
     return std::vector<json::Document>();
   }
 
-  std::vector<ObjectRef> OnJobDelete(const JobView&) override { return {}; }
+  std::vector<ObjectRef> OnJobDelete(const api::Job&) override { return {}; }
 
  private:
   const std::array<Role, 4> roles_;

@@ -11,7 +11,7 @@ using namespace testing;
 
 TEST_CASE("EnvPlugin: every container gets VC_TASK_INDEX and VK_TASK_INDEX",
           "[controllers][job][plugins]") {
-  JobView job =
+  api::Job job =
       MakeJob("j")
           .Task(MakeTask("worker").Replicas(3).Container("a").Container("b").InitContainer("i"))
           .Build();

@@ -22,10 +22,10 @@ TEST_CASE("MpiPlugin: the master learns the worker hosts, every container the po
            {{}, "master", "worker", 22},
            {{"--master=launcher", "--worker=node", "--port=5000"}, "launcher", "node", 5000}}) {
     INFO(c.master);
-    JobView job = MakeJob("pi")
-                      .Task(MakeTask(c.master).Replicas(1).Container("c").InitContainer("i"))
-                      .Task(MakeTask(c.worker).Replicas(2).Container("c"))
-                      .Build();
+    api::Job job = MakeJob("pi")
+                       .Task(MakeTask(c.master).Replicas(1).Container("c").InitContainer("i"))
+                       .Task(MakeTask(c.worker).Replicas(2).Container("c"))
+                       .Build();
     auto plugin = NewMpiPlugin(c.args);
     REQUIRE(plugin.ok());
     json::Document master = PodWith(**plugin, job, c.master, 0);
@@ -48,7 +48,7 @@ TEST_CASE("MpiPlugin: the master learns the worker hosts, every container the po
 }
 
 TEST_CASE("MpiPlugin: an existing port is not duplicated", "[controllers][job][plugins]") {
-  JobView job =
+  api::Job job =
       MakeJob("pi")
           .Task(MakeTask("master").Replicas(1).Container("c").SpecJson(
               "containers", R"([{"name": "c", "ports": [{"name": "ssh", "containerPort": 22}]}])"))

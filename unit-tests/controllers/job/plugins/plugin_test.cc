@@ -71,17 +71,17 @@ TEST_CASE("JobPlugin: bad arguments name the plugin and the flag", "[controllers
 
 TEST_CASE("JobPlugin: task hosts use the pod name or the template hostname",
           "[controllers][job][plugins]") {
-  JobView job = MakeJob("j")
-                    .Task(MakeTask("worker").Replicas(2))
-                    .Task(MakeTask("ps").Replicas(3).Hostname("ps-host").Subdomain("sub"))
-                    .Task(MakeTask("none").Replicas(0))
-                    .Build();
-  CHECK(TaskHosts(job, job.spec.tasks[0]) ==
+  api::Job job = MakeJob("j")
+                     .Task(MakeTask("worker").Replicas(2))
+                     .Task(MakeTask("ps").Replicas(3).Hostname("ps-host").Subdomain("sub"))
+                     .Task(MakeTask("none").Replicas(0))
+                     .ControlledResource("plugin-svc", "svc")
+                     .Build();
+  CHECK(TaskHosts(job, job.spec().tasks[0]) ==
         std::vector<std::string>{"j-worker-0.j", "j-worker-1.j"});
-  CHECK(TaskHosts(job, job.spec.tasks[1]) == std::vector<std::string>{"ps-host.sub"});
-  CHECK(TaskHosts(job, job.spec.tasks[2]).empty());
+  CHECK(TaskHosts(job, job.spec().tasks[1]) == std::vector<std::string>{"ps-host.sub"});
+  CHECK(TaskHosts(job, job.spec().tasks[2]).empty());
   CHECK(ControlledResourceKey("svc") == "plugin-svc");
-  job.controlled_resources["plugin-svc"] = "svc";
   CHECK_FALSE(NeedsOnJobAdd(job, "svc"));
   CHECK(NeedsOnJobAdd(job, "ssh"));
 }

@@ -76,9 +76,9 @@ inline int64_t PortNamed(const json::Value& container, std::string_view name) {
 }
 
 // Builds pod `index` of the task named `task` and runs `plugin.OnPodCreate` on it.
-inline json::Document PodWith(JobPlugin& plugin, const JobView& job, std::string_view task,
+inline json::Document PodWith(JobPlugin& plugin, const api::Job& job, std::string_view task,
                               int32_t index) {
-  const TaskSpecView* t = job.spec.FindTask(task);
+  const api::TaskSpec* t = job.spec().FindTask(task);
   REQUIRE(t != nullptr);
   auto pod = BuildPod(job, *t, index);
   REQUIRE(pod.ok());

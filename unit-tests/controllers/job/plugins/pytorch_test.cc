@@ -11,7 +11,7 @@ namespace {
 
 using namespace testing;
 
-JobView Job() {
+api::Job Job() {
   return MakeJob("pt")
       .Task(MakeTask("master").Replicas(1).Container("c"))
       .Task(MakeTask("worker").Replicas(3).Container("c").Container("sidecar"))
@@ -20,7 +20,7 @@ JobView Job() {
 }
 
 TEST_CASE("PytorchPlugin: rendezvous env per pod", "[controllers][job][plugins]") {
-  const JobView job = Job();
+  const api::Job job = Job();
   auto plugin = NewPytorchPlugin({});
   REQUIRE(plugin.ok());
   struct Case {
@@ -47,10 +47,10 @@ TEST_CASE("PytorchPlugin: rendezvous env per pod", "[controllers][job][plugins]"
 
 TEST_CASE("PytorchPlugin: custom flags and the wait-for-master init container",
           "[controllers][job][plugins]") {
-  JobView job = MakeJob("pt")
-                    .Task(MakeTask("lead").Replicas(1).Container("c"))
-                    .Task(MakeTask("w").Replicas(2).Container("c").InitContainer("user-init"))
-                    .Build();
+  api::Job job = MakeJob("pt")
+                     .Task(MakeTask("lead").Replicas(1).Container("c"))
+                     .Task(MakeTask("w").Replicas(2).Container("c").InitContainer("user-init"))
+                     .Build();
   auto plugin =
       NewPytorchPlugin({"--master=lead", "--worker=w", "--port=1234", "--wait-master-enabled",
                         "--wait-master-timeout=60", "--wait-master-image=busybox:stable"});
@@ -75,7 +75,7 @@ TEST_CASE("PytorchPlugin: custom flags and the wait-for-master init container",
 
 TEST_CASE("PytorchPlugin: a job without the master task is left alone",
           "[controllers][job][plugins]") {
-  JobView job = MakeJob("pt").Task(MakeTask("worker").Replicas(2).Container("c")).Build();
+  api::Job job = MakeJob("pt").Task(MakeTask("worker").Replicas(2).Container("c")).Build();
   auto plugin = NewPytorchPlugin({});
   REQUIRE(plugin.ok());
   json::Document pod = PodWith(**plugin, job, "worker", 0);

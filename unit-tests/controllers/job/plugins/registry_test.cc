@@ -29,14 +29,15 @@ TEST_CASE("JobPluginRegistry: unknown plugins and bad arguments are errors",
   JobPluginRegistry r = NewJobPluginRegistry();
   CHECK(r.Create("ray", {}).status().code() == absl::StatusCode::kNotFound);
   CHECK(r.Create("svc", {"--no-such-flag"}).status().code() == absl::StatusCode::kInvalidArgument);
-  JobView job = MakeJob("j").Task(MakeTask("t").Replicas(1)).Plugin("svc").Plugin("env").Build();
-  auto plugins = r.CreatePlugins(job.spec);
+  api::Job job = MakeJob("j").Task(MakeTask("t").Replicas(1)).Plugin("svc").Plugin("env").Build();
+  auto plugins = r.CreatePlugins(job.spec());
   REQUIRE(plugins.ok());
   REQUIRE(plugins->size() == 2);
   CHECK((*plugins)[0]->Name() == "env");
   CHECK((*plugins)[1]->Name() == "svc");
-  job.spec.plugins["bogus"] = {};
-  CHECK_FALSE(r.CreatePlugins(job.spec).ok());
+  api::JobSpec bogus = job.spec();
+  bogus.plugins["bogus"] = {};
+  CHECK_FALSE(r.CreatePlugins(bogus).ok());
 }
 
 }  // namespace

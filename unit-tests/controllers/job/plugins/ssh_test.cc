@@ -13,7 +13,7 @@ namespace {
 
 using namespace testing;
 
-JobView Job() {
+api::Job Job() {
   return MakeJob("mpi")
       .Namespace("hpc")
       .Task(MakeTask("master").Replicas(1).Container("c").InitContainer("i"))
@@ -33,7 +33,7 @@ std::string SecretValue(const json::Value& secret, std::string_view key) {
 
 TEST_CASE("SshPlugin: the Secret holds a matching RSA key pair and the ssh config",
           "[controllers][job][plugins]") {
-  const JobView job = Job();
+  const api::Job job = Job();
   auto plugin = NewSshPlugin({});
   REQUIRE(plugin.ok());
   auto objs = (*plugin)->OnJobAdd(job);
@@ -79,7 +79,7 @@ TEST_CASE("SshPlugin: each run generates a fresh key pair", "[controllers][job][
 TEST_CASE("SshPlugin: provided keys and port are used", "[controllers][job][plugins]") {
   auto pair = GenerateRsaKeyPair(2048);
   REQUIRE(pair.ok());
-  const JobView job = Job();
+  const api::Job job = Job();
   auto plugin = NewSshPlugin({"--ssh-private-key=" + pair->private_key_pem, "--ssh-port=2222"});
   REQUIRE(plugin.ok());
   auto objs = (*plugin)->OnJobAdd(job);
@@ -102,7 +102,7 @@ TEST_CASE("SshPlugin: provided keys and port are used", "[controllers][job][plug
 }
 
 TEST_CASE("SshPlugin: pods mount the keys at the key path", "[controllers][job][plugins]") {
-  const JobView job = Job();
+  const api::Job job = Job();
   struct Case {
     std::vector<std::string> args;
     std::string path;

@@ -12,10 +12,10 @@ namespace {
 
 using namespace testing;
 
-JobView Job() {
+api::Job Job(int32_t ps_replicas = 2) {
   return MakeJob("tf")
       .Namespace("ml")
-      .Task(MakeTask("ps").Replicas(2).Container("c"))
+      .Task(MakeTask("ps").Replicas(ps_replicas).Container("c"))
       .Task(MakeTask("my-worker").Replicas(3).Container("c").InitContainer("i"))
       .Task(MakeTask("chief").Replicas(2).Hostname("boss").Subdomain("hq").Container("c"))
       .Build();
@@ -48,7 +48,7 @@ TEST_CASE("SvcPlugin: the hosts ConfigMap lists every task's pods", "[controller
       {"VC_CHIEF_HOSTS", "boss.hq"},
       {"VC_CHIEF_NUM", "1"},
   };
-  const JobView job = Job();
+  const api::Job job = Job();
   CHECK(SvcHostsData(job) == want);
   auto plugin = NewSvcPlugin({});
   REQUIRE(plugin.ok());
@@ -62,8 +62,7 @@ TEST_CASE("SvcPlugin: the hosts ConfigMap lists every task's pods", "[controller
   CHECK(DataOf(*cm) == want);
 
   // Scaling rewrites the ConfigMap.
-  JobView scaled = job;
-  scaled.spec.tasks[0].replicas = 1;
+  api::Job scaled = Job(/*ps_replicas=*/1);
   auto updated = (*plugin)->OnJobUpdate(scaled);
   REQUIRE(updated.ok());
   REQUIRE(updated->size() == 1);
@@ -72,7 +71,7 @@ TEST_CASE("SvcPlugin: the hosts ConfigMap lists every task's pods", "[controller
 
 TEST_CASE("SvcPlugin: headless Service and NetworkPolicy select the job's pods",
           "[controllers][job][plugins]") {
-  const JobView job = Job();
+  const api::Job job = Job();
   auto plugin = NewSvcPlugin({"--publish-not-ready-addresses=true"});
   REQUIRE(plugin.ok());
   auto objs = (*plugin)->OnJobAdd(job);
@@ -105,7 +104,7 @@ TEST_CASE("SvcPlugin: headless Service and NetworkPolicy select the job's pods",
 
 TEST_CASE("SvcPlugin: --disable-network-policy skips the NetworkPolicy",
           "[controllers][job][plugins]") {
-  const JobView job = Job();
+  const api::Job job = Job();
   auto plugin = NewSvcPlugin({"--disable-network-policy=true"});
   REQUIRE(plugin.ok());
   auto objs = (*plugin)->OnJobAdd(job);
@@ -120,7 +119,7 @@ TEST_CASE("SvcPlugin: --disable-network-policy skips the NetworkPolicy",
 
 TEST_CASE("SvcPlugin: pods get hostname, subdomain, hosts env and the /etc/volcano mount",
           "[controllers][job][plugins]") {
-  const JobView job = Job();
+  const api::Job job = Job();
   auto plugin = NewSvcPlugin({});
   REQUIRE(plugin.ok());
   json::Document pod = PodWith(**plugin, job, "my-worker", 1);
@@ -149,7 +148,7 @@ TEST_CASE("SvcPlugin: pods get hostname, subdomain, hosts env and the /etc/volca
 }
 
 TEST_CASE("SvcPlugin: --inject-hosts-env=false keeps env clean", "[controllers][job][plugins]") {
-  const JobView job = Job();
+  const api::Job job = Job();
   auto plugin = NewSvcPlugin({"--inject-hosts-env=false"});
   REQUIRE(plugin.ok());
   json::Document pod = PodWith(**plugin, job, "ps", 0);

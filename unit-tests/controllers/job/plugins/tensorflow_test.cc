@@ -13,12 +13,12 @@ using namespace testing;
 
 TEST_CASE("TensorflowPlugin: TF_CONFIG describes the cluster and the pod's role",
           "[controllers][job][plugins]") {
-  JobView job = MakeJob("tf")
-                    .Task(MakeTask("ps").Replicas(1).Container("c"))
-                    .Task(MakeTask("worker").Replicas(2).Container("c").Container("d"))
-                    .Task(MakeTask("chief").Replicas(1).Container("c"))
-                    .Task(MakeTask("logger").Replicas(1).Container("c"))
-                    .Build();
+  api::Job job = MakeJob("tf")
+                     .Task(MakeTask("ps").Replicas(1).Container("c"))
+                     .Task(MakeTask("worker").Replicas(2).Container("c").Container("d"))
+                     .Task(MakeTask("chief").Replicas(1).Container("c"))
+                     .Task(MakeTask("logger").Replicas(1).Container("c"))
+                     .Build();
   auto plugin = NewTensorflowPlugin({});
   REQUIRE(plugin.ok());
   const std::string cluster = R"("cluster":{"ps":["tf-ps-0.tf:2222"],)"
@@ -43,10 +43,10 @@ TEST_CASE("TensorflowPlugin: TF_CONFIG describes the cluster and the pod's role"
 }
 
 TEST_CASE("TensorflowPlugin: role flags, port and the evaluator", "[controllers][job][plugins]") {
-  JobView job = MakeJob("tf")
-                    .Task(MakeTask("param").Replicas(2).Container("c"))
-                    .Task(MakeTask("eval").Replicas(1).Container("c"))
-                    .Build();
+  api::Job job = MakeJob("tf")
+                     .Task(MakeTask("param").Replicas(2).Container("c"))
+                     .Task(MakeTask("eval").Replicas(1).Container("c"))
+                     .Build();
   auto plugin = NewTensorflowPlugin({"--ps=param", "--evaluator=eval", "--port=3000"});
   REQUIRE(plugin.ok());
   json::Document pod = PodWith(**plugin, job, "eval", 0);
@@ -56,7 +56,7 @@ TEST_CASE("TensorflowPlugin: role flags, port and the evaluator", "[controllers]
 }
 
 TEST_CASE("TensorflowPlugin: a single pod job gets no TF_CONFIG", "[controllers][job][plugins]") {
-  JobView job = MakeJob("tf").Task(MakeTask("worker").Replicas(1).Container("c")).Build();
+  api::Job job = MakeJob("tf").Task(MakeTask("worker").Replicas(1).Container("c")).Build();
   auto plugin = NewTensorflowPlugin({});
   REQUIRE(plugin.ok());
   json::Document pod = PodWith(**plugin, job, "worker", 0);

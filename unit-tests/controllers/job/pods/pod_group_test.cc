@@ -19,7 +19,7 @@ using testing::TaskBuilder;
 
 TEST_CASE("PodGroup: named after the job, owned by it, labelled with its name",
           "[controllers][job][pods]") {
-  JobView job =
+  api::Job job =
       MakeJob("bert")
           .Namespace("ml")
           .Uid("uid-7")
@@ -30,8 +30,8 @@ TEST_CASE("PodGroup: named after the job, owned by it, labelled with its name",
           .Annotation("a", "b")
           .Task(MakeTask("master").Replicas(1).Container("m").Request("cpu", "1"))
           .Task(MakeTask("worker").Replicas(4).MinAvailable(2).Container("w").Request("cpu", "2"))
+          .NetworkTopology("hard", 1)
           .Build();
-  job.spec.network_topology = NetworkTopologyView{"hard", 1, ""};
   auto pg = BuildPodGroup(job, {});
   REQUIRE(pg.ok());
   CHECK(StringAt(*pg, {"apiVersion"}) == "scheduling.volcano.sh/v1beta1");
@@ -64,14 +64,20 @@ TEST_CASE("PodGroup: named after the job, owned by it, labelled with its name",
 }
 
 TEST_CASE("PodGroup: partitioned tasks get sub-group policies", "[controllers][job][pods]") {
-  JobView job = MakeJob("j")
-                    .MinAvailable(5)
-                    .Task(MakeTask("master").Replicas(1))
-                    .Task(MakeTask("w").Replicas(8).Partitions(4, 2, 2))
-                    .Task(MakeTask("x").Replicas(4).MinAvailable(3).Partitions(2, 2))
-                    .Build();
-  job.spec.tasks[1].partition_policy->network_topology = NetworkTopologyView{"hard", 1, ""};
-  CHECK(MinTaskMember(job.spec) ==
+  // `w` with minPartitions `w_min` and minAvailable `w_min_available`.
+  auto make = [](int32_t w_min, std::optional<int32_t> w_min_available) {
+    TaskBuilder w = MakeTask("w").Replicas(8).Partitions(4, 2, w_min);
+    w.PartitionNetworkTopology("hard", 1);
+    if (w_min_available) w.MinAvailable(*w_min_available);
+    return MakeJob("j")
+        .MinAvailable(5)
+        .Task(MakeTask("master").Replicas(1))
+        .Task(w)
+        .Task(MakeTask("x").Replicas(4).MinAvailable(3).Partitions(2, 2))
+        .Build();
+  };
+  api::Job job = make(2, std::nullopt);
+  CHECK(MinTaskMember(job.spec()) ==
         std::map<std::string, int32_t>{{"master", 1}, {"w", 4}, {"x", 3}});
   auto pg = BuildPodGroup(job, {});
   REQUIRE(pg.ok());
@@ -83,11 +89,10 @@ TEST_CASE("PodGroup: partitioned tasks get sub-group policies", "[controllers][j
         R"({"name":"x","subGroupSize":2,"minSubGroups":0,)"
         R"("labelSelector":{"matchLabels":{"volcano.sh/task-spec":"x"}},)"
         R"("matchLabelKeys":["volcano.sh/partition-id"]}])");
-  JobView other = job;
-  other.spec.tasks[1].partition_policy->min_partitions = 3;
-  other.spec.tasks[1].min_available = 4;  // keep minTaskMember equal: only the policy differs
+  // minAvailable 4 keeps minTaskMember equal: only the policy differs.
+  api::Job other = make(3, 4);
   CHECK(PodGroupSpecDiffers(*pg, *BuildPodGroup(other, {})));
-  JobView plain = MakeJob("j").MinAvailable(1).Task(MakeTask("t").Replicas(1)).Build();
+  api::Job plain = MakeJob("j").MinAvailable(1).Task(MakeTask("t").Replicas(1)).Build();
   auto plain_pg = BuildPodGroup(plain, {});
   CHECK(json::FindPath(*plain_pg, {"spec", "subGroupPolicy"}) == nullptr);
   CHECK(PodGroupSpecDiffers(*plain_pg, *pg));
@@ -136,7 +141,7 @@ TEST_CASE("PodGroup: a limit without a request counts as the request, sidecars a
   CHECK(usage->Get("cpu") == resource::MustParse("1100m"));
 }
 
-JobSpecView PrioritySpec(int32_t min_available, std::optional<int32_t> worker_min) {
+api::JobSpec PrioritySpec(int32_t min_available, std::optional<int32_t> worker_min) {
   JobBuilder b = MakeJob("j");
   b.MinAvailable(min_available);
   b.Task(MakeTask("low").Replicas(2).MinAvailable(1).PriorityClass("p-low").Container("c").Request(
@@ -145,14 +150,14 @@ JobSpecView PrioritySpec(int32_t min_available, std::optional<int32_t> worker_mi
       MakeTask("high").Replicas(3).PriorityClass("p-high").Container("c").Request("cpu", "10");
   if (worker_min) worker.MinAvailable(*worker_min);
   b.Task(worker);
-  return b.Build().spec;
+  return b.Build().spec();
 }
 
 TEST_CASE("PodGroup: minResources walks tasks by priority", "[controllers][job][pods]") {
   const PriorityClassValues priorities = {{"p-high", 1000}, {"p-low", 10}};
   struct Case {
     std::string name;
-    JobSpecView spec;
+    api::JobSpec spec;
     PriorityClassValues priorities;
     int64_t cpu_milli;
     int64_t pods;
@@ -177,10 +182,13 @@ TEST_CASE("PodGroup: minResources walks tasks by priority", "[controllers][job][
 }
 
 TEST_CASE("PodGroup: spec differences that require an update", "[controllers][job][pods]") {
-  JobView job = MakeJob("j")
-                    .MinAvailable(2)
-                    .Task(MakeTask("t").Replicas(2).Container("c").Request("memory", "1Gi"))
-                    .Build();
+  // The job with job minAvailable `min`, `replicas` and task minAvailable `task_min`.
+  auto make = [](int32_t min, int32_t replicas, std::optional<int32_t> task_min = {}) {
+    TaskBuilder t = MakeTask("t").Replicas(replicas).Container("c").Request("memory", "1Gi");
+    if (task_min) t.MinAvailable(*task_min);
+    return MakeJob("j").MinAvailable(min).Task(t);
+  };
+  api::Job job = make(2, 2).Build();
   auto desired = BuildPodGroup(job, {});
   REQUIRE(desired.ok());
   CHECK_FALSE(PodGroupSpecDiffers(*desired, *desired));
@@ -190,15 +198,11 @@ TEST_CASE("PodGroup: spec differences that require an update", "[controllers][jo
             json::MakeString("2Gi", same->GetAllocator()), same->GetAllocator());
   CHECK_FALSE(PodGroupSpecDiffers(*same, *desired));
 
-  JobView scaled = job;
-  scaled.spec.min_available = 3;
-  scaled.spec.tasks[0].replicas = 3;
+  api::Job scaled = make(3, 3).Build();
   CHECK(PodGroupSpecDiffers(*desired, *BuildPodGroup(scaled, {})));
-  JobView task_min = job;
-  task_min.spec.tasks[0].min_available = 1;
+  api::Job task_min = make(2, 2, 1).Build();
   CHECK(PodGroupSpecDiffers(*desired, *BuildPodGroup(task_min, {})));
-  JobView prio = job;
-  prio.spec.priority_class_name = "high";
+  api::Job prio = make(2, 2).PriorityClass("high").Build();
   CHECK(PodGroupSpecDiffers(*desired, *BuildPodGroup(prio, {})));
 }
 

@@ -14,7 +14,7 @@ using testing::MakeJob;
 using testing::MakeTask;
 using testing::StringAt;
 
-JobView Job() {
+api::Job Job() {
   return MakeJob("bert")
       .Namespace("ml")
       .Uid("uid-7")
@@ -48,8 +48,8 @@ JobView Job() {
 
 TEST_CASE("JobPods: a pod carries the name, labels and annotations of its task",
           "[controllers][job][pods]") {
-  const JobView job = Job();
-  auto pod = BuildPod(job, job.spec.tasks[0], 1);
+  const api::Job job = Job();
+  auto pod = BuildPod(job, job.spec().tasks[0], 1);
   REQUIRE(pod.ok());
   const json::Value& p = *pod;
   CHECK(StringAt(p, {"apiVersion"}) == "v1");
@@ -97,8 +97,8 @@ TEST_CASE("JobPods: a pod carries the name, labels and annotations of its task",
 
 TEST_CASE("JobPods: a pod has one controller ownerReference to its Job",
           "[controllers][job][pods]") {
-  const JobView job = Job();
-  auto pod = BuildPod(job, job.spec.tasks[0], 0);
+  const api::Job job = Job();
+  auto pod = BuildPod(job, job.spec().tasks[0], 0);
   REQUIRE(pod.ok());
   const json::Value* owners = json::FindPath(*pod, {"metadata", "ownerReferences"});
   REQUIRE(owners != nullptr);
@@ -114,8 +114,8 @@ TEST_CASE("JobPods: a pod has one controller ownerReference to its Job",
 
 TEST_CASE("JobPods: template fields stay untouched, unknown ones included",
           "[controllers][job][pods]") {
-  const JobView job = Job();
-  auto pod = BuildPod(job, job.spec.tasks[0], 0);
+  const api::Job job = Job();
+  auto pod = BuildPod(job, job.spec().tasks[0], 0);
   REQUIRE(pod.ok());
   const json::Value* spec = json::Find(*pod, "spec");
   REQUIRE(spec != nullptr);
@@ -127,17 +127,17 @@ TEST_CASE("JobPods: template fields stay untouched, unknown ones included",
   // The Job's schedulerName and priorityClassName fill empty template fields only.
   CHECK(json::GetString(*spec, "schedulerName") == "volcano");
   CHECK(json::GetString(*spec, "priorityClassName") == "high");
-  auto other = BuildPod(job, job.spec.tasks[1], 0);
+  auto other = BuildPod(job, job.spec().tasks[1], 0);
   REQUIRE(other.ok());
   CHECK(StringAt(*other, {"spec", "schedulerName"}) == "other");
   CHECK(StringAt(*other, {"spec", "priorityClassName"}) == "low");
   // The template itself is not modified.
-  CHECK(json::FindPath(*job.spec.tasks[0].pod_template, {"spec", "schedulerName"}) == nullptr);
+  CHECK(json::FindPath(*job.spec().tasks[0].pod_template, {"spec", "schedulerName"}) == nullptr);
 }
 
 TEST_CASE("JobPods: a task without a name is task-spec 'default'", "[controllers][job][pods]") {
-  const JobView job = Job();
-  auto pod = BuildPod(job, job.spec.tasks[1], 0);
+  const api::Job job = Job();
+  auto pod = BuildPod(job, job.spec().tasks[1], 0);
   REQUIRE(pod.ok());
   CHECK(StringAt(*pod, {"metadata", "name"}) == "bert--0");
   CHECK(StringAt(*pod, {"metadata", "annotations", api::kTaskSpecKey}) == "default");
@@ -147,9 +147,9 @@ TEST_CASE("JobPods: a task without a name is task-spec 'default'", "[controllers
 
 TEST_CASE("JobPods: jdb-min-available is preferred over jdb-max-unavailable",
           "[controllers][job][pods]") {
-  JobView job = Job();
-  job.annotations.emplace(api::kJdbMinAvailableKey, std::string(1, '2'));
-  auto pod = BuildPod(job, job.spec.tasks[0], 0);
+  api::Job job = Job();
+  job.SetAnnotation(api::kJdbMinAvailableKey, "2");
+  auto pod = BuildPod(job, job.spec().tasks[0], 0);
   REQUIRE(pod.ok());
   CHECK(StringAt(*pod, {"metadata", "annotations", api::kJdbMinAvailableKey}) == "2");
   CHECK(json::FindPath(*pod, {"metadata", "annotations", api::kJdbMaxUnavailableKey}) == nullptr);
@@ -157,14 +157,14 @@ TEST_CASE("JobPods: jdb-min-available is preferred over jdb-max-unavailable",
 
 TEST_CASE("JobPods: job volumes mount into regular containers only, once per claim",
           "[controllers][job][pods]") {
-  JobView job =
+  api::Job job =
       MakeJob("j")
           .Volume("/data", "data-pvc")
           .Volume("/data2", "data-pvc")
           .Volume("/pending", "")
           .Task(MakeTask("t").Replicas(1).Container("a").Container("b").InitContainer("i"))
           .Build();
-  auto pod = BuildPod(job, job.spec.tasks[0], 0);
+  auto pod = BuildPod(job, job.spec().tasks[0], 0);
   REQUIRE(pod.ok());
   const json::Value* vols = json::FindPath(*pod, {"spec", "volumes"});
   REQUIRE(vols != nullptr);
@@ -187,10 +187,10 @@ TEST_CASE("JobPods: job volumes mount into regular containers only, once per cla
 
 TEST_CASE("JobPods: sync creates missing pods and removes scaled-down ones",
           "[controllers][job][pods]") {
-  JobView job = MakeJob("j")
-                    .Task(MakeTask("master").Replicas(1))
-                    .Task(MakeTask("worker").Replicas(2))
-                    .Build();
+  api::Job job = MakeJob("j")
+                     .Task(MakeTask("master").Replicas(1))
+                     .Task(MakeTask("worker").Replicas(2))
+                     .Build();
   std::vector<PodSnapshot> pods = {
       {"j-master-0", "master", "Succeeded", false, std::nullopt},  // finished: not re-created
       {"j-worker-1", "worker", "Failed", false, std::nullopt},
@@ -212,17 +212,17 @@ TEST_CASE("JobPods: sync creates missing pods and removes scaled-down ones",
 
   // A task whose dependencies are not ready gets no pods yet.
   PodSyncPlan waiting =
-      PlanPodSync(job, {}, [](const TaskSpecView& t) { return t.name != "worker"; });
+      PlanPodSync(job, {}, [](const api::TaskSpec& t) { return t.name != "worker"; });
   REQUIRE(waiting.create.size() == 1);
   CHECK(waiting.create[0].task == "master");
 }
 
 TEST_CASE("JobPods: a billion-replica task plans one bounded batch, skipping existing pods",
           "[controllers][job][pods]") {
-  JobView job = MakeJob("j")
-                    .Task(MakeTask("worker").Replicas(1'000'000'000))
-                    .Task(MakeTask("ps").Replicas(2))
-                    .Build();
+  api::Job job = MakeJob("j")
+                     .Task(MakeTask("worker").Replicas(1'000'000'000))
+                     .Task(MakeTask("ps").Replicas(2))
+                     .Build();
   std::vector<PodSnapshot> pods = {
       {"j-worker-0", "worker", "Running", false, std::nullopt},
       {"j-worker-2", "worker", "Pending", false, std::nullopt},
@@ -231,7 +231,7 @@ TEST_CASE("JobPods: a billion-replica task plans one bounded batch, skipping exi
       {"j-worker-01", "worker", "Running", false, std::nullopt},          // not a name Basalt makes
   };
   PodSyncPlan plan = PlanPodSync(
-      job, pods, [](const TaskSpecView&) { return true; }, 5);
+      job, pods, [](const api::TaskSpec&) { return true; }, 5);
   CHECK(plan.more_missing);
   REQUIRE(plan.create.size() == 5);
   std::vector<int32_t> indexes;
@@ -248,10 +248,10 @@ TEST_CASE("JobPods: a billion-replica task plans one bounded batch, skipping exi
   CHECK(full.more_missing);
 
   // Once the big task is complete the next task's pods come, and nothing is left over.
-  JobView small =
+  api::Job small =
       MakeJob("j").Task(MakeTask("worker").Replicas(2)).Task(MakeTask("ps").Replicas(2)).Build();
   PodSyncPlan rest = PlanPodSync(
-      small, pods, [](const TaskSpecView&) { return true; }, 5);
+      small, pods, [](const api::TaskSpec&) { return true; }, 5);
   CHECK_FALSE(rest.more_missing);
   REQUIRE(rest.create.size() == 3);
   CHECK(rest.create[0].task == "worker");
@@ -275,37 +275,37 @@ TEST_CASE("JobPods: PodIndexIn reads only names of MakePodName's form",
 }
 
 TEST_CASE("JobPods: pods of forwarded jobs are marked", "[controllers][job][pods]") {
-  const JobView job = Job();
-  auto pod = BuildPod(job, job.spec.tasks[0], 0, /*forwarded=*/true);
+  const api::Job job = Job();
+  auto pod = BuildPod(job, job.spec().tasks[0], 0, /*forwarded=*/true);
   REQUIRE(pod.ok());
   CHECK(StringAt(*pod, {"metadata", "annotations", api::kJobForwardingKey}) == "true");
   CHECK(StringAt(*pod, {"metadata", "labels", api::kJobForwardingKey}) == "true");
-  auto local = BuildPod(job, job.spec.tasks[0], 0);
+  auto local = BuildPod(job, job.spec().tasks[0], 0);
   CHECK(json::FindPath(*local, {"metadata", "labels", api::kJobForwardingKey}) == nullptr);
 }
 
 TEST_CASE("JobPods: partitioned tasks label pods with their partition",
           "[controllers][job][pods]") {
-  JobView job = MakeJob("j").Task(MakeTask("w").Replicas(6).Partitions(3, 2)).Build();
+  api::Job job = MakeJob("j").Task(MakeTask("w").Replicas(6).Partitions(3, 2)).Build();
   for (const auto& [index, partition] :
        std::vector<std::pair<int32_t, std::string>>{{0, "0"}, {1, "0"}, {2, "1"}, {5, "2"}}) {
-    auto pod = BuildPod(job, job.spec.tasks[0], index);
+    auto pod = BuildPod(job, job.spec().tasks[0], index);
     REQUIRE(pod.ok());
     CHECK(StringAt(*pod, {"metadata", "labels", api::kPartitionIdKey}) == partition);
   }
-  JobView plain = MakeJob("j").Task(MakeTask("w").Replicas(2)).Build();
-  auto pod = BuildPod(plain, plain.spec.tasks[0], 1);
+  api::Job plain = MakeJob("j").Task(MakeTask("w").Replicas(2)).Build();
+  auto pod = BuildPod(plain, plain.spec().tasks[0], 1);
   CHECK(json::FindPath(*pod, {"metadata", "labels", api::kPartitionIdKey}) == nullptr);
 }
 
 TEST_CASE("JobPods: dependsOn waits for ready dependency tasks", "[controllers][job][pods]") {
-  JobView job = MakeJob("j")
-                    .Task(MakeTask("a").Replicas(2).MinAvailable(2))
-                    .Task(MakeTask("b").Replicas(1).MinAvailable(1))
-                    .Task(MakeTask("c").Replicas(1))  // no minAvailable: always ready
-                    .Task(MakeTask("main").Replicas(1))
-                    .Build();
-  TaskSpecView& main = job.spec.tasks[3];
+  api::Job job = MakeJob("j")
+                     .Task(MakeTask("a").Replicas(2).MinAvailable(2))
+                     .Task(MakeTask("b").Replicas(1).MinAvailable(1))
+                     .Task(MakeTask("c").Replicas(1))  // no minAvailable: always ready
+                     .Task(MakeTask("main").Replicas(1))
+                     .Build();
+  api::TaskSpec main = job.spec().tasks[3];
   CHECK(TaskDependenciesMet(job, main, {}));  // no dependsOn
 
   const std::vector<PodSnapshot> a_half = {
@@ -341,7 +341,7 @@ TEST_CASE("JobPods: dependsOn waits for ready dependency tasks", "[controllers][
   };
   for (const auto& c : cases) {
     INFO(c.name);
-    main.depends_on = DependsOnView{c.deps, c.iteration};
+    main.depends_on = api::DependsOn{c.deps, c.iteration};
     CHECK(TaskDependenciesMet(job, main, c.pods) == c.want);
   }
 }

@@ -30,7 +30,7 @@ JobRequest PodRequest(std::string task, Event event, std::optional<int32_t> exit
 // master: TaskCompleted -> CompleteJob; PodFailed -> RestartTask.
 // worker: exitCode 3 -> AbortJob; PodPending after 10m -> RestartJob; PodPending (no timeout).
 // job:    PodFailed -> RestartJob; PodEvicted,Unknown -> TerminateJob; * -> ... none.
-JobView Job() {
+api::Job Job() {
   return MakeJob("j")
       .Version(2)
       .Task(MakeTask("master")
@@ -57,7 +57,7 @@ struct Case {
 };
 
 TEST_CASE("JobPolicy: resolution order and matching rules", "[controllers][job][policy]") {
-  const JobView job = Job();
+  const api::Job job = Job();
   JobRequest command = PodRequest("", Event::kCommandIssued, {}, std::nullopt);
   command.action = "ResumeJob";
   JobRequest stale_uid = PodRequest("worker", Event::kPodFailed, 3, 2);
@@ -111,17 +111,20 @@ TEST_CASE("JobPolicy: resolution order and matching rules", "[controllers][job][
 
 TEST_CASE("JobPolicy: '*' matches any event, but PodPending only with a timeout",
           "[controllers][job][policy]") {
-  JobView job = MakeJob("j")
-                    .Task(MakeTask("w").Replicas(1))
-                    .Policy(OnEvents({Event::kAny}, "RestartJob"))
-                    .Build();
+  api::Job job = MakeJob("j")
+                     .Task(MakeTask("w").Replicas(1))
+                     .Policy(OnEvents({Event::kAny}, "RestartJob"))
+                     .Build();
   for (Event e : {Event::kPodFailed, Event::kPodEvicted, Event::kUnknown, Event::kTaskCompleted,
                   Event::kTaskFailed, Event::kJobUpdated}) {
     INFO(EventName(e));
     CHECK(ResolvePolicy(job, PodRequest("w", e)).action == Action::kRestartJob);
   }
   CHECK(ResolvePolicy(job, PodRequest("w", Event::kPodPending)).action == Action::kSyncJob);
-  job.spec.policies[0].timeout = milliseconds(5000);
+  job = MakeJob("j")
+            .Task(MakeTask("w").Replicas(1))
+            .Policy(OnEvents({Event::kAny}, "RestartJob", milliseconds(5000)))
+            .Build();
   ResolvedAction r = ResolvePolicy(job, PodRequest("w", Event::kPodPending));
   CHECK(r.action == Action::kRestartJob);
   CHECK(r.delay == milliseconds(5000));
@@ -129,33 +132,33 @@ TEST_CASE("JobPolicy: '*' matches any event, but PodPending only with a timeout"
 
 TEST_CASE("JobPolicy: a policy exitCode never matches a request without one",
           "[controllers][job][policy]") {
-  JobView job =
+  api::Job job =
       MakeJob("j").Task(MakeTask("w").Replicas(1)).Policy(OnExitCode(1, "AbortJob")).Build();
   CHECK(ResolvePolicy(job, PodRequest("w", Event::kPodEvicted)).action == Action::kSyncJob);
   CHECK(ResolvePolicy(job, PodRequest("w", Event::kPodFailed, 1)).action == Action::kAbortJob);
 }
 
 TEST_CASE("JobPolicy: the first matching policy wins", "[controllers][job][policy]") {
-  JobView job = MakeJob("j")
-                    .Task(MakeTask("w").Replicas(1))
-                    .Policy(OnEvents({Event::kPodFailed}, "AbortJob"))
-                    .Policy(OnEvents({Event::kPodFailed}, "RestartJob"))
-                    .Build();
+  api::Job job = MakeJob("j")
+                     .Task(MakeTask("w").Replicas(1))
+                     .Policy(OnEvents({Event::kPodFailed}, "AbortJob"))
+                     .Policy(OnEvents({Event::kPodFailed}, "RestartJob"))
+                     .Build();
   CHECK(ResolvePolicy(job, PodRequest("w", Event::kPodFailed, 1)).action == Action::kAbortJob);
 }
 
 TEST_CASE("JobPolicy: unknown action strings are kept verbatim", "[controllers][job][policy]") {
-  JobView job = MakeJob("j")
-                    .Task(MakeTask("w").Replicas(1))
-                    .Policy(OnEvents({Event::kPodFailed}, "ExplodeJob"))
-                    .Build();
+  api::Job job = MakeJob("j")
+                     .Task(MakeTask("w").Replicas(1))
+                     .Policy(OnEvents({Event::kPodFailed}, "ExplodeJob"))
+                     .Build();
   ResolvedAction r = ResolvePolicy(job, PodRequest("w", Event::kPodFailed, 1));
   CHECK(r.action == Action::kOther);
   CHECK(r.action_name == "ExplodeJob");
 }
 
 TEST_CASE("JobPolicy: event texts name the action and the delay", "[controllers][job][policy]") {
-  const JobView job = Job();
+  const api::Job job = Job();
   ResolvedAction now = ResolvePolicy(job, PodRequest("master", Event::kPodFailed, 1, 2));
   CHECK(now.event_reason() == "ExecuteAction");
   CHECK(now.event_message() == "Start to execute action RestartTask");

@@ -20,7 +20,7 @@ class PodFixture {
   PodFixture() {
     job_ =
         MakeJob("j").Uid("uid-1").Version(2).Task(MakeTask("w").Replicas(2).Container("c")).Build();
-    pod_ = *BuildPod(job_, job_.spec.tasks[0], 1);
+    pod_ = *BuildPod(job_, job_.spec().tasks[0], 1);
     json::Set(pod_, "status", json::Value(rapidjson::kObjectType), A());
   }
   PodFixture& Phase(std::string_view phase) {
@@ -71,7 +71,7 @@ class PodFixture {
  private:
   json::Allocator& A() { return pod_.GetAllocator(); }
   json::Value& Status() { return *json::FindMutable(pod_, "status"); }
-  JobView job_;
+  api::Job job_;
   json::Document pod_;
 };
 
@@ -190,7 +190,7 @@ TEST_CASE("JobRequests: task retry budget", "[controllers][job][requests]") {
   CHECK_FALSE(TaskRetriesExhausted({1, 0, 4, 5}));
   CHECK(TaskRetriesExhausted({1, 0, 5, 5}));
   CHECK_FALSE(TaskRetriesExhausted({1, 0, 1000, -1}));
-  TaskSpecView task = MakeTask("w").Replicas(3).Build();
+  api::TaskSpec task = MakeTask("w").Replicas(3).Build();
   task.max_retry = 4;
   std::vector<JobPodInfo> pods = {
       PodFixture().Phase("Running").Container(2, true).Info(),

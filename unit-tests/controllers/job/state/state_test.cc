@@ -21,8 +21,13 @@ bool IsTargeted(Action a) {
 }
 
 // 3 workers, minAvailable 3, maxRetry 3.
-JobSpecView Spec() {
-  return MakeJob("j").MinAvailable(3).MaxRetry(3).Task(MakeTask("worker").Replicas(3)).Build().spec;
+api::JobSpec Spec() {
+  return MakeJob("j")
+      .MinAvailable(3)
+      .MaxRetry(3)
+      .Task(MakeTask("worker").Replicas(3))
+      .Build()
+      .spec();
 }
 
 // The expected plan for one row of the reference table, written out independently of the
@@ -88,7 +93,7 @@ Row ExpectedRow(JobPhase phase, Action a) {
 
 TEST_CASE("JobState: every (phase, action) pair follows the reference table",
           "[controllers][job][state]") {
-  const JobSpecView spec = Spec();
+  const api::JobSpec spec = Spec();
   JobCounts status;  // retryCount 0: the last-retry rule does not apply
   for (JobPhase phase : kAllJobPhases) {
     for (Action action : kAllActions) {
@@ -113,7 +118,7 @@ TEST_CASE("JobState: every (phase, action) pair follows the reference table",
 
 TEST_CASE("JobState: Pending turns Running once minAvailable pods run or finished",
           "[controllers][job][state]") {
-  const JobSpecView spec = Spec();
+  const api::JobSpec spec = Spec();
   struct Case {
     int32_t running, succeeded, failed;
     JobPhase want;
@@ -138,7 +143,7 @@ TEST_CASE("JobState: Pending turns Running once minAvailable pods run or finishe
 
 TEST_CASE("JobState: Running restart, abort, complete and terminate move to their phases",
           "[controllers][job][state]") {
-  const JobSpecView spec = Spec();
+  const api::JobSpec spec = Spec();
   JobCounts counts;
   counts.running = 3;
   CHECK(Transition(JobPhase::kRunning, Action::kRestartJob, counts, spec).next_phase ==
@@ -156,7 +161,7 @@ TEST_CASE("JobState: Running restart, abort, complete and terminate move to thei
 
 TEST_CASE("JobState: draining phases finish once no pod is pending, running or terminating",
           "[controllers][job][state]") {
-  const JobSpecView spec = Spec();
+  const api::JobSpec spec = Spec();
   struct Case {
     JobPhase from;
     JobPhase done;
@@ -179,7 +184,7 @@ TEST_CASE("JobState: draining phases finish once no pod is pending, running or t
 
 TEST_CASE("JobState: ResumeJob restarts an aborting or aborted job and consumes a retry",
           "[controllers][job][state]") {
-  const JobSpecView spec = Spec();
+  const api::JobSpec spec = Spec();
   JobCounts counts;
   counts.retry_count = 1;
   for (JobPhase p : {JobPhase::kAborting, JobPhase::kAborted}) {
@@ -194,7 +199,7 @@ TEST_CASE("JobState: ResumeJob restarts an aborting or aborted job and consumes 
 }
 
 TEST_CASE("JobState: finished jobs never leave their phase", "[controllers][job][state]") {
-  const JobSpecView spec = Spec();
+  const api::JobSpec spec = Spec();
   JobCounts counts;
   counts.running = 1;  // even with a straggler pod
   for (JobPhase p : {JobPhase::kCompleted, JobPhase::kFailed, JobPhase::kTerminated}) {
@@ -207,7 +212,7 @@ TEST_CASE("JobState: finished jobs never leave their phase", "[controllers][job]
 
 TEST_CASE("JobState: Restarting fails when retries are used up, else waits for pods to go",
           "[controllers][job][state]") {
-  const JobSpecView spec = Spec();  // 3 replicas, maxRetry 3
+  const api::JobSpec spec = Spec();  // 3 replicas, maxRetry 3
   struct Case {
     int32_t retry_count;
     int32_t terminating;
@@ -238,7 +243,7 @@ TEST_CASE("JobState: Restarting fails when retries are used up, else waits for p
 
 TEST_CASE("JobState: the last retry keeps finished pods even for RestartJob",
           "[controllers][job][state]") {
-  const JobSpecView spec = Spec();  // maxRetry 3
+  const api::JobSpec spec = Spec();  // maxRetry 3
   JobCounts counts;
   counts.retry_count = 1;
   CHECK_FALSE(
@@ -252,7 +257,7 @@ TEST_CASE("JobState: the last retry keeps finished pods even for RestartJob",
 
 TEST_CASE("JobState: whole-job kills bump the version, retries count restarts",
           "[controllers][job][state]") {
-  const JobSpecView spec = Spec();
+  const api::JobSpec spec = Spec();
   JobCounts counts;
   counts.version = 4;
   counts.retry_count = 1;
@@ -282,7 +287,7 @@ TEST_CASE("JobState: an empty or unknown phase is handled as Pending",
 
 struct CompletionCase {
   std::string name;
-  JobSpecView spec;
+  api::JobSpec spec;
   JobCounts counts;
   std::optional<JobPhase> want;
 };
@@ -303,24 +308,28 @@ JobCounts WithTask(JobCounts c, const std::string& task, int32_t succeeded, int3
 }
 
 TEST_CASE("JobState: completion rules of a running job", "[controllers][job][state]") {
-  const JobSpecView plain = Spec();  // 3 workers, minAvailable 3
-  const JobSpecView min_success =
-      MakeJob("j").MinAvailable(1).MinSuccess(2).Task(MakeTask("worker").Replicas(4)).Build().spec;
+  const api::JobSpec plain = Spec();  // 3 workers, minAvailable 3
+  const api::JobSpec min_success = MakeJob("j")
+                                       .MinAvailable(1)
+                                       .MinSuccess(2)
+                                       .Task(MakeTask("worker").Replicas(4))
+                                       .Build()
+                                       .spec();
   // master minAvailable 1 + workers minAvailable 2 = 3 = spec.minAvailable: task minimums apply.
-  const JobSpecView task_min = MakeJob("j")
-                                   .MinAvailable(3)
-                                   .Task(MakeTask("master").Replicas(1).MinAvailable(1))
-                                   .Task(MakeTask("worker").Replicas(3).MinAvailable(2))
-                                   .Build()
-                                   .spec;
+  const api::JobSpec task_min = MakeJob("j")
+                                    .MinAvailable(3)
+                                    .Task(MakeTask("master").Replicas(1).MinAvailable(1))
+                                    .Task(MakeTask("worker").Replicas(3).MinAvailable(2))
+                                    .Build()
+                                    .spec();
   // spec.minAvailable 2 < Σ task minAvailable 3: task minimums are not checked.
-  const JobSpecView loose = MakeJob("j")
-                                .MinAvailable(2)
-                                .Task(MakeTask("master").Replicas(1).MinAvailable(1))
-                                .Task(MakeTask("worker").Replicas(3).MinAvailable(2))
-                                .Build()
-                                .spec;
-  const JobSpecView empty = MakeJob("j").MinAvailable(0).Build().spec;
+  const api::JobSpec loose = MakeJob("j")
+                                 .MinAvailable(2)
+                                 .Task(MakeTask("master").Replicas(1).MinAvailable(1))
+                                 .Task(MakeTask("worker").Replicas(3).MinAvailable(2))
+                                 .Build()
+                                 .spec();
+  const api::JobSpec empty = MakeJob("j").MinAvailable(0).Build().spec();
 
   const std::vector<CompletionCase> cases = {
       {"no replicas: no change", empty, Counts(0, 0, 0, 0), std::nullopt},
@@ -374,7 +383,7 @@ std::vector<std::string> Killed(const Plan& plan, Action action, const KillTarge
 }
 
 TEST_CASE("JobState: kills select the pods of their scope", "[controllers][job][state]") {
-  const JobSpecView spec = Spec();
+  const api::JobSpec spec = Spec();
   JobCounts status;
   using V = std::vector<std::string>;
   // retain none: everything not already terminating.

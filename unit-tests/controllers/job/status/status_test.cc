@@ -120,12 +120,11 @@ TEST_CASE("JobStatus: api views convert to the controller's view", "[controllers
     "status":{"state":{"phase":"Running"},"running":1,"version":3,"retryCount":1,
               "taskStatusCount":{"t":{"phase":{"Running":1}}}}})");
   REQUIRE(job.ok());
-  auto view = JobViewFromApi(*job);
-  REQUIRE(view.ok());
-  CHECK(view->name == "j");
-  CHECK(view->phase() == JobPhase::kRunning);
+  CHECK(job->name() == "j");
+  CHECK(job->phase() == JobPhase::kRunning);
   JobCounts c = CountsFromApi(job->status());
-  CHECK(c == view->status);
+  CHECK(c.running == 1);
+  CHECK(c.retry_count == 1);
   CHECK(c.version == 3);
   CHECK(c.task_status_count.at("t").at("Running") == 1);
 }

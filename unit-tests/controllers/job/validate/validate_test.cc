@@ -9,12 +9,10 @@
 namespace basalt::controllers {
 namespace {
 
-JobSpecView Spec(std::string_view json) {
-  absl::StatusOr<json::Document> doc = json::Parse(json);
-  REQUIRE(doc.ok());
-  absl::StatusOr<JobView> view = ParseJob(*doc);
-  REQUIRE(view.ok());
-  return view->spec;
+api::JobSpec Spec(std::string_view json) {
+  absl::StatusOr<api::Job> job = api::Job::Parse(json);
+  REQUIRE(job.ok());
+  return job->spec();
 }
 
 constexpr char kContainers[] = R"({"spec":{"containers":[{"name":"c","image":"busybox"}]}})";
@@ -55,8 +53,8 @@ TEST_CASE("ValidateJobSpec: counts", "[controllers][job][validate]") {
 
 TEST_CASE("ValidateJobSize: more pods than --max-job-pods, summed over the tasks, is a problem",
           "[controllers][job][validate]") {
-  const JobSpecView huge = Spec(Job(R"("minAvailable":1,"tasks":[)" + Task("a", 2147483647) + "," +
-                                    Task("b", 2147483647) + "," + Task("c", -5) + "]"));
+  const api::JobSpec huge = Spec(Job(R"("minAvailable":1,"tasks":[)" + Task("a", 2147483647) + "," +
+                                     Task("b", 2147483647) + "," + Task("c", -5) + "]"));
   const auto problems = ValidateJobSize(huge, kDefaultMaxJobPods);
   REQUIRE(problems.size() == 1);
   // Summed in 64 bits: two int32-max tasks do not wrap; negative replicas count as none.
@@ -64,7 +62,7 @@ TEST_CASE("ValidateJobSize: more pods than --max-job-pods, summed over the tasks
         "spec.tasks: 4294967294 pods in total is more than the job controller creates for one "
         "job (--max-job-pods=100000); no pod is created: lower the tasks' replicas, or raise "
         "--max-job-pods of vc-controller-manager (and of the webhook)");
-  const JobSpecView at_limit =
+  const api::JobSpec at_limit =
       Spec(Job(R"("tasks":[)" + Task("a", 60000) + "," + Task("b", 40000) + "]"));
   CHECK(ValidateJobSize(at_limit, 100000).empty());
   CHECK(ValidateJobSize(at_limit, 99999).size() == 1);

@@ -1,0 +1,127 @@
+#include "controllers/job/controller/pod_group_control.h"
+
+#include "common/api/scheduling.h"
+#include "common/api/vocabulary.h"
+#include "common/client/errors.h"
+#include "common/client/resource.h"
+#include "common/util/log.h"
+#include "common/util/status.h"
+#include "controllers/job/controller/job_index.h"
+#include "controllers/job/pods/pod_group.h"
+#include "fmt/format.h"
+
+namespace basalt::controllers {
+namespace {
+
+std::string_view StringAt(const json::Value& v, std::initializer_list<std::string_view> path) {
+  const json::Value* p = json::FindPath(v, path);
+  return p != nullptr && p->IsString() ? json::AsView(*p) : std::string_view();
+}
+
+}  // namespace
+
+absl::StatusOr<PodGroupControl::Ensured> PodGroupControl::Ensure(const api::Job& job,
+                                                                 const json::Document& desired,
+                                                                 bool lost_while_running,
+                                                                 PodGroupMemory& memory,
+                                                                 std::string* problem) {
+  const std::string key = JobKey(job.namespace_name(), job.name());
+  informer::Object cached = pod_groups_->Get(key);
+  std::shared_ptr<const json::Document> existing;
+  if (cached) {
+    const std::string uid(StringAt(cached.doc(), {"metadata", "uid"}));
+    if (memory.deleted_uids.count(uid) > 0) {
+      cached = informer::Object();
+    } else if (!PodGroupOwnedBy(cached.doc(), job.uid())) {
+      // Decision 3: a PodGroup of an earlier Job with this name; replace it.
+      client::DeleteOptions o;
+      o.precondition_uid = uid;
+      absl::Status s = client_->Delete(client::PodGroups(), job.namespace_name(), job.name(), o);
+      if (!s.ok() && !absl::IsNotFound(s) && !client::IsConflict(s)) return s;
+      memory.deleted_uids.insert(uid);
+      BASALT_LOG_INFO("Deleted a stale PodGroup of an earlier Job", "podgroup", key, "uid", uid);
+      cached = informer::Object();
+    } else {
+      existing = cached.Share<json::Document>();
+      memory.uid = uid;
+    }
+  }
+  if (!existing) {
+    // Basalt deletes a job's PodGroup only on whole-job kills, after which the job is not
+    // Running; a PodGroup missing otherwise was deleted by someone else (by hand, a script).
+    const bool lost =
+        (!memory.uid.empty() && memory.deleted_uids.count(memory.uid) == 0) || lost_while_running;
+    absl::StatusOr<json::Document> created =
+        client_->Create(client::PodGroups(), job.namespace_name(), json::Serialize(desired));
+    if (created.ok()) {
+      memory.uid = std::string(StringAt(*created, {"metadata", "uid"}));
+      return Ensured{std::string(StringAt(*created, {"status", "phase"})), lost};
+    }
+    if (!absl::IsAlreadyExists(created.status())) {
+      *problem = fmt::format("Error creating PodGroup {}: {}", key, MessageOf(created.status()));
+      return created.status();
+    }
+    BASALT_ASSIGN_OR_RETURN(json::Document got,
+                            client_->Get(client::PodGroups(), job.namespace_name(), job.name()));
+    const std::string uid(StringAt(got, {"metadata", "uid"}));
+    if (!PodGroupOwnedBy(got, job.uid()) || memory.deleted_uids.count(uid) > 0) {
+      return absl::UnavailableError(
+          fmt::format("PodGroup {} of an earlier job is still being deleted", key));
+    }
+    return Ensured{std::string(StringAt(got, {"status", "phase"})), false};
+  }
+  if (PodGroupSpecDiffers(*existing, desired)) {
+    if (const json::Value* spec = json::Find(desired, "spec")) {
+      json::Document patch(rapidjson::kObjectType);
+      json::Value copy(*spec, patch.GetAllocator());
+      json::Set(patch, "spec", std::move(copy), patch.GetAllocator());
+      absl::StatusOr<json::Document> r =
+          client_->Patch(client::PodGroups(), job.namespace_name(), job.name(),
+                         client::PatchType::kMerge, json::Serialize(patch));
+      if (!r.ok() && !absl::IsNotFound(r.status())) return r.status();
+    }
+  }
+  return Ensured{std::string(StringAt(*existing, {"status", "phase"})), false};
+}
+
+absl::Status PodGroupControl::Delete(const api::Job& job, PodGroupMemory& memory) {
+  informer::Object cached = pod_groups_->Get(JobKey(job.namespace_name(), job.name()));
+  if (!cached) return absl::OkStatus();
+  const std::string uid(StringAt(cached.doc(), {"metadata", "uid"}));
+  if (memory.deleted_uids.count(uid) > 0) return absl::OkStatus();
+  if (!PodGroupOwnedBy(cached.doc(), job.uid())) return absl::OkStatus();
+  client::DeleteOptions o;
+  o.precondition_uid = uid;
+  absl::Status s = client_->Delete(client::PodGroups(), job.namespace_name(), job.name(), o);
+  if (!s.ok() && !absl::IsNotFound(s) && !client::IsConflict(s)) return s;
+  memory.deleted_uids.insert(uid);
+  memory.uid.clear();
+  return absl::OkStatus();
+}
+
+std::optional<api::Condition> PodGroupControl::PendingCondition(const api::Job& job) const {
+  informer::Object cached = pod_groups_->Get(JobKey(job.namespace_name(), job.name()));
+  if (!cached) return std::nullopt;
+  const json::Value* conditions = json::FindPath(cached.doc(), {"status", "conditions"});
+  if (conditions == nullptr || !conditions->IsArray()) return std::nullopt;
+  const json::Value* newest = nullptr;
+  std::string_view newest_time;
+  for (const auto& c : conditions->GetArray()) {
+    if (json::GetString(c, "status") != "True") continue;
+    std::string_view t = json::GetString(c, "lastTransitionTime");
+    if (newest == nullptr || t >= newest_time) {
+      newest = &c;
+      newest_time = t;
+    }
+  }
+  if (newest == nullptr || json::GetString(*newest, "type") == api::kPodGroupScheduled) {
+    return std::nullopt;
+  }
+  api::Condition out;
+  out.type = std::string(json::GetString(*newest, "type"));
+  out.status = "True";
+  out.message = std::string(json::GetString(*newest, "message"));
+  return out;
+}
+
+}  // namespace basalt::controllers
