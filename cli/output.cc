@@ -4,6 +4,7 @@
 #include <string_view>
 
 #include "common/api/vocabulary.h"
+#include "common/util/duration.h"
 #include "common/util/json.h"
 #include "fmt/format.h"
 
@@ -129,7 +130,7 @@ std::string FormatJobView(const api::Job& job, const std::vector<api::Event>& ev
   line(1, fmt::format("Min Available:     \t{}", spec.min_available));
   line(1, fmt::format("Scheduler Name:    \t{}", spec.scheduler_name));
   line(1, fmt::format("Queue:             \t{}", spec.queue));
-  line(1, fmt::format("Max Retry:         \t{}", spec.MaxRetryOrDefault()));
+  line(1, fmt::format("Max Retry:         \t{}", spec.max_retry));
   if (!spec.plugins.empty()) {
     line(1, "Plugins:");
     for (const auto& [name, args] : spec.plugins) {
@@ -139,12 +140,14 @@ std::string FormatJobView(const api::Job& job, const std::vector<api::Event>& ev
   if (!spec.policies.empty()) {
     line(1, "Policies:");
     for (const api::LifecyclePolicy& p : spec.policies) {
-      std::string when = !p.event.empty()          ? p.event
-                         : !p.events.empty()       ? fmt::format("{}", fmt::join(p.events, ","))
+      std::vector<std::string_view> events;
+      for (api::JobEvent e : p.events) events.push_back(api::EventName(e));
+      std::string when = !events.empty()           ? fmt::format("{}", fmt::join(events, ","))
                          : p.exit_code.has_value() ? fmt::format("exitCode {}", *p.exit_code)
                                                    : std::string("-");
       line(2, fmt::format("{} -> {}{}", when, p.action,
-                          p.timeout.empty() ? "" : fmt::format(" after {}", p.timeout)));
+                          p.timeout ? fmt::format(" after {}", FormatGoDuration(*p.timeout))
+                                    : std::string()));
     }
   }
   line(1, "Tasks:");

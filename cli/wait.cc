@@ -66,7 +66,7 @@ std::vector<std::string> JobWaiter::Observe(const api::Job& job) {
   if (phase_changed || why_changed || retried) {
     std::string line = fmt::format("job {}: {}", key_, st.phase);
     if (st.phase == "Restarting" || (retried && !phase_changed)) {
-      line += fmt::format(" (retry {} of {})", retries, job.spec().MaxRetryOrDefault());
+      line += fmt::format(" (retry {} of {})", retries, job.spec().max_retry);
     }
     if (std::string why = Describe(st.reason, st.message); !why.empty()) line += ": " + why;
     lines.push_back(std::move(line));
@@ -118,7 +118,7 @@ std::string FinalSummary(ExitCode code, const api::Job* job, const std::vector<a
       break;
     case kExitJobFailed:
       head = fmt::format("vcctl: job {} Failed after {} of {} retries", job->Key(), s.retry_count,
-                         job->spec().MaxRetryOrDefault());
+                         job->spec().max_retry);
       break;
     default:
       head = fmt::format("vcctl: job {} {}", job->Key(), s.state.phase);
