@@ -324,8 +324,11 @@ e2e_log "chaos over after $((SECONDS - t_chaos))s: $NJOBS jobs, kills: scheduler
 
 # ---- every job reaches its expected phase -------------------------------------------------------
 jobs_json() { kubectl -n "$wns" get vcjob -o json; }
+# The supervisor keeps running while the jobs drain: a leader that lost its Lease to the API
+# server restart may exit after the chaos stopped, and its "kubelet" must restart it then too.
 finished() {
   local n
+  all_alive
   n=$(jobs_json | jq '[.items[] | select(.status.state.phase == "Completed" or .status.state.phase == "Failed" or .status.state.phase == "Aborted" or .status.state.phase == "Terminated")] | length')
   echo "$n" >"$SUITE_DIR/finished"
   ((n == NJOBS))
