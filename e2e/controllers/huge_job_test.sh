@@ -79,3 +79,9 @@ fi
 # Stop the flow of pods before cleaning up (the namespace's deletion collects them).
 cm_stop
 kubectl -n "$ns" delete vcjob big huge small --wait=false >/dev/null 2>&1 || true
+# The suites after this one share the cluster's vc-scheduler: wait until the namespace and the
+# big job's pods are gone, instead of leaving them terminating while the next suite runs (the
+# scheduler's cycles then went to binds the API server refuses in a terminating namespace, and
+# job_lifecycle's restarted job waited 88 s for its pods).
+kubectl delete namespace "$ns" --wait=true --timeout=180s >/dev/null 2>&1 ||
+  e2e_log "namespace $ns still terminating after 180 s"
