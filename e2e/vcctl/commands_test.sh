@@ -89,6 +89,10 @@ expect_contains "pod list --queue" "$OUT" "train-worker-1"
 run_vcctl pod list -n "$ns" -j train -q default
 expect_eq "pod list of a job in another queue: exit code" "$RC" 2
 expect_eq "pod list of a job in another queue: message" "$ERR" "the input vcjob train does not match the queue default"
+# The scheduler writes the PodGroup's phase and running count asynchronously after the binds:
+# wait for them (as a user would) before reading the row.
+pg_running() { [[ $(kubectl -n "$ns" get podgroup train -o jsonpath='{.status.phase}/{.status.running}') == Running/2 ]]; }
+wait_for "PodGroup train Running with 2 running" 30 pg_running
 run_vcctl podgroup list -n "$ns"
 expect_eq "podgroup list header" "$(header_of "$OUT")" "Name Phase MinMember Running Succeeded Failed Queue Age"
 expect_eq "podgroup list row" "$(row_of "$OUT" train | cut -d' ' -f1-7)" "train Running 2 2 0 0 $q"
