@@ -29,6 +29,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench/common/parallel.h"
 #include "common/client/client.h"
 #include "common/client/flags.h"
 #include "common/util/json.h"
@@ -190,19 +191,6 @@ class BoundWatcher {
   std::map<std::string, Pod> pods_;
   std::set<std::string> bound_;
 };
-
-// Runs fn(i) for i in [0, n) on `workers` threads.
-template <typename Fn>
-void Parallel(int n, int workers, Fn fn) {
-  std::atomic<int> next{0};
-  std::vector<std::thread> threads;
-  for (int w = 0; w < workers; ++w) {
-    threads.emplace_back([&] {
-      for (int i = next++; i < n; i = next++) fn(i);
-    });
-  }
-  for (auto& t : threads) t.join();
-}
 
 // Creates with retries on 429/5xx/timeouts (the API server under this load answers some with
 // "too many requests"); a 409 means an earlier try landed.

@@ -22,6 +22,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench/common/parallel.h"
 #include "common/client/client.h"
 #include "common/client/flags.h"
 #include "common/util/json.h"
@@ -121,19 +122,6 @@ class BoundWatcher {
   mutable std::mutex mu_;
   std::map<std::string, Clock::time_point> bound_;
 };
-
-// Runs fn(i) for i in [0, n) on `workers` threads.
-template <typename Fn>
-void Parallel(int n, int workers, Fn fn) {
-  std::atomic<int> next{0};
-  std::vector<std::thread> threads;
-  for (int w = 0; w < workers; ++w) {
-    threads.emplace_back([&] {
-      for (int i = next++; i < n; i = next++) fn(i);
-    });
-  }
-  for (auto& t : threads) t.join();
-}
 
 double Ms(Clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); }
 
