@@ -42,6 +42,13 @@ fi
 go_env
 GOV=$(go_version)
 mkdir -p "$GOMODCACHE" "$GOCACHE" "$BASALT_CACHE_DIR/src"
+# One build at a time per cache: parallel test runs (worktrees, two clusters) would otherwise
+# build the same binaries into the same place at once. The second waits, then finds them cached.
+exec 9>"$BASALT_CACHE_DIR/.build.lock"
+if ! flock -n 9; then
+  log "another build.sh is building into $BASALT_CACHE_DIR; waiting for it"
+  flock 9
+fi
 
 proxy_hint() {
   die "$1 failed. If the message above mentions the module proxy or a network error: the Go module proxy ($(go env GOPROXY)) must be reachable to build $2 the first time; check the network/GOPROXY and rerun. Full log: $3"
