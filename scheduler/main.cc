@@ -178,6 +178,7 @@ int Main(int argc, char** argv) {
   loop.cycle = CycleDeps{&plugins, &actions, &binder, &evictor, &status_writer, &node_sampler};
   loop.metrics = &metrics;
   loop.period = options.period;
+  loop.arrival_delay = options.arrival_delay;
   loop.clock = clock;
   auto schedule = [&](std::stop_token stop) -> absl::Status {
     if (!informer::WaitForCacheSync(stop, std::chrono::minutes(5), informers)) {

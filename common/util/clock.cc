@@ -106,6 +106,23 @@ bool FakeClock::WaitForTimers(int n, std::chrono::seconds timeout) const {
   });
 }
 
+bool FakeClock::WaitForTimerBy(TimePoint by, std::chrono::seconds timeout) const {
+  std::unique_lock<std::mutex> l(mu_);
+  return cv_.wait_for(l, timeout, [&] {
+    for (const Timer& t : timers_) {
+      if (t.deadline <= by) return true;
+    }
+    return false;
+  });
+}
+
+FakeClock::TimePoint FakeClock::NextDeadline() const {
+  std::lock_guard<std::mutex> l(mu_);
+  TimePoint next = TimePoint::max();
+  for (const Timer& t : timers_) next = std::min(next, t.deadline);
+  return next;
+}
+
 int FakeClock::Sleepers() const {
   std::lock_guard<std::mutex> l(mu_);
   return sleepers_;

@@ -90,6 +90,11 @@ class FakeClock final : public Clock {
   // not a hang, when the code under test never waits again).
   int Timers() const;
   bool WaitForTimers(int n, std::chrono::seconds timeout = std::chrono::seconds(10)) const;
+  // A (real) wait until some WaitUntil is armed with a deadline at or before `by`, for code
+  // that re-arms its timer after a change (a count alone can see the old timer). The earliest
+  // armed deadline, TimePoint::max() when none.
+  bool WaitForTimerBy(TimePoint by, std::chrono::seconds timeout = std::chrono::seconds(10)) const;
+  TimePoint NextDeadline() const;
 
  private:
   // One WaitUntil in progress. `firing` while Advance() wakes it: the waiter then waits

@@ -13,6 +13,9 @@ void SchedulerOptions::AddFlags(client::FlagSet& flags) {
                "scheduler configuration file (re-read when it changes); built-in default if empty");
   flags.String("schedule-period", &schedule_period,
                "at most one scheduling cycle per period (Go duration)");
+  flags.String("arrival-delay", &arrival_delay_flag,
+               "a new pod or PodGroup is scheduled this long after it arrives instead of a period "
+               "later (Go duration; 0 = wait for --schedule-period)");
   flags.String("default-queue", &default_queue, "queue of PodGroups that name none");
   flags.Int("percentage-nodes-to-find", &percentage_nodes_to_find,
             "percentage of the nodes allocate's predicates look for as feasible before scoring; "
@@ -36,6 +39,16 @@ absl::Status SchedulerOptions::Finish() {
   }
   period = std::chrono::duration_cast<std::chrono::milliseconds>(*d);
   if (period.count() <= 0) return absl::InvalidArgumentError("--schedule-period must be positive");
+  d = ParseGoDuration(arrival_delay_flag);
+  if (!d.ok()) {
+    return absl::InvalidArgumentError(fmt::format("--arrival-delay: {}", MessageOf(d.status())));
+  }
+  arrival_delay = std::chrono::duration_cast<std::chrono::milliseconds>(*d);
+  if (arrival_delay.count() < 0 || arrival_delay > period) {
+    return absl::InvalidArgumentError(
+        fmt::format("--arrival-delay must be between 0 and --schedule-period ({}), got {}",
+                    schedule_period, arrival_delay_flag));
+  }
   if (bind_workers < 1 || status_workers < 1) {
     return absl::InvalidArgumentError("--bind-workers and --status-workers must be >= 1");
   }

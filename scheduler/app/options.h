@@ -4,6 +4,9 @@
 //   --scheduler-name NAME           repeatable; pods with this schedulerName    default volcano
 //   --scheduler-conf PATH           config file, re-read when it changes        default built-in
 //   --schedule-period DURATION      at most one cycle per period (Go syntax)    default 1s
+//   --arrival-delay DURATION        a new pod or PodGroup is scheduled this long after it
+//                                   arrives, not a period later; 0 = wait for the period
+//                                   (Volcano's behaviour); a Basalt flag        default 20ms
 //   --default-queue NAME            queue of PodGroups without spec.queue       default default
 //   --percentage-nodes-to-find N    node sampling of allocate's predicate pass: % of the nodes
 //                                   to find feasible; 0 = adaptive max(min%, 50 - nodes/125)
@@ -32,6 +35,8 @@ struct SchedulerOptions {
   std::string scheduler_conf;
   std::string schedule_period = "1s";
   std::chrono::milliseconds period{1000};
+  std::string arrival_delay_flag = "20ms";
+  std::chrono::milliseconds arrival_delay{20};
   std::string default_queue = "default";
   int percentage_nodes_to_find = 0;
   int minimum_feasible_nodes = 100;
@@ -41,7 +46,7 @@ struct SchedulerOptions {
   std::vector<std::string> node_selector;
 
   void AddFlags(client::FlagSet& flags);
-  // Checks values and fills `period` and the default scheduler name.
+  // Checks values and fills `period`, `arrival_delay` and the default scheduler name.
   absl::Status Finish();
 };
 

@@ -79,19 +79,41 @@ absl::Status RunSchedulingLoop(std::stop_token stop, const LoopDeps& deps) {
   Clock& clock = deps.clock != nullptr ? *deps.clock : *Clock::Real();
   uint64_t seen = 0;
   uint64_t cycle_number = 0;
+  uint64_t arrivals_seen = 0;
   Clock::TimePoint last_end = clock.Now() - deps.period;
   Clock::TimePoint last_start = last_end;
+  // When the next cycle may start: a period after the last one ended, or sooner for new work
+  // (see LoopDeps::arrival_delay).
+  auto next_start = [&]() {
+    Clock::TimePoint at = last_end + deps.period;
+    if (deps.arrival_delay > Clock::Duration::zero()) {
+      const cache::ClusterState::Arrivals a = deps.state->arrivals();
+      if (a.count != arrivals_seen) {
+        const Clock::Duration gap = 2 * (last_end - last_start);
+        at = std::min(at, std::max(a.first_since_snapshot + deps.arrival_delay, last_end + gap));
+      }
+    }
+    return at;
+  };
   while (!stop.stop_requested()) {
-    // Wait for a change (or the idle limit), then respect the period.
+    // Wait for a change (or the idle limit), then until the next start, which a change during
+    // the wait (an arrival) can bring forward.
     auto idle_left = kMaxIdle - (clock.Now() - last_start);
     if (idle_left > Clock::Duration::zero()) {
       deps.state->WaitForChange(seen, std::chrono::ceil<std::chrono::milliseconds>(idle_left),
                                 stop);
     }
-    if (!SleepUntil(clock, stop, last_end + deps.period)) break;
+    for (Clock::TimePoint at = next_start(); clock.Now() < at && !stop.stop_requested();
+         at = next_start()) {
+      deps.state->WaitForChange(deps.state->generation(),
+                                std::chrono::ceil<std::chrono::milliseconds>(at - clock.Now()),
+                                stop);
+    }
+    if (stop.stop_requested()) break;
     last_start = clock.Now();
     cache::ClusterState::Snapshot snap = deps.state->TakeSnapshot();
     seen = snap.generation;
+    arrivals_seen = snap.arrivals;
     size_t pending_jobs = 0;
     for (const auto& [id, job] : snap.cluster.jobs()) {
       PodGroupPhase p = job.podgroup_status.phase;

@@ -20,6 +20,11 @@ void ClusterState::BumpLocked() {
   changed_.notify_all();
 }
 
+void ClusterState::ArrivalLocked() {
+  ++arrivals_;
+  if (!first_arrival_.has_value()) first_arrival_ = clock_->Now();
+}
+
 bool ClusterState::Relevant(const api::CompactPod& pod) const {
   return !pod.node_name.empty() || options_.scheduler_names.count(pod.scheduler_name) != 0;
 }
@@ -141,6 +146,7 @@ void ClusterState::UpsertPod(std::shared_ptr<const CachedPod> cached) {
     it->second.pod = std::move(cached);
   } else {
     overlay_.ForgetPodCondition(pod.uid);  // none can be written before the pod is known
+    if (pod.node_name.empty() && !pod.terminating) ArrivalLocked();
     it = pods_.emplace(pod.uid, PodEntry{std::move(cached), false, "", ""}).first;
   }
   const api::CompactPod& now = it->second.pod->pod;
@@ -267,6 +273,7 @@ void ClusterState::UpsertPodGroup(std::shared_ptr<const api::PodGroup> pg) {
   PodGroupStatus api_status = ToPodGroupStatus(e.pg->status());
   if (inserted) {
     overlay_.ForgetPodGroupStatus(key);  // none can be written before the PodGroup is known
+    ArrivalLocked();
   } else {
     overlay_.ObservePodGroup(key, api_status, recreated);
   }
@@ -360,6 +367,8 @@ ClusterState::Snapshot ClusterState::TakeSnapshot() {
   Snapshot out;
   out.cluster = std::move(h.cluster);
   out.generation = generation_;
+  out.arrivals = arrivals_;
+  first_arrival_.reset();
   out.handout = h.handout;
   return out;
 }
@@ -401,6 +410,11 @@ bool ClusterState::WaitForChange(uint64_t seen, std::chrono::milliseconds timeou
     clock_->WaitUntil(l, changed_, deadline);
   }
   return generation_ != seen;
+}
+
+ClusterState::Arrivals ClusterState::arrivals() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return Arrivals{arrivals_, first_arrival_.value_or(Clock::TimePoint{})};
 }
 
 void ClusterState::Touch() {

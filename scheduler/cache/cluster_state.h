@@ -88,7 +88,8 @@ class ClusterState {
   struct Snapshot {
     ClusterInfo cluster;
     uint64_t generation = 0;
-    uint64_t handout = 0;  // pass back to ReturnSnapshot
+    uint64_t arrivals = 0;  // arrivals() when taken
+    uint64_t handout = 0;   // pass back to ReturnSnapshot
   };
   // A consistent copy of the current state for one session, with job priorities resolved from
   // PriorityClasses (spec.priorityClassName, else the globalDefault class, else 0) and no
@@ -117,6 +118,16 @@ class ClusterState {
                      const std::stop_token& stop) const;
   // Wakes WaitForChange callers (e.g. after a config reload).
   void Touch();
+  // New work to place: incremented when a pod of ours that needs a node (unbound, not
+  // terminating) or a PodGroup first appears. The scheduling loop runs a cycle soon after an
+  // arrival instead of waiting out its period (the other changes — status updates, binds seen
+  // back, node heartbeats — wait for the period). `first_since_snapshot` is when the first
+  // arrival after the last TakeSnapshot happened (meaningless when `count` is unchanged).
+  struct Arrivals {
+    uint64_t count = 0;
+    Clock::TimePoint first_since_snapshot;
+  };
+  Arrivals arrivals() const;
 
   // ---- Binding ----
   // Puts the task on `request.node_name` as Binding. kNotFound if the pod is gone,
@@ -167,15 +178,19 @@ class ClusterState {
   }
   void RebuildJobLocked(const std::string& key);
   void BumpLocked();
+  // An arrival (see arrivals()); also bumps the generation. Requires mu_.
+  void ArrivalLocked();
   void ResolvePrioritiesLocked(ClusterInfo& cluster) const;
 
   const ClusterStateOptions options_;
   Clock* const clock_;
   mutable std::mutex mu_;
   mutable std::condition_variable changed_;
-  uint64_t generation_ = 1;                                      // guarded by mu_
-  ClusterInfo cluster_;                                          // guarded by mu_
-  std::unordered_map<std::string, PodEntry> pods_;               // by uid; guarded by mu_
+  uint64_t generation_ = 1;                         // guarded by mu_
+  uint64_t arrivals_ = 0;                           // guarded by mu_
+  std::optional<Clock::TimePoint> first_arrival_;   // since the last snapshot; guarded by mu_
+  ClusterInfo cluster_;                             // guarded by mu_
+  std::unordered_map<std::string, PodEntry> pods_;  // by uid; guarded by mu_
   std::unordered_map<std::string, std::string> pod_uid_by_key_;  // "ns/name"; guarded by mu_
   std::map<std::string, std::set<std::string>> pods_by_group_;   // "ns/group"; guarded by mu_
   std::map<std::string, std::set<std::string>> pods_by_node_;    // guarded by mu_

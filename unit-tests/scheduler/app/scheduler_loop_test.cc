@@ -1,6 +1,7 @@
 // The scheduling loop on a FakeClock: it cycles when the cluster changes, no sooner than a
-// period after the previous cycle ended, at least every 30 s when nothing changes, and a stop
-// request ends it at once. Nothing here sleeps: the test moves fake time and waits (blocking,
+// period after the previous cycle ended (new pods and PodGroups: an arrival delay after they
+// came, when one is set), at least every 30 s when nothing changes, and a stop request ends it
+// at once. Nothing here sleeps: the test moves fake time and waits (blocking,
 // with a real-time guard) for the loop to arm its timers or to bind.
 
 #include <catch2/catch.hpp>
@@ -167,6 +168,61 @@ TEST_CASE(
   loop.request_stop();
   loop.join();
   CHECK(binder.count() == 2);
+}
+
+TEST_CASE(
+    "RunSchedulingLoop with an arrival delay: a new pod is scheduled that long after it came, "
+    "not a period later; other changes still wait for the period",
+    "[sched][app]") {
+  FakeClock clock;
+  cache::ClusterStateOptions options;
+  options.clock = &clock;
+  cache::ClusterState state(options);
+  const PluginRegistry plugins = NewInTreeRegistry();
+  const ActionRegistry actions = NewInTreeActionRegistry();
+  ConfigStore config(&plugins, &actions);
+  std::mutex config_mu;
+  RecordingBinder binder(&clock);  // never assumes: the pod stays pending in the cache
+  NullSink sink;
+  LoopDeps deps;
+  deps.state = &state;
+  deps.config = &config;
+  deps.config_mu = &config_mu;
+  deps.cycle = CycleDeps{&plugins, &actions, &binder, nullptr, &sink};
+  deps.period = milliseconds(1000);
+  deps.arrival_delay = milliseconds(20);
+  deps.clock = &clock;
+  state.UpsertQueue(DefaultQueue());
+  state.UpsertNode(Node());
+
+  std::jthread loop([&](std::stop_token stop) { (void)RunSchedulingLoop(stop, deps); });
+  REQUIRE(clock.WaitForTimers(1));  // the first cycle ran; waiting for a change
+  // Half a period later a PodGroup and its pod arrive: the loop arms its timer for 20 ms later
+  // (fake time stands still during a cycle, so the cycles' spacing adds nothing here).
+  clock.Advance(milliseconds(500));
+  const Clock::TimePoint arrived = clock.Now();
+  state.UpsertPodGroup(Group());
+  state.UpsertPod(Pod());
+  REQUIRE(clock.WaitForTimerBy(arrived + milliseconds(20)));
+  CHECK(clock.NextDeadline() == arrived + milliseconds(20));
+  CHECK(binder.count() == 0);
+  clock.Advance(milliseconds(20));
+  REQUIRE(binder.WaitFor(1));
+  const Clock::TimePoint first = binder.binds()[0].at;
+  CHECK(first - arrived == milliseconds(20));  // not the rest of the period (500 ms)
+
+  // An update of the same pod and a node change are no arrivals: the next cycle waits for the
+  // period after the last one.
+  REQUIRE(clock.WaitForTimerBy(first + seconds(30)));  // idle again
+  state.UpsertPod(Pod());
+  state.UpsertNode(Node());
+  REQUIRE(clock.WaitForTimerBy(first + milliseconds(1000)));
+  CHECK(clock.NextDeadline() == first + milliseconds(1000));
+  clock.Advance(milliseconds(1000));
+  REQUIRE(binder.WaitFor(2));
+  CHECK(binder.binds()[1].at - first == milliseconds(1000));
+  loop.request_stop();
+  loop.join();
 }
 
 TEST_CASE("RunConfigWatcher: reloads a changed file on the clock's interval and stops at once",

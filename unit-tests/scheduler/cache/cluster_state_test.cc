@@ -138,6 +138,42 @@ TEST_CASE("ClusterState: a pod bound before its node is known is accounted once 
   CHECK(state.TakeSnapshot().cluster.nodes().empty());
 }
 
+TEST_CASE(
+    "ClusterState: arrivals count new PodGroups and new pods that need a node, timed from the "
+    "first one since the last snapshot",
+    "[sched][cache]") {
+  FakeClock clock;
+  ClusterStateOptions options;
+  options.clock = &clock;
+  ClusterState state(options);
+  CHECK(state.arrivals().count == 0);
+  state.UpsertNode(MakeNode("n1", 8));
+  state.UpsertPod(PodBuilder("bound").Scheduler("default-scheduler").Node("n1").Build());
+  state.UpsertPod(PodBuilder("other").Scheduler("default-scheduler").Build());  // not ours
+  CHECK(state.arrivals().count == 0);  // nodes, bound pods and others' pods are not new work
+
+  const Clock::TimePoint t0 = clock.Now();
+  state.UpsertPodGroup(MakePodGroup("a", 1, "job-1"));
+  clock.Advance(std::chrono::milliseconds(7));
+  state.UpsertPod(PodBuilder("a-0").Group("a").Owner("job-1").Build());
+  ClusterState::Arrivals a = state.arrivals();
+  CHECK(a.count == 2);
+  CHECK(a.first_since_snapshot == t0);
+  // Updates of what is known are not arrivals.
+  state.UpsertPod(
+      PodBuilder("a-0").Group("a").Owner("job-1").Phase(api::PodPhase::kPending).Build());
+  state.UpsertPodGroup(MakePodGroup("a", 1, "job-1"));
+  CHECK(state.arrivals().count == 2);
+
+  ClusterState::Snapshot snap = state.TakeSnapshot();
+  CHECK(snap.arrivals == 2);
+  clock.Advance(std::chrono::milliseconds(3));
+  state.UpsertPod(PodBuilder("a-1").Group("a").Owner("job-1").Build());
+  a = state.arrivals();
+  CHECK(a.count == 3);
+  CHECK(a.first_since_snapshot == t0 + std::chrono::milliseconds(10));
+}
+
 TEST_CASE("ClusterState: pods join the PodGroup named by their annotation, whenever it arrives",
           "[sched][cache]") {
   ClusterState state({});

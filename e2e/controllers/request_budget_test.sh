@@ -1,0 +1,133 @@
+#!/usr/bin/env bash
+# API requests per job, counted by the API server (issue 17: every write but the bind costs
+# throughput, so a change that adds writes must be seen). With vc-controller-manager and
+# vc-scheduler running, a fixed small workload — 8 one-pod vcjobs and 2 vcjobs of a 4-pod gang —
+# runs until every Job and PodGroup is Running with its pods Running; the deltas of the API
+# server's apiserver_request_total over that window, by verb and resource, are compared with the
+# budget in request_budget.txt (requests per job). The test fails when a row or the total of
+# Basalt's writes goes over its budget, and prints the table either way.
+#
+# Left out of the count: leases (leader election is off here; KWOK's node heartbeats grow with
+# time, not with the work), and pods/status (KWOK writes the pods' phase there; Basalt's own
+# pods/status writes — PodScheduled=False — do not happen in a workload that fits, and the
+# never_fit suite covers them). Read requests are printed but not budgeted.
+source "$(dirname "$0")/../lib/testlib.sh"
+source "$(dirname "$0")/lib.sh"
+
+BUDGET_FILE=$(dirname "$0")/request_budget.txt
+install_crds
+ns=$(new_namespace ctrl-budget)
+cm_start
+scheduler_start "$ns"
+[[ ${BASALT_E2E_SCHEDULER:-real} == real ]] || { fail "this suite needs the real vc-scheduler"; exit 1; }
+
+job_yaml() { # name replicas
+  cat <<JOB
+apiVersion: batch.volcano.sh/v1alpha1
+kind: Job
+metadata: {name: $1, namespace: $ns}
+spec:
+  schedulerName: volcano
+  queue: default
+  minAvailable: $2
+  tasks:
+  - name: worker
+    replicas: $2
+    template:
+      spec:
+        restartPolicy: Never
+        containers: [{name: main, image: busybox, resources: {requests: {cpu: 100m, memory: 64Mi}}}]
+---
+JOB
+}
+
+api_metrics() { kubectl get --raw /metrics | grep '^apiserver_request_total{' >"$1"; }
+
+# Warm: informers listed and watching, the namespace's service account and root CA config map
+# made by kube-controller-manager, the default queue present. Then take the "before" sample.
+wait_for "default queue exists" 30 kubectl get queue default
+sleep 3
+before=$(mktemp) after=$(mktemp)
+trap 'rm -f "$before" "$after"' RETURN
+api_metrics "$before"
+
+jobs=10
+{
+  for i in $(seq 0 7); do job_yaml "one-$i" 1; done
+  for i in 0 1; do job_yaml "gang-$i" 4; done
+} | kubectl apply -f - >/dev/null
+
+all_running() {
+  local phases pgs pods
+  phases=$(kubectl -n "$ns" get vcjob -o jsonpath='{range .items[*]}{.status.state.phase}{"\n"}{end}' | grep -c '^Running$' || true)
+  pgs=$(kubectl -n "$ns" get podgroup -o jsonpath='{range .items[*]}{.status.phase}/{.status.running}{"\n"}{end}' | grep -cE '^Running/(1|4)$' || true)
+  pods=$(kubectl -n "$ns" get pods --field-selector=status.phase=Running --no-headers 2>/dev/null | wc -l)
+  [[ $phases == "$jobs" && $pgs == "$jobs" && $pods == 16 ]]
+}
+wait_for "10 jobs, their PodGroups and 16 pods Running" 120 all_running
+# Let the last status writes and events land (the writers are asynchronous and events are
+# aggregated), then sample until two samples a second apart agree.
+prev=""
+for _ in $(seq 1 20); do
+  sleep 1
+  api_metrics "$after"
+  cur=$(grep -v 'resource="leases"' "$after" | md5sum)
+  [[ $cur == "$prev" ]] && break
+  prev=$cur
+done
+
+report=$(python3 - "$before" "$after" "$BUDGET_FILE" "$jobs" <<'PY'
+import re, sys
+before, after, budget_file, jobs = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+pat = re.compile(r'^apiserver_request_total\{(.*)\} (\S+)$')
+def load(path):
+    out = {}
+    for line in open(path):
+        m = pat.match(line.strip())
+        if not m:
+            continue
+        labels = dict(re.findall(r'(\w+)="([^"]*)"', m.group(1)))
+        res = labels.get("resource", "")
+        if labels.get("subresource"):
+            res += "/" + labels["subresource"]
+        key = (labels.get("verb", ""), res)
+        out[key] = out.get(key, 0.0) + float(m.group(2))
+    return out
+b, a = load(before), load(after)
+delta = {k: a[k] - b.get(k, 0.0) for k in a if a[k] - b.get(k, 0.0) > 0}
+budget = {}
+for line in open(budget_file):
+    line = line.split("#", 1)[0].split()
+    if len(line) == 3:
+        budget[(line[0], line[1])] = float(line[2])
+writes = {"POST", "PUT", "PATCH", "DELETE"}
+excluded = {"leases", "pods/status"}
+rows, over = [], []
+total_writes = 0.0
+for (verb, res), n in sorted(delta.items(), key=lambda kv: -kv[1]):
+    if res.split("/")[0] == "leases":
+        continue
+    per_job = n / jobs
+    limit = budget.get((verb, res))
+    counted = verb in writes and res not in excluded
+    if counted:
+        total_writes += per_job
+        if limit is None or per_job > limit + 1e-9:
+            over.append(f"{verb} {res}: {per_job:.2f} per job > budget {limit if limit is not None else 'none (a new kind of write)'}")
+    rows.append(f"  {verb:7} {res:28} {per_job:6.2f}/job  {'budget ' + format(limit, 'g') if limit is not None else ('not counted' if not counted else 'NO BUDGET')}")
+limit_total = budget.get(("ALL", "writes"))
+print("\n".join(rows))
+print(f"  Basalt writes (not leases, not pods/status): {total_writes:.2f} per job, budget {limit_total}")
+if limit_total is not None and total_writes > limit_total + 1e-9:
+    over.append(f"total writes {total_writes:.2f} per job > budget {limit_total}")
+for o in over:
+    print("OVER: " + o)
+PY
+)
+e2e_log "API requests per job (deltas of apiserver_request_total over the run):"
+echo "$report" >&2
+if grep -q '^OVER: ' <<<"$report"; then
+  fail "API requests over budget: $(grep '^OVER: ' <<<"$report" | sed 's/^OVER: //' | paste -sd';')"
+else
+  pass "every counted write within its budget ($BUDGET_FILE)"
+fi
