@@ -30,38 +30,42 @@ struct Batch {
 
 }  // namespace
 
-WorkerPool::WorkerPool(int threads) {
-  const int count = std::max(1, threads);
-  threads_.reserve(static_cast<size_t>(count));
-  for (int i = 0; i < count; ++i) threads_.emplace_back([this] { Loop(); });
-}
+WorkerPool::WorkerPool(int threads) : max_threads_(static_cast<size_t>(std::max(1, threads))) {}
 
 WorkerPool::~WorkerPool() {
+  std::vector<std::thread> threads;
   {
     std::lock_guard<std::mutex> l(mu_);
     stopping_ = true;
+    threads.swap(threads_);
   }
   cv_.notify_all();
-  for (std::thread& t : threads_) t.join();
+  for (std::thread& t : threads) t.join();
+}
+
+size_t WorkerPool::started() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return threads_.size();
 }
 
 void WorkerPool::Loop() {
-  for (;;) {
-    std::function<void()> task;
-    {
-      std::unique_lock<std::mutex> l(mu_);
-      cv_.wait(l, [&] { return stopping_ || !tasks_.empty(); });
-      if (tasks_.empty()) return;
-      task = std::move(tasks_.front());
-      tasks_.pop_front();
-    }
+  std::unique_lock<std::mutex> l(mu_);
+  for (;;) {  // counted in idle_ here (by the starter at first, then after each task)
+    cv_.wait(l, [&] { return stopping_ || !tasks_.empty(); });
+    if (tasks_.empty()) return;
+    std::function<void()> task = std::move(tasks_.front());
+    tasks_.pop_front();
+    --idle_;
+    l.unlock();
     task();
+    l.lock();
+    ++idle_;
   }
 }
 
 void WorkerPool::ParallelFor(size_t n, size_t concurrency, const std::function<void(size_t)>& fn) {
   if (n == 0) return;
-  const size_t helpers = std::min({std::max<size_t>(concurrency, 1), n, threads_.size() + 1}) - 1;
+  const size_t helpers = std::min({std::max<size_t>(concurrency, 1), n, max_threads_ + 1}) - 1;
   if (helpers == 0) {
     for (size_t i = 0; i < n; ++i) fn(i);
     return;
@@ -72,6 +76,11 @@ void WorkerPool::ParallelFor(size_t n, size_t concurrency, const std::function<v
   {
     std::lock_guard<std::mutex> l(mu_);
     for (size_t h = 0; h < helpers; ++h) tasks_.emplace_back([batch] { batch->Work(); });
+    // A thread for each queued task no idle thread will take, up to the bound.
+    while (idle_ < tasks_.size() && threads_.size() < max_threads_) {
+      threads_.emplace_back([this] { Loop(); });
+      ++idle_;
+    }
   }
   cv_.notify_all();
   batch->Work();

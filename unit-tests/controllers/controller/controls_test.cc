@@ -23,6 +23,7 @@ using testing::MakeTask;
 TEST_CASE("WorkerPool: every index exactly once, at most the concurrency at a time",
           "[controllers][job-controller][controls]") {
   WorkerPool pool(4);
+  CHECK(pool.started() == 0);  // threads start on demand
   for (size_t concurrency : {size_t{1}, size_t{3}, size_t{16}}) {
     INFO("concurrency " << concurrency);
     std::mutex mu;
@@ -45,6 +46,21 @@ TEST_CASE("WorkerPool: every index exactly once, at most the concurrency at a ti
     CHECK(most.load() <= static_cast<int>(std::min<size_t>(concurrency, 5)));
   }
   pool.ParallelFor(0, 8, [&](size_t) { FAIL("called for n = 0"); });
+  CHECK(pool.started() <= 4);
+}
+
+TEST_CASE("WorkerPool: no thread for work the caller does alone, at most the bound for more",
+          "[controllers][job-controller][controls]") {
+  WorkerPool pool(3);
+  int calls = 0;
+  pool.ParallelFor(5, 1, [&](size_t) { ++calls; });  // concurrency 1: the caller only
+  CHECK(calls == 5);
+  CHECK(pool.started() == 0);
+  std::atomic<int> more{0};
+  pool.ParallelFor(40, 8, [&](size_t) { ++more; });
+  CHECK(more.load() == 40);
+  CHECK(pool.started() >= 1);
+  CHECK(pool.started() <= 3);
 }
 
 TEST_CASE("WorkerPool: callers on many threads share the pool",
