@@ -24,6 +24,25 @@ namespace {
 
 // How soon a job whose sync left missing pods for later (PodSyncPlan::more_missing) comes back.
 constexpr auto kMorePodsRequeue = std::chrono::milliseconds(1);
+// A status change of counters only (pods pending, running, ...) waits until this long after
+// the job's last status write and goes out with whatever comes next (issue 17: a one-pod job
+// wrote pending=1 and then, moments later, Running). Phase, reason, retries, version,
+// conditions and controlled resources are written at once.
+constexpr auto kCounterWriteInterval = std::chrono::seconds(1);
+
+// `a` and `b` differ, if at all, in the pod counters only.
+bool OnlyCountersDiffer(const api::JobStatus& a, const api::JobStatus& b) {
+  api::JobStatus x = a;
+  x.pending = b.pending;
+  x.running = b.running;
+  x.succeeded = b.succeeded;
+  x.failed = b.failed;
+  x.terminating = b.terminating;
+  x.unknown = b.unknown;
+  x.task_status_count = b.task_status_count;
+  x.running_duration = b.running_duration;
+  return x == b;
+}
 
 std::optional<uint64_t> NumericVersion(std::string_view rv) {
   uint64_t v = 0;
@@ -60,6 +79,7 @@ struct JobReconciler::JobMemory {
   PodGroupMemory pod_group;
   int64_t plugins_updated_generation = -1;
   std::string last_action;  // the action of the last Execute, for the retry-limit event
+  Clock::TimePoint last_status_write{};  // on the reconciler's clock
 };
 
 // One visit: the Job decoded once, then replaced by what each write left.
@@ -80,6 +100,8 @@ struct JobReconciler::Work {
   bool spec_invalid = false;
   // The sync created what one visit may and more pods are missing: come back right away.
   bool more_pods_to_create = false;
+  // A counters-only status change was held back (kCounterWriteInterval): come back then.
+  std::optional<Clock::Duration> status_deferred{};
 };
 
 void JobReconciler::SetJob(Work& w, api::Job job) {
@@ -335,6 +357,9 @@ ReconcileResult JobReconciler::Visit(Work& w) {
   }
   if (w.more_pods_to_create && (!requeue || *requeue > kMorePodsRequeue)) {
     requeue = kMorePodsRequeue;
+  }
+  if (w.status_deferred && (!requeue || *requeue > *w.status_deferred)) {
+    requeue = w.status_deferred;
   }
   return requeue;
 }
@@ -696,7 +721,16 @@ absl::Status JobReconciler::WriteStatus(Work& w, JobPhase next, const JobCounts&
   const api::Time now = clock_->WallNow();
   std::optional<api::JobStatus> status = NextJobStatus(w.job.status(), update, now);
   if (!status) return absl::OkStatus();
+  const Clock::TimePoint at = clock_->Now();
+  if (w.memory->last_status_write != Clock::TimePoint() &&
+      at - w.memory->last_status_write < kCounterWriteInterval &&
+      OnlyCountersDiffer(w.job.status(), *status)) {
+    w.status_deferred = kCounterWriteInterval - (at - w.memory->last_status_write);
+    return absl::OkStatus();
+  }
   BASALT_ASSIGN_OR_RETURN(JobStatusWriter::Written written, status_writer_.Write(w.job, *status));
+  w.memory->last_status_write = at;
+  w.status_deferred.reset();
   if (std::string_view(w.job.status().state.phase) != JobPhaseName(next)) {
     BASALT_VLOG(1, "Job phase changed", "job", w.key, "from", w.job.status().state.phase, "to",
                 JobPhaseName(next));
