@@ -16,6 +16,10 @@ source "$(dirname "$0")/lib.sh"
 
 BUDGET_FILE=$(dirname "$0")/request_budget.txt
 install_crds
+# Earlier suites' namespaces must be gone: the controllers and the scheduler started below act
+# on every namespace, and a terminating one's leftover Jobs and pods would be counted here.
+no_terminating() { ! kubectl get namespaces --no-headers 2>/dev/null | grep -q Terminating; }
+wait_for "no namespace terminating" 300 no_terminating
 ns=$(new_namespace ctrl-budget)
 cm_start
 scheduler_start "$ns"

@@ -57,6 +57,9 @@ WEBHOOK_PID=$!
 echo "$WEBHOOK_PID" >"$WEBHOOK_STATE_DIR/pids/vc-webhook-manager.pid"
 echo "$WEBHOOK_BIN" >"$WEBHOOK_STATE_DIR/pids/vc-webhook-manager.cmd"
 wait_for "the restarted webhook listens on port $WEBHOOK_PORT" 10 grep -q 'Serving admission webhook' "$log"
+# The health server's line may come a moment after (another thread): wait for it too.
+wait_for "the restarted webhook's health server is up" 10 \
+  grep -qE 'HTTP server listening address="127.0.0.1:0".* tls=false' "$log"
 WEBHOOK_HEALTH_PORT=$(grep -m1 -E 'HTTP server listening address="127.0.0.1:0".* tls=false' "$log" |
   sed -nE 's/.* port=([0-9]+).*/\1/p')
 

@@ -170,7 +170,11 @@ PodGroupPhase NewPhase(const JobInfo& job, const std::string& session_uid) {
   int scheduled = 0;
   int completed = 0;
   for (const auto& [id, t] : job.tasks()) {
-    if (IsScheduledStatus(t.status) ||
+    // A task whose bind is in flight (Binding) counts, as in Volcano (its allocated tasks
+    // make a gang Running): the PodGroup turns Running in the cycle that placed the gang, in
+    // the same write as its Scheduled condition, not one write (Inqueue + Scheduled) and a
+    // cycle later. A failed bind puts the task back to Pending and the phase back next cycle.
+    if (IsScheduledStatus(t.status) || t.status == TaskStatus::kBinding ||
         (t.status == TaskStatus::kReleasing && !t.node_name.empty())) {
       ++scheduled;
       if (IsCompletedStatus(t.status)) ++completed;
@@ -199,7 +203,16 @@ void Session::WriteJobStatus(JobInfo& job, StatusSink* sink) {
   if (sink == nullptr) return;
   sink->UpdatePodGroupStatus(PodGroupStatusUpdate{job.uid, job.namespace_name, job.name, status});
   // Deliberately differs from Volcano, which emits this event on every cycle: Basalt emits it
-  // only when the PodGroup status changed, so a long-pending gang does not flood the API.
+  // only when the PodGroup's phase or conditions changed (not its pod counts), so a
+  // long-pending gang does not flood the API and a running one does not repeat "Scheduled"
+  // as its pods start. A gang admitted before its pods exist (a vcjob's PodGroup turning
+  // Inqueue) gets none either: nothing of it is unschedulable.
+  bool same_conditions = status.conditions.size() == old.conditions.size();
+  for (size_t i = 0; same_conditions && i < status.conditions.size(); ++i) {
+    same_conditions = status.conditions[i].SameAs(old.conditions[i]);
+  }
+  if (status.phase == old.phase && same_conditions) return;
+  if (status.phase == PodGroupPhase::kInqueue && job.tasks().empty()) return;
   EventRecord event{"PodGroup", job.namespace_name, job.name, "", "", ""};
   if (status.phase == PodGroupPhase::kPending || status.phase == PodGroupPhase::kInqueue ||
       status.phase == PodGroupPhase::kUnknown) {
