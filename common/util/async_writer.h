@@ -6,7 +6,12 @@
 //
 //  - Enqueue(item) queues in FIFO order. Enqueue(key, item) coalesces: while an item with the
 //    same key still waits, the new one replaces it in place (so an object is written at most
-//    once per burst, with its latest content, at the position of the first request).
+//    once per burst, with its latest content, at the position of the first request). Items of
+//    one key are handled one at a time, in order: a newer write of an object never overtakes
+//    (or races) an older one on another worker. Enqueue(key, item, min_interval) also keeps
+//    the key's items at least `min_interval` apart (after the previous one was handled); what
+//    arrives meanwhile coalesces, so a fast-changing object is written at most once per
+//    interval with its latest content. Other items pass the waiting one.
 //  - A bounded writer (`capacity` > 0) refuses items when full; nothing is dropped silently:
 //    Enqueue says why it refused, and stats() counts it.
 //  - Flush() waits until everything queued so far has been handled; Shutdown() stops accepting,
@@ -17,11 +22,11 @@
 //   binds.Enqueue(std::move(request));
 //
 // Thread-safety: every method may be called from any thread (the handler must not call
-// Flush() or Shutdown() of its own writer). Items are handled concurrently when `workers` > 1;
-// coalescing applies to waiting items only (an item with a key being handled does not absorb a
-// newer one, which is queued and written after it or concurrently). Ownership: owns its workers
-// and queued items; the handler runs on the workers and everything it uses must stay valid until
-// Shutdown() returns (declare the writer after what its handler uses).
+// Flush() or Shutdown() of its own writer). Items are handled concurrently when `workers` > 1,
+// except items of the same key; coalescing applies to waiting items only (an item with a key
+// being handled does not absorb a newer one, which is queued and written after it). Ownership: owns
+// its workers and queued items; the handler runs on the workers and everything it uses must stay
+// valid until Shutdown() returns (declare the writer after what its handler uses).
 
 #include <algorithm>
 #include <condition_variable>
@@ -33,8 +38,11 @@
 #include <string>
 #include <thread>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
+
+#include "common/util/clock.h"
 
 namespace basalt {
 
@@ -43,6 +51,8 @@ struct AsyncWriterOptions {
   int workers = 1;
   // Items waiting (not counting those being handled); 0 means unbounded.
   std::size_t capacity = 0;
+  // Times the min_interval of keyed items; nullptr means Clock::Real(). Must outlive the writer.
+  Clock* clock = nullptr;
 };
 
 struct AsyncWriterStats {
@@ -64,7 +74,9 @@ class AsyncWriter {
 
   // Starts max(1, workers) worker threads calling `handler` for each item.
   AsyncWriter(AsyncWriterOptions options, Handler handler)
-      : options_(std::move(options)), handler_(std::move(handler)) {
+      : options_(std::move(options)),
+        handler_(std::move(handler)),
+        clock_(options_.clock != nullptr ? options_.clock : Clock::Real()) {
     const int n = std::max(1, options_.workers);
     workers_.reserve(static_cast<std::size_t>(n));
     for (int i = 0; i < n; ++i) workers_.emplace_back([this] { Work(); });
@@ -78,6 +90,11 @@ class AsyncWriter {
   // As above, but an item with the same non-empty `key` still waiting is replaced in place
   // (kCoalesced).
   Admission Enqueue(std::string key, Item item) { return Add(std::move(key), std::move(item)); }
+  // As above, and handled no sooner than `min_interval` after the key's previous item was
+  // (a coalesced item keeps the interval it was queued with). Shutdown() ignores intervals.
+  Admission Enqueue(std::string key, Item item, Clock::Duration min_interval) {
+    return Add(std::move(key), std::move(item), min_interval);
+  }
 
   // Blocks until the queue is empty and no handler runs (items queued meanwhile included).
   void Flush() {
@@ -122,9 +139,10 @@ class AsyncWriter {
   struct Entry {
     std::string key;  // "" for FIFO items
     Item item;
+    Clock::Duration min_interval{};
   };
 
-  Admission Add(std::string key, Item item) {
+  Admission Add(std::string key, Item item, Clock::Duration min_interval = {}) {
     {
       std::lock_guard<std::mutex> l(mu_);
       if (stopping_) {
@@ -143,7 +161,7 @@ class AsyncWriter {
         ++stats_.refused_full;
         return Admission::kFull;
       }
-      queue_.push_back(Entry{key, std::move(item)});
+      queue_.push_back(Entry{key, std::move(item), min_interval});
       if (!key.empty()) by_key_.emplace(std::move(key), std::prev(queue_.end()));
       ++stats_.enqueued;
     }
@@ -151,35 +169,89 @@ class AsyncWriter {
     return Admission::kQueued;
   }
 
+  // The first entry that may be handled now, or queue_.end(); `*wake` is then the earliest
+  // time an interval-held entry becomes ready (TimePoint::max() if none: wait for a
+  // notification). Requires mu_.
+  typename std::list<Entry>::iterator NextReady(Clock::TimePoint now, Clock::TimePoint* wake) {
+    *wake = Clock::TimePoint::max();
+    for (auto it = queue_.begin(); it != queue_.end(); ++it) {
+      if (it->key.empty()) return it;
+      if (in_flight_keys_.count(it->key) != 0) continue;
+      if (it->min_interval > Clock::Duration::zero() && !stopping_) {
+        auto last = last_done_.find(it->key);
+        if (last != last_done_.end()) {
+          const Clock::TimePoint ready_at = last->second + it->min_interval;
+          if (ready_at > now) {
+            *wake = std::min(*wake, ready_at);
+            continue;
+          }
+        }
+      }
+      return it;
+    }
+    return queue_.end();
+  }
+
   void Work() {
     std::unique_lock<std::mutex> l(mu_);
     while (true) {
       ready_.wait(l, [this] { return stopping_ || !queue_.empty(); });
       if (queue_.empty()) return;  // stopping and drained
-      Entry entry = std::move(queue_.front());
-      queue_.pop_front();
-      if (!entry.key.empty()) by_key_.erase(entry.key);
+      Clock::TimePoint wake;
+      auto next = NextReady(clock_->Now(), &wake);
+      if (next == queue_.end()) {
+        // Everything waiting is held: by a key in flight (its end notifies) or an interval.
+        if (wake == Clock::TimePoint::max()) {
+          ready_.wait(l);
+        } else {
+          clock_->WaitUntil(l, ready_, wake);
+        }
+        continue;
+      }
+      Entry entry = std::move(*next);
+      queue_.erase(next);
+      if (!entry.key.empty()) {
+        by_key_.erase(entry.key);
+        in_flight_keys_.insert(entry.key);
+      }
       ++in_flight_;
       l.unlock();
       handler_(entry.item);
       l.lock();
       --in_flight_;
       ++stats_.handled;
+      if (!entry.key.empty()) {
+        in_flight_keys_.erase(entry.key);
+        if (entry.min_interval > Clock::Duration::zero()) {
+          const Clock::TimePoint now = clock_->Now();
+          last_done_[entry.key] = now;
+          if (last_done_.size() > 4096) {  // forget keys whose last write is long past
+            for (auto it = last_done_.begin(); it != last_done_.end();) {
+              it =
+                  now - it->second > std::chrono::minutes(1) ? last_done_.erase(it) : std::next(it);
+            }
+          }
+        }
+        ready_.notify_all();  // an item of this key may be waiting for another worker
+      }
       if (queue_.empty() && in_flight_ == 0) idle_.notify_all();
     }
   }
 
   const AsyncWriterOptions options_;
   const Handler handler_;
+  Clock* const clock_;
 
   mutable std::mutex mu_;
   std::condition_variable ready_;  // an item waits, or stopping
   std::condition_variable idle_;   // nothing waits or runs
   std::list<Entry> queue_;         // guarded by mu_
   std::unordered_map<std::string, typename std::list<Entry>::iterator> by_key_;  // guarded by mu_
-  std::size_t in_flight_ = 0;                                                    // guarded by mu_
-  bool stopping_ = false;                                                        // guarded by mu_
-  AsyncWriterStats stats_;                                                       // guarded by mu_
+  std::unordered_set<std::string> in_flight_keys_;                               // guarded by mu_
+  std::unordered_map<std::string, Clock::TimePoint> last_done_;  // keys with an interval; mu_
+  std::size_t in_flight_ = 0;                                    // guarded by mu_
+  bool stopping_ = false;                                        // guarded by mu_
+  AsyncWriterStats stats_;                                       // guarded by mu_
 
   std::mutex join_mu_;  // serializes the joins of concurrent Shutdown() calls
   std::vector<std::thread> workers_;

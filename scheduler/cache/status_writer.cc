@@ -64,7 +64,7 @@ ApiStatusWriter::ApiStatusWriter(client::Client* client, ClusterState* state,
       state_(state),
       recorder_(recorder),
       clock_(clock != nullptr ? clock : Clock::Real()),
-      writer_(AsyncWriterOptions{.name = "status", .workers = workers},
+      writer_(AsyncWriterOptions{.name = "status", .workers = workers, .clock = clock_},
               [this](Write& write) { Send(write); }) {
   subresource_gauge_.Set(1);
 }
@@ -141,8 +141,8 @@ void ApiStatusWriter::Rediscover() { (void)DetectPodGroupStatusSubresource(); }
 
 ApiStatusWriter::~ApiStatusWriter() { Shutdown(); }
 
-bool ApiStatusWriter::Enqueue(std::string key, Write write) {
-  if (writer_.Enqueue(key, std::move(write)) != Admission::kShutdown) return true;
+bool ApiStatusWriter::Enqueue(std::string key, Write write, Clock::Duration min_interval) {
+  if (writer_.Enqueue(key, std::move(write), min_interval) != Admission::kShutdown) return true;
   BASALT_LOG_WARNING("Status not written: the writer is shut down", "object", key);
   return false;
 }
@@ -166,7 +166,8 @@ void ApiStatusWriter::UpdateQueueStatus(QueueStatusUpdate update) {
   state_->SetQueueAllocated(update.queue, update.allocated);
   std::string key = "queue/" + update.queue;
   const std::string queue = update.queue;
-  if (!Enqueue(std::move(key), QueueWrite{std::move(update), std::move(previous)})) {
+  if (!Enqueue(std::move(key), QueueWrite{std::move(update), std::move(previous)},
+               kQueueWriteInterval)) {
     state_->ForgetQueueAllocated(queue);
   }
 }

@@ -9,7 +9,9 @@
 //                    on podgroups/<name> itself when the CRD has no status subresource
 //   pod condition    strategic merge patch of PodScheduled=False (and nominatedNodeName) on
 //                    pods/<name>/status
-//   queue allocated  merge patch of status.allocated on queues/<name>/status
+//   queue allocated  merge patch of status.allocated on queues/<name>/status, at most once
+//                    per kQueueWriteInterval per queue (with the latest value): it changes
+//                    with every bind, and cycles can follow each other closely
 //   events           through the EventRecorder (aggregated, rate limited per object)
 //
 // What is queued is recorded in the ClusterState at once (so the next cycle does not write it
@@ -54,6 +56,8 @@ namespace basalt::sched::cache {
 
 class ApiStatusWriter : public StatusSink {
  public:
+  static constexpr Clock::Duration kQueueWriteInterval = std::chrono::seconds(1);
+
   // `registry` receives the writer's metrics; null: a registry of its own (tests, tools).
   // `clock` stamps the pod conditions' lastTransitionTime (nullptr: Clock::Real()).
   ApiStatusWriter(client::Client* client, ClusterState* state, controller::EventRecorder* recorder,
@@ -90,7 +94,7 @@ class ApiStatusWriter : public StatusSink {
   };
   using Write = std::variant<PodGroupStatusUpdate, PodConditionUpdate, QueueWrite>;
   // False (and logged) when shut down.
-  bool Enqueue(std::string key, Write write);
+  bool Enqueue(std::string key, Write write, Clock::Duration min_interval = {});
   void Send(const Write& write);
   void SendPodGroup(const PodGroupStatusUpdate& pg);
   // The merge patch on podgroups/<name>/status (`via_status`) or on podgroups/<name>.

@@ -1,6 +1,8 @@
 #include "common/util/async_writer.h"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
+#include <chrono>
 #include <condition_variable>
 #include <mutex>
 #include <string>
@@ -125,6 +127,76 @@ TEST_CASE("AsyncWriter: several workers write concurrently and Flush waits for a
   CHECK(writer.pending() == 0);
   writer.Shutdown();
   writer.Shutdown();  // idempotent
+}
+
+TEST_CASE("AsyncWriter: items of one key are never handled concurrently, nor out of order",
+          "[asyncwriter]") {
+  Gate gate;
+  gate.Close();
+  AsyncWriter<std::string> writer({.name = "test", .workers = 3},
+                                  [&](std::string& s) { gate.Write(s); });
+  CHECK(writer.Enqueue("k", "k1") == Admission::kQueued);
+  gate.WaitStarted(1);                                     // k1 in flight
+  CHECK(writer.Enqueue("k", "k2") == Admission::kQueued);  // waits behind k1 ...
+  CHECK(writer.Enqueue("other") == Admission::kQueued);    // ... which others pass
+  gate.WaitStarted(2);
+  CHECK(writer.stats().in_flight == 2);  // k1 and "other", not k2 on the third worker
+  CHECK(writer.stats().queued == 1);
+  gate.Open();
+  writer.Flush();
+  const std::vector<std::string> w =
+      writer.stats().handled == 3 ? gate.written() : std::vector<std::string>{};
+  REQUIRE(w.size() == 3);
+  CHECK(std::find(w.begin(), w.end(), "k1") < std::find(w.begin(), w.end(), "k2"));
+}
+
+TEST_CASE("AsyncWriter: a key's min_interval spaces its writes and coalesces what comes between",
+          "[asyncwriter]") {
+  FakeClock clock;
+  std::mutex mu;
+  std::condition_variable cv;
+  std::vector<std::pair<std::string, Clock::TimePoint>> written;
+  AsyncWriter<std::string> writer({.name = "test", .workers = 2, .clock = &clock},
+                                  [&](std::string& s) {
+                                    std::lock_guard<std::mutex> l(mu);
+                                    written.emplace_back(s, clock.Now());
+                                    cv.notify_all();
+                                  });
+  auto wait_written = [&](size_t n) {
+    std::unique_lock<std::mutex> l(mu);
+    return cv.wait_for(l, std::chrono::seconds(10), [&] { return written.size() >= n; });
+  };
+  const Clock::TimePoint t0 = clock.Now();
+  const auto interval = std::chrono::seconds(1);
+  writer.Enqueue("q", "v1", interval);
+  REQUIRE(wait_written(1));  // the first goes at once
+  writer.Enqueue("q", "v2", interval);
+  REQUIRE(clock.WaitForTimerBy(t0 + interval));  // held until a second after v1
+  CHECK(writer.Enqueue("q", "v3", interval) == Admission::kCoalesced);
+  writer.Enqueue("fifo");  // passes the held one
+  REQUIRE(wait_written(2));
+  clock.Advance(interval);
+  REQUIRE(wait_written(3));
+  writer.Flush();
+  std::lock_guard<std::mutex> l(mu);
+  REQUIRE(written.size() == 3);
+  CHECK(written[0] == std::make_pair(std::string("v1"), t0));
+  CHECK(written[1].first == "fifo");
+  CHECK(written[2] == std::make_pair(std::string("v3"), t0 + interval));
+}
+
+TEST_CASE("AsyncWriter: Shutdown writes what an interval holds without waiting it out",
+          "[asyncwriter]") {
+  FakeClock clock;
+  std::vector<std::string> written;
+  AsyncWriter<std::string> writer({.name = "test", .workers = 1, .clock = &clock},
+                                  [&](std::string& s) { written.push_back(s); });
+  writer.Enqueue("q", "v1", std::chrono::hours(1));
+  writer.Flush();
+  writer.Enqueue("q", "v2", std::chrono::hours(1));
+  REQUIRE(clock.WaitForTimers(1));
+  writer.Shutdown();
+  CHECK(written == std::vector<std::string>{"v1", "v2"});
 }
 
 }  // namespace
