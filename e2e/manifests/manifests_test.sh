@@ -55,10 +55,10 @@ expect_can_in volcano-admission volcano-system get secrets/volcano-admission-sec
 expect_cannot_in volcano-admission volcano-system get secrets/another
 expect_cannot_in volcano-admission default create secrets
 expect_can_in volcano-scheduler volcano-system update leases.coordination.k8s.io/volcano
-expect_cannot_in volcano-scheduler volcano-system update leases.coordination.k8s.io/vc-controller-manager-gc-job-podgroup-queue
+expect_cannot_in volcano-scheduler volcano-system update leases.coordination.k8s.io/vc-controller-manager-cronjob-gc-job-podgroup-queue
 expect_cannot_in volcano-scheduler default create leases.coordination.k8s.io
-expect_can_in volcano-controllers volcano-system update leases.coordination.k8s.io/vc-controller-manager-gc-job-podgroup-queue
-expect_cannot_in volcano-controllers kube-system get leases.coordination.k8s.io/vc-controller-manager-gc-job-podgroup-queue
+expect_can_in volcano-controllers volcano-system update leases.coordination.k8s.io/vc-controller-manager-cronjob-gc-job-podgroup-queue
+expect_cannot_in volcano-controllers kube-system get leases.coordination.k8s.io/vc-controller-manager-cronjob-gc-job-podgroup-queue
 
 # The shipped webhook configurations (as the API server stores them, after its own validation
 # of the CEL matchConditions and selectors): fail closed for Basalt's objects, never in the way
