@@ -48,7 +48,7 @@ minute_uid=$(kubectl -n "$ns" get cronjob.batch.volcano.sh minute -o jsonpath='{
 expect_eq "short name cronvcjob" "$(kubectl -n "$ns" get cronvcjob minute -o jsonpath='{.spec.concurrencyPolicy}')" "Forbid"
 
 jobs_of() { kubectl -n "$ns" get vcjob -l "cron=$1" -o jsonpath='{range .items[*]}{.metadata.name}{" "}{.status.state.phase}{"\n"}{end}' 2>/dev/null; }
-declare -A seen_minute seen_every
+declare -A seen_minute=() seen_every=()
 max_every_active=0 suspended_at="" suspended_count=""
 deadline=$((SECONDS + 200))
 while ((SECONDS < deadline)); do
@@ -89,6 +89,11 @@ fi
 expect_eq "minute: the first Job was deleted after the second completed (history limit 1)" "$(jobs_of minute)" "$second Completed"
 expect_eq "minute: Job owner" "$(kubectl -n "$ns" get vcjob "$second" -o jsonpath='{.metadata.ownerReferences[0].kind}/{.metadata.ownerReferences[0].name}/{.metadata.ownerReferences[0].uid}/{.metadata.ownerReferences[0].controller}')" "CronJob/minute/$minute_uid/true"
 expected_ts=$(date -u -d "@$((m2 * 60))" +%Y-%m-%dT%H:%M:%SZ)
+settled() {
+  [[ $(kubectl -n "$ns" get cronjob.batch.volcano.sh minute -o jsonpath='{.status.active}') == "" &&
+    $(kubectl -n "$ns" get cronjob.batch.volcano.sh minute -o jsonpath='{.status.lastSuccessfulTime}') == "$(job_field "$ns" "$second" .status.state.lastTransitionTime)" ]]
+}
+wait_for "minute: the status shows the second Job finished" 20 settled
 expect_eq "minute: scheduled-timestamp annotation" "$(kubectl -n "$ns" get vcjob "$second" -o jsonpath='{.metadata.annotations.batch\.volcano\.sh/cronjob-scheduled-timestamp}')" "$expected_ts"
 expect_eq "minute: lastScheduleTime" "$(kubectl -n "$ns" get cronjob.batch.volcano.sh minute -o jsonpath='{.status.lastScheduleTime}')" "$expected_ts"
 expect_eq "minute: no active Job" "$(kubectl -n "$ns" get cronjob.batch.volcano.sh minute -o jsonpath='{.status.active}')" ""
