@@ -23,10 +23,11 @@ RUN cmake -S . -B /out -G Ninja -DCMAKE_BUILD_TYPE=Release \
       /out/webhook/vc-webhook-manager /out/cli/vcctl
 
 FROM ${DEBIAN_IMAGE}-slim AS runtime
-# runtime-packages: ca-certificates libabsl20220623 libfmt9 libprometheus-cpp-core1.0 libssl3 libyaml-cpp0.7
+# runtime-packages: ca-certificates libabsl20220623 libfmt9 libprometheus-cpp-core1.0 libssl3 libyaml-cpp0.7 tzdata
+# (tzdata: the IANA time zones of CronJob spec.timeZone, read by the controller and the webhook)
 RUN apt-get update -qq \
  && apt-get install -y -qq --no-install-recommends \
-      ca-certificates libabsl20220623 libfmt9 libprometheus-cpp-core1.0 libssl3 libyaml-cpp0.7 \
+      ca-certificates libabsl20220623 libfmt9 libprometheus-cpp-core1.0 libssl3 libyaml-cpp0.7 tzdata \
  && rm -rf /var/lib/apt/lists/*
 # 65532: the conventional "nonroot" uid; the Deployments run with runAsNonRoot.
 USER 65532:65532

@@ -534,17 +534,11 @@ int PodGroupList(const Options& o, client::Client& client, Api& api, Printer& p)
 
 // --- jobflows and jobtemplates (flow.volcano.sh/v1alpha1) -------------------------------------
 
-// Not among common/client's resources yet: no Basalt component serves these CRDs.
-ResourceRef JobFlows() { return {"flow.volcano.sh", "v1alpha1", "jobflows", true, "JobFlow"}; }
-ResourceRef JobTemplates() {
-  return {"flow.volcano.sh", "v1alpha1", "jobtemplates", true, "JobTemplate"};
-}
-
 int FlowList(const Options& o, client::Client& client, Api& api, Printer& p) {
   const bool flows = o.group == "jobflow";
   const std::string ns = o.all_namespaces ? "" : ResolveNamespace(o, client);
   absl::StatusOr<std::vector<json::Document>> docs =
-      api.List(flows ? JobFlows() : JobTemplates(), ns);
+      api.List(flows ? client::JobFlows() : client::JobTemplates(), ns);
   if (absl::IsNotFound(docs.status())) {
     p.Err(fmt::format("{} (is the {}s.flow.volcano.sh CRD installed?)", MessageOf(docs.status()),
                       o.group));

@@ -1,5 +1,5 @@
-// vc-controller-manager: Basalt's controllers (job, queue, podgroup, gc) in one process, or any
-// subset of them per process (--controllers), each a level-triggered reconcile loop over
+// vc-controller-manager: Basalt's controllers (job, queue, podgroup, gc, cronjob) in one process,
+// or any subset of them per process (--controllers), each a level-triggered reconcile loop over
 // shared informers. With leader election (the default) the informers start and the
 // controllers run only while this process holds the Lease named after its controller set.
 // /readyz passes once the caches have synced; SIGTERM stops the workers, releases the Lease
@@ -58,7 +58,7 @@ int Main(int argc, char** argv) {
   bool create_default_queue = true;
   flags.StringList(
       "controllers", &requested,
-      "controllers to run: comma-separated subset of job,queue,podgroup,gc ('*' = all)");
+      "controllers to run: comma-separated subset of cronjob,gc,job,podgroup,queue ('*' = all)");
   flags.Int("worker-threads", &workers, "workers per controller (job; others use fewer)");
   flags.Int("max-requeue-num", &max_requeue_num,
             "rate-limited retries of a failing job before it is dropped until its next event "

@@ -4,6 +4,7 @@
 //
 //   /jobs/mutate        JobMutator        (CREATE)
 //   /jobs/validate      JobValidator      (CREATE, UPDATE)
+//   /cronjobs/validate  CronJobValidator  (CREATE, UPDATE)
 //   /queues/mutate      QueueMutator      (CREATE)
 //   /queues/validate    QueueValidator    (CREATE, UPDATE, DELETE)
 //   /podgroups/mutate   PodGroupMutator   (CREATE)

@@ -172,7 +172,19 @@ absl::Status Job::Decode() {
     status_.controlled_resources.emplace(k, v);
   }
   for (FieldReader& c : status.Elements("conditions")) {
-    status_.conditions.push_back(JobCondition{c.String("status"), c.OptTime("lastTransitionTime")});
+    std::string type = c.String("type");
+    if (type.empty()) {
+      status_.conditions.push_back(
+          JobCondition{c.String("status"), c.OptTime("lastTransitionTime")});
+      continue;
+    }
+    Condition tc;
+    tc.type = std::move(type);
+    tc.status = c.String("status");
+    tc.reason = c.String("reason");
+    tc.message = c.String("message");
+    tc.last_transition_time = c.OptTime("lastTransitionTime");
+    status_.typed_conditions.push_back(std::move(tc));
   }
   return root.status();
 }
@@ -247,13 +259,22 @@ void Job::SetStatus(const JobStatus& st) {
     WriteStringMap(s, "controlledResources",
                    StringMap(st.controlled_resources.begin(), st.controlled_resources.end()), a);
   }
-  if (st.conditions.empty()) {
+  if (st.conditions.empty() && st.typed_conditions.empty()) {
     EraseMember(s, "conditions");
   } else {
     json::Value arr(rapidjson::kArrayType);
     for (const JobCondition& c : st.conditions) {
       json::Value v(rapidjson::kObjectType);
       WriteString(v, "status", c.status, a);
+      WriteOptTime(v, "lastTransitionTime", c.last_transition_time, a);
+      arr.PushBack(std::move(v), a);
+    }
+    for (const Condition& c : st.typed_conditions) {
+      json::Value v(rapidjson::kObjectType);
+      WriteString(v, "type", c.type, a);
+      WriteString(v, "status", c.status, a);
+      WriteOptString(v, "reason", c.reason, a);
+      WriteOptString(v, "message", c.message, a);
       WriteOptTime(v, "lastTransitionTime", c.last_transition_time, a);
       arr.PushBack(std::move(v), a);
     }
@@ -269,6 +290,14 @@ void Job::SetStatus(const JobStatus& st) {
   };
   trunc(status_.state.last_transition_time);
   for (JobCondition& c : status_.conditions) trunc(c.last_transition_time);
+  for (Condition& c : status_.typed_conditions) trunc(c.last_transition_time);
+}
+
+const Condition* JobStatus::FindTypedCondition(std::string_view type) const {
+  for (const Condition& c : typed_conditions) {
+    if (c.type == type) return &c;
+  }
+  return nullptr;
 }
 
 std::optional<TaskReplicaCounts> FindTaskReplicaCounts(const json::Value& job,

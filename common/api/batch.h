@@ -130,6 +130,7 @@ struct JobState {
   friend bool operator==(const JobState&, const JobState&) = default;
 };
 
+// One entry of Volcano's phase history in status.conditions: no `type`, `status` is a phase.
 struct JobCondition {
   std::string status;  // a job phase
   std::optional<Time> last_transition_time;
@@ -152,7 +153,15 @@ struct JobStatus {
   int32_t retry_count = 0;
   std::string running_duration;  // Go duration string
   std::map<std::string, std::string> controlled_resources;
+  // status.conditions holds two kinds of entries, written in this order: Volcano's phase history
+  // (entries without `type`) and standard Kubernetes conditions (entries with `type`, `status`
+  // True/False, reason, message, lastTransitionTime), one per phase the job has been in, so
+  // `kubectl wait --for=condition=Completed` works (docs/controllers.md).
   std::vector<JobCondition> conditions;
+  std::vector<Condition> typed_conditions;
+
+  // The standard condition of `type`, or null.
+  const Condition* FindTypedCondition(std::string_view type) const;
 
   friend bool operator==(const JobStatus&, const JobStatus&) = default;
 };

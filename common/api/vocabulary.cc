@@ -120,10 +120,6 @@ std::optional<JobEvent> ParseEvent(std::string_view name) {
 
 bool IsSupportedJobPlugin(std::string_view name) { return ContainsName(kJobPlugins, name); }
 
-bool IsUnsupportedJobPlugin(std::string_view name) {
-  return ContainsName(kUnsupportedJobPlugins, name);
-}
-
 bool IsPodGroupAdmitted(std::string_view phase) {
   return phase == kPodGroupInqueue || phase == kPodGroupRunning || phase == kPodGroupUnknown ||
          phase == kPodGroupCompleted;

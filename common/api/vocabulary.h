@@ -178,12 +178,10 @@ inline constexpr std::string_view kHcclRankPlugin = "hcclrank";
 
 // The job plugins Basalt implements, in name order: the controller's registry holds exactly
 // these and the webhook admits exactly these.
-inline constexpr std::string_view kJobPlugins[] = {kEnvPlugin, kMpiPlugin, kPytorchPlugin,
-                                                   kSshPlugin, kSvcPlugin, kTensorflowPlugin};
-// Plugins Volcano has and Basalt does not implement yet. Deliberate difference: Volcano admits
-// them; Basalt refuses them at admission ("Unsupported value") rather than admitting a Job that
-// can never get past PluginError.
-inline constexpr std::string_view kUnsupportedJobPlugins[] = {kHcclRankPlugin, kRayPlugin};
+// Every plugin of Volcano v1.15 (pkg/controllers/job/plugins, distributed-framework included).
+inline constexpr std::string_view kJobPlugins[] = {kEnvPlugin,     kHcclRankPlugin,  kMpiPlugin,
+                                                   kPytorchPlugin, kRayPlugin,       kSshPlugin,
+                                                   kSvcPlugin,     kTensorflowPlugin};
 // Plugins that need the svc plugin's headless Service (the webhook adds svc for them).
 inline constexpr std::string_view kPluginsImplyingSvc[] = {kTensorflowPlugin, kMpiPlugin,
                                                            kPytorchPlugin, kRayPlugin};
@@ -192,8 +190,6 @@ inline constexpr std::string_view kPluginsImplyingSsh[] = {kMpiPlugin};
 
 // Whether `name` is in kJobPlugins.
 bool IsSupportedJobPlugin(std::string_view name);
-// Whether `name` is in kUnsupportedJobPlugins.
-bool IsUnsupportedJobPlugin(std::string_view name);
 
 // --- PodGroup --------------------------------------------------------------------------
 

@@ -50,6 +50,13 @@ ResourceRef PodGroups() {
   return Make("scheduling.volcano.sh", "v1beta1", "podgroups", true, "PodGroup");
 }
 ResourceRef Commands() { return Make("bus.volcano.sh", "v1alpha1", "commands", true, "Command"); }
+ResourceRef VolcanoCronJobs() {
+  return Make("batch.volcano.sh", "v1alpha1", "cronjobs", true, "CronJob");
+}
+ResourceRef JobFlows() { return Make("flow.volcano.sh", "v1alpha1", "jobflows", true, "JobFlow"); }
+ResourceRef JobTemplates() {
+  return Make("flow.volcano.sh", "v1alpha1", "jobtemplates", true, "JobTemplate");
+}
 
 ResourceRef ResourceForKind(std::string_view api_version, std::string_view kind, bool namespaced) {
   ResourceRef r;

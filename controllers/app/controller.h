@@ -1,5 +1,5 @@
 #pragma once
-// Controller is one reconcile loop of vc-controller-manager (job, queue, podgroup, gc): it
+// Controller is one reconcile loop of vc-controller-manager (job, queue, podgroup, gc, cronjob): it
 // registers the informers and handlers it needs on the process's shared informer factory when
 // it is created, and runs its workers in Run() until stopped. NewControllerRegistry() lists
 // them by the names --controllers accepts.
@@ -56,7 +56,8 @@ class Controller {
 using ControllerFactory =
     std::function<absl::StatusOr<std::unique_ptr<Controller>>(const ControllerContext& ctx)>;
 
-// "gc", "job", "podgroup", "queue" -> factory (explicit registry, no static registration).
+// "cronjob", "gc", "job", "podgroup", "queue" -> factory (explicit registry, no static
+// registration).
 std::map<std::string, ControllerFactory, std::less<>> NewControllerRegistry();
 
 // Resolves --controllers: every name must be in `known`; "*" or an empty list means all.

@@ -1,4 +1,5 @@
 #include "controllers/app/controller.h"
+#include "controllers/cronjob/cronjob_controller.h"
 #include "controllers/gc/gc_controller.h"
 #include "controllers/job/controller/job_controller.h"
 #include "controllers/podgroup/podgroup_controller.h"
@@ -8,10 +9,8 @@ namespace basalt::controllers {
 
 std::map<std::string, ControllerFactory, std::less<>> NewControllerRegistry() {
   return {
-      {"gc", NewGarbageCollector},
-      {"job", NewJobController},
-      {"podgroup", NewPodGroupController},
-      {"queue", NewQueueController},
+      {"cronjob", NewCronJobController},   {"gc", NewGarbageCollector},   {"job", NewJobController},
+      {"podgroup", NewPodGroupController}, {"queue", NewQueueController},
   };
 }
 

@@ -87,7 +87,16 @@ spec:
 JOB
 }
 job finisher 3 '"basalt.dev/run-for": "3s"' | kubectl apply -f - >/dev/null
+# kubectl wait started before the job finishes returns once it is Completed (standard
+# conditions: type = phase, status True for the current phase).
+kubectl -n "$ns" wait --for=condition=Completed vcjob/finisher --timeout=60s >/dev/null 2>"$BASALT_TEST_CLUSTER_DIR/logs/wait-finisher.err" &
+wait_pid=$!
 wait_for "finisher Completed after its pods succeed" 60 job_phase_is "$ns" finisher Completed
+if wait "$wait_pid"; then pass "kubectl wait --for=condition=Completed vcjob/finisher returned 0"; else fail "kubectl wait --for=condition=Completed failed: $(cat "$BASALT_TEST_CLUSTER_DIR/logs/wait-finisher.err")"; fi
+expect_eq "finisher Completed condition" "$(job_field "$ns" finisher '.status.conditions[?(@.type=="Completed")].status')" "True"
+expect_eq "finisher Running condition after completion" "$(job_field "$ns" finisher '.status.conditions[?(@.type=="Running")].status')" "False"
+expect_eq "finisher Running condition reason" "$(job_field "$ns" finisher '.status.conditions[?(@.type=="Running")].reason')" "Completed"
+if kubectl -n "$ns" wait --for=condition=Running vcjob/finisher --timeout=2s >/dev/null 2>&1; then fail "kubectl wait --for=condition=Running returned 0 for a finished job"; else pass "kubectl wait --for=condition=Running times out on a finished job"; fi
 expect_eq "finisher succeeded count" "$(job_field "$ns" finisher .status.succeeded)" "3"
 expect_eq "finisher taskStatusCount" "$(job_field "$ns" finisher '.status.taskStatusCount.worker.phase.Succeeded')" "3"
 expect_contains "finisher conditions" "$(job_field "$ns" finisher '.status.conditions[*].status')" "Pending Running Completed"
@@ -98,6 +107,7 @@ retry1() { [[ $(job_field "$ns" crasher .status.retryCount) == 1 ]]; }
 wait_for "crasher restarted once after an exit code 3 (retryCount 1)" 60 retry1
 expect_eq "crasher version after the first restart" "$(job_field "$ns" crasher .status.version)" "1"
 wait_for "crasher Failed after maxRetry" 90 job_phase_is "$ns" crasher Failed
+if kubectl -n "$ns" wait --for=condition=Failed vcjob/crasher --timeout=10s >/dev/null; then pass "kubectl wait --for=condition=Failed vcjob/crasher"; else fail "kubectl wait --for=condition=Failed vcjob/crasher"; fi
 expect_eq "crasher retryCount" "$(job_field "$ns" crasher .status.retryCount)" "2"
 expect_eq "crasher version" "$(job_field "$ns" crasher .status.version)" "2"
 expect_contains "crasher conditions" "$(job_field "$ns" crasher '.status.conditions[*].status')" "Restarting"

@@ -15,7 +15,7 @@ source "$(dirname "$0")/../lib/testlib.sh"
 CRDS_DIR=$BASALT_REPO_ROOT/crds
 TESTDATA=$(cd "$(dirname "$0")" && pwd)/testdata
 CRDS=(jobs.batch.volcano.sh queues.scheduling.volcano.sh podgroups.scheduling.volcano.sh
-  commands.bus.volcano.sh)
+  commands.bus.volcano.sh cronjobs.batch.volcano.sh)
 
 # Cluster-scoped objects this test created (deleted at the end; namespaces go through testlib).
 CREATED_CLUSTER_OBJECTS=()
@@ -104,7 +104,7 @@ if ! out=$(kubectl wait --for condition=established --timeout=60s "${crd_refs[@]
   fail "CRDs did not become Established: $out"
   exit 1
 fi
-pass "all four CRDs Established"
+pass "all ${#CRDS[@]} CRDs Established"
 for crd in "${CRDS[@]}"; do
   conds=$(kubectl get crd "$crd" -o jsonpath='{range .status.conditions[*]}{.type}={.status}{" "}{end}')
   expect_contains "$crd conditions" "$conds" "NamesAccepted=True"
@@ -122,6 +122,7 @@ done
 expect_eq "Job short names" "$(kubectl get crd jobs.batch.volcano.sh -o jsonpath='{.spec.names.shortNames}')" '["vcjob","vj"]'
 expect_eq "Queue short names" "$(kubectl get crd queues.scheduling.volcano.sh -o jsonpath='{.spec.names.shortNames}')" '["q","queue-v1beta1"]'
 expect_eq "PodGroup short names" "$(kubectl get crd podgroups.scheduling.volcano.sh -o jsonpath='{.spec.names.shortNames}')" '["pg","podgroup-v1beta1"]'
+expect_eq "CronJob short names" "$(kubectl get crd cronjobs.batch.volcano.sh -o jsonpath='{.spec.names.shortNames}')" '["cronvcjob"]'
 expect_eq "Queue scope" "$(kubectl get crd queues.scheduling.volcano.sh -o jsonpath='{.spec.scope}')" "Cluster"
 expect_eq "Job status subresource" "$(kubectl get crd jobs.batch.volcano.sh -o jsonpath='{.spec.versions[0].subresources.status}')" "{}"
 

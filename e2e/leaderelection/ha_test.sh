@@ -21,7 +21,7 @@ LEASE_SECONDS=8
 RETRY_MS=1000
 LE=(--leader-elect-lease-duration=${LEASE_SECONDS}s --leader-elect-renew-deadline=6s --leader-elect-retry-period=${RETRY_MS}ms)
 SCHED_LEASE=volcano
-CM_LEASE=vc-controller-manager-gc-job-podgroup-queue
+CM_LEASE=vc-controller-manager-cronjob-gc-job-podgroup-queue
 t_start=$SECONDS
 
 suite_init ha

@@ -42,7 +42,7 @@ expect_eq "the webhook may not update another one" \
 expect_eq "leases outside the release namespace (scheduler)" \
   "$(as scheduler auth can-i create leases -n "$wns" 2>/dev/null || true)" "no"
 expect_eq "another component's Lease (scheduler updating the controllers')" \
-  "$(as scheduler auth can-i update leases/vc-controller-manager-gc-job-podgroup-queue -n "$SUITE_NS" 2>/dev/null || true)" "no"
+  "$(as scheduler auth can-i update leases/vc-controller-manager-cronjob-gc-job-podgroup-queue -n "$SUITE_NS" 2>/dev/null || true)" "no"
 
 # ---- start-up, one at a time, each creating the default queue -----------------------------
 # No webhook configuration is registered yet, so the default queue may be deleted (the webhook
@@ -67,7 +67,7 @@ open_default() { [[ $(kubectl get queue default -o jsonpath='{.status.state}') =
 wait_for "the default queue is Open" 20 open_default
 holds() { [[ -n $(suite_holder "$1") ]]; }
 wait_for "the scheduler holds its Lease in $SUITE_NS" 20 holds volcano
-wait_for "the controllers hold their Lease in $SUITE_NS" 20 holds vc-controller-manager-gc-job-podgroup-queue
+wait_for "the controllers hold their Lease in $SUITE_NS" 20 holds vc-controller-manager-cronjob-gc-job-podgroup-queue
 
 suite_register_webhooks "${SUITE_PORT[admission-a]}"
 

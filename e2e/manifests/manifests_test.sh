@@ -55,17 +55,17 @@ expect_can_in volcano-admission volcano-system get secrets/volcano-admission-sec
 expect_cannot_in volcano-admission volcano-system get secrets/another
 expect_cannot_in volcano-admission default create secrets
 expect_can_in volcano-scheduler volcano-system update leases.coordination.k8s.io/volcano
-expect_cannot_in volcano-scheduler volcano-system update leases.coordination.k8s.io/vc-controller-manager-gc-job-podgroup-queue
+expect_cannot_in volcano-scheduler volcano-system update leases.coordination.k8s.io/vc-controller-manager-cronjob-gc-job-podgroup-queue
 expect_cannot_in volcano-scheduler default create leases.coordination.k8s.io
-expect_can_in volcano-controllers volcano-system update leases.coordination.k8s.io/vc-controller-manager-gc-job-podgroup-queue
-expect_cannot_in volcano-controllers kube-system get leases.coordination.k8s.io/vc-controller-manager-gc-job-podgroup-queue
+expect_can_in volcano-controllers volcano-system update leases.coordination.k8s.io/vc-controller-manager-cronjob-gc-job-podgroup-queue
+expect_cannot_in volcano-controllers kube-system get leases.coordination.k8s.io/vc-controller-manager-cronjob-gc-job-podgroup-queue
 
 # The shipped webhook configurations (as the API server stores them, after its own validation
 # of the CEL matchConditions and selectors): fail closed for Basalt's objects, never in the way
 # of anything else.
 hooks=$(kubectl apply --dry-run=server -o json -f "$M/webhooks.yaml" | jq -c '[.items[] | .webhooks[]]')
 expect_eq "webhooks shipped" "$(jq -r 'map(.name) | sort | join(" ")' <<<"$hooks")" \
-  "mutatejob.volcano.sh mutatepodgroup.volcano.sh mutatequeue.volcano.sh validatejob.volcano.sh validatepod.volcano.sh validatepodgroup.volcano.sh validatequeue.volcano.sh"
+  "mutatejob.volcano.sh mutatepodgroup.volcano.sh mutatequeue.volcano.sh validatecronjob.volcano.sh validatejob.volcano.sh validatepod.volcano.sh validatepodgroup.volcano.sh validatequeue.volcano.sh"
 expect_eq "webhooks without failurePolicy Fail" "$(jq -r 'map(select(.failurePolicy != "Fail") | .name) | join(" ")' <<<"$hooks")" ""
 expect_eq "webhooks without sideEffects None" "$(jq -r 'map(select(.sideEffects != "None") | .name) | join(" ")' <<<"$hooks")" ""
 expect_eq "webhooks whose timeoutSeconds is not 10 (twice the default --request-timeout)" \
@@ -81,7 +81,7 @@ expect_eq "namespaced webhooks that may see a control-plane namespace (kube-syst
 # Only Basalt's resources, and pods only through the schedulerName condition.
 expect_eq "resources the webhooks match" \
   "$(jq -r '[.[].rules[] | (.apiGroups[0] + "/" + .resources[])] | unique | join(" ")' <<<"$hooks")" \
-  "/pods batch.volcano.sh/jobs scheduling.volcano.sh/podgroups scheduling.volcano.sh/queues"
+  "/pods batch.volcano.sh/cronjobs batch.volcano.sh/jobs scheduling.volcano.sh/podgroups scheduling.volcano.sh/queues"
 expect_eq "pod webhooks without a schedulerName matchCondition" \
   "$(jq -r 'map(select(any(.rules[].resources[]; . == "pods")) |
       select([.matchConditions[]?.expression | select(test("schedulerName == .volcano."))] | length == 0) | .name) | join(" ")' <<<"$hooks")" ""

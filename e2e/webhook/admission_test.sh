@@ -185,10 +185,24 @@ expect_refused "exitCode 0" "0 is not a valid error code" \
   "$(job j-exit0 '  policies: [{exitCode: 0, action: RestartJob}]' "$(task w 1)")" -n "$ns"
 expect_refused "unknown plugin" "unable to find job plugin: nope" \
   "$(job j-plugin '  plugins: {nope: []}' "$(task w 1)")" -n "$ns"
-# Volcano's ray plugin is not implemented by the job controller: refused, not left in PluginError.
-expect_refused "unimplemented plugin" \
-  'spec.plugins: Unsupported value: "ray": supported values: "env", "mpi", "pytorch", "ssh", "svc", "tensorflow"' \
+# The ray plugin without its head task would fail every pod (PluginError): refused.
+expect_refused "ray without a head task" \
+  'spec.plugins[ray]: the ray head task was not found (no task named "head")' \
   "$(job j-ray '  plugins: {ray: []}' "$(task w 1)")" -n "$ns"
+# CronJobs: the schedule and the time zone are checked, naming the field.
+cronjob() { # NAME SPEC_LINES
+  printf 'apiVersion: batch.volcano.sh/v1alpha1\nkind: CronJob\nmetadata: {name: %s}\nspec:\n%s\n  jobTemplate:\n    spec:\n      tasks:\n%s\n' \
+    "$1" "$2" "$(task w 1 | sed 's/^/    /')"
+}
+expect_refused "cronjob with a bad schedule" 'spec.schedule: Invalid value: "61 * * * *": minute field: 61 is out of range 0-59' \
+  "$(cronjob c-sched '  schedule: "61 * * * *"')" -n "$ns"
+expect_refused "cronjob with a bad time zone" 'spec.timeZone: Invalid value: "Mars/Olympus": unknown time zone' \
+  "$(cronjob c-tz '  schedule: "@hourly"
+  timeZone: Mars/Olympus')" -n "$ns"
+expect_refused "cronjob with an invalid Job template" 'spec.jobTemplate.spec.tasks[0].minAvailable' \
+  "$(cronjob c-tmpl '  schedule: "@hourly"' | sed 's/^        replicas: 1$/        replicas: 1\n        minAvailable: 2/')" -n "$ns"
+out=$(kubectl apply -n "$ns" -f - 2>&1 <<<"$(cronjob c-ok '  schedule: "*/5 * * * *"
+  timeZone: Europe/Paris')") && pass "a valid CronJob is admitted" || fail "valid CronJob refused: $out"
 expect_refused "missing queue" 'unable to find job queue: queues.scheduling.volcano.sh "e2e-no-such-queue" not found' \
   "$(job j-noqueue '  queue: e2e-no-such-queue' "$(task w 1)")" -n "$ns"
 

@@ -123,10 +123,10 @@ TEST_CASE("NewAdmissionRouter: registers every Basalt admission path", "[webhook
   AdmissionDeps deps;
   deps.lister = &lister;
   auto router = NewAdmissionRouter(deps);
-  CHECK(router->Paths() == std::vector<std::string>{"/jobs/mutate", "/jobs/validate",
-                                                    "/podgroups/mutate", "/podgroups/validate",
-                                                    "/pods/validate", "/queues/mutate",
-                                                    "/queues/validate"});
+  CHECK(router->Paths() == std::vector<std::string>{"/cronjobs/validate", "/jobs/mutate",
+                                                    "/jobs/validate", "/podgroups/mutate",
+                                                    "/podgroups/validate", "/pods/validate",
+                                                    "/queues/mutate", "/queues/validate"});
 }
 
 TEST_CASE("NewAdmissionRouter: only handlers that read the cluster state wait for the caches",
@@ -136,8 +136,8 @@ TEST_CASE("NewAdmissionRouter: only handlers that read the cluster state wait fo
   // Validators that look up queues, counts, PriorityClasses, and the PodGroup mutator (the
   // namespace's default queue) need synced caches; the defaulting of Jobs and Queues and the
   // pod check do not.
-  for (std::string_view path :
-       {"/jobs/validate", "/queues/validate", "/podgroups/mutate", "/podgroups/validate"}) {
+  for (std::string_view path : {"/cronjobs/validate", "/jobs/validate", "/queues/validate",
+                                "/podgroups/mutate", "/podgroups/validate"}) {
     INFO(path);
     CHECK(router->ReadsClusterState(path));
   }

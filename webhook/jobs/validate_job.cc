@@ -333,24 +333,13 @@ void ValidateDependencies(const json::Value& tasks, const FieldPath& path, Error
   }
 }
 
-// Kubernetes' NotSupported wording, for a plugin Volcano has and Basalt does not implement yet.
-std::string UnsupportedPluginMessage(std::string_view name) {
-  std::string supported;
-  for (const std::string& p : KnownJobPlugins()) {
-    supported += fmt::format("{}\"{}\"", supported.empty() ? "" : ", ", p);
-  }
-  return fmt::format("Unsupported value: \"{}\": supported values: {}", name, supported);
-}
-
 void ValidatePlugins(const json::Value& spec, const json::Value& tasks, const FieldPath& path,
                      ErrorList& errors) {
   const json::Value* plugins = json::Find(spec, "plugins");
   if (plugins == nullptr || !plugins->IsObject()) return;
   for (const auto& member : plugins->GetObject()) {
     std::string_view name = json::AsView(member.name);
-    if (api::IsUnsupportedJobPlugin(name)) {
-      errors.Invalid(path, UnsupportedPluginMessage(name));
-    } else if (!api::IsSupportedJobPlugin(name)) {
+    if (!api::IsSupportedJobPlugin(name)) {
       errors.Invalid(path.Key(name), fmt::format("unable to find job plugin: {}", name));
     }
   }
@@ -364,6 +353,17 @@ void ValidatePlugins(const json::Value& spec, const json::Value& tasks, const Fi
                      fmt::format("The specified mpi master task was not found (no task named "
                                  "\"{}\")",
                                  master));
+    }
+  }
+  // ray: every pod of the job is refused by the plugin (PluginError) without its head task.
+  if (const json::Value* ray = json::Find(*plugins, api::kRayPlugin)) {
+    std::string head = FlagValue(ray, "head").value_or("head");
+    bool found = false;
+    for (const auto& task : tasks.GetArray())
+      found = found || json::GetString(task, "name") == head;
+    if (!found) {
+      errors.Invalid(path.Key(api::kRayPlugin),
+                     fmt::format("the ray head task was not found (no task named \"{}\")", head));
     }
   }
 }

@@ -25,8 +25,8 @@
 //     minimal pod template check (containers present, named, with an image; valid,
 //     non-negative requests not above limits) stands in for Kubernetes' PodTemplate
 //     validation; negative counts are re-checked with the messages Volcano used before v1.14;
-//     exitCode policies' actions are checked too; Volcano's ray and hcclrank plugins, which
-//     the job controller does not implement yet, are refused (Volcano admits them);
+//     exitCode policies' actions are checked too; the ray plugin needs its head task (else
+//     every pod would fail with PluginError);
 //   - UPDATE reports all problems, not just the first.
 //
 // Thread-safe if the lister is.
@@ -52,8 +52,7 @@ struct JobLimits {
 };
 
 // The job plugin names admitted in spec.plugins: api::kJobPlugins, the plugins the job
-// controller's registry implements. api::kUnsupportedJobPlugins (Volcano's, not implemented
-// yet) are refused as "Unsupported value" listing these; any other name as unknown.
+// controller's registry implements; any other name is refused as unknown.
 const std::vector<std::string>& KnownJobPlugins();
 
 // The rules as functions over Job objects, for tests and tools.

@@ -77,8 +77,8 @@ void AdmissionMetrics::Observe(std::string_view path, Verdict verdict, double se
 }
 
 const std::vector<std::string>& VolcanoOnlyAdmissionPaths() {
-  static const auto* kPaths = new std::vector<std::string>{
-      "/pods/mutate", "/jobflows/validate", "/hypernodes/validate", "/cronjobs/validate"};
+  static const auto* kPaths =
+      new std::vector<std::string>{"/pods/mutate", "/jobflows/validate", "/hypernodes/validate"};
   return *kPaths;
 }
 

@@ -26,7 +26,8 @@ void WebhookOptions::AddFlags(client::FlagSet& flags) {
   flags.StringList("webhook-configurations", &webhook_configurations,
                    "Mutating/ValidatingWebhookConfigurations whose caBundle is patched to the CA");
   flags.StringList("enabled-admission", &enabled_admission,
-                   "Admission paths to serve (default: all of /jobs/mutate,/jobs/validate,"
+                   "Admission paths to serve (default: all of /cronjobs/validate,/jobs/mutate,"
+                   "/jobs/validate,"
                    "/podgroups/mutate,/podgroups/validate,/pods/validate,/queues/mutate,"
                    "/queues/validate)");
   flags.StringList("scheduler-name", &scheduler_names,

@@ -1,6 +1,6 @@
 #pragma once
-// Job plugins (spec.plugins: env, svc, ssh, mpi, pytorch, tensorflow): the JobPlugin interface,
-// the Go-flag-style argument parser they share, and small helpers for editing pod JSON.
+// Job plugins (spec.plugins: env, svc, ssh, mpi, pytorch, tensorflow, ray, hcclrank): the JobPlugin
+// interface, the Go-flag-style argument parser they share, and small helpers for editing pod JSON.
 //
 // A JobPlugin is created per job from the job's argument list (see registry.h) and is
 // stateless beyond its parsed arguments; the reconcile loop calls

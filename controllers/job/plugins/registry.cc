@@ -1,8 +1,10 @@
 #include "controllers/job/plugins/registry.h"
 
 #include "controllers/job/plugins/env/env.h"
+#include "controllers/job/plugins/hcclrank/hcclrank.h"
 #include "controllers/job/plugins/mpi/mpi.h"
 #include "controllers/job/plugins/pytorch/pytorch.h"
+#include "controllers/job/plugins/ray/ray.h"
 #include "controllers/job/plugins/ssh/ssh.h"
 #include "controllers/job/plugins/svc/svc.h"
 #include "controllers/job/plugins/tensorflow/tensorflow.h"
@@ -52,6 +54,8 @@ JobPluginRegistry NewJobPluginRegistry() {
   r.Register(std::string(kMpiPluginName), NewMpiPlugin);
   r.Register(std::string(kPytorchPluginName), NewPytorchPlugin);
   r.Register(std::string(kTensorflowPluginName), NewTensorflowPlugin);
+  r.Register(std::string(kRayPluginName), NewRayPlugin);
+  r.Register(std::string(kHcclRankPluginName), NewHcclRankPlugin);
   return r;
 }
 

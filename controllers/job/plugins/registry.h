@@ -42,7 +42,7 @@ class JobPluginRegistry {
   std::map<std::string, JobPluginFactory, std::less<>> factories_;
 };
 
-// env, svc, ssh, mpi, pytorch, tensorflow.
+// env, svc, ssh, mpi, pytorch, tensorflow, ray, hcclrank.
 JobPluginRegistry NewJobPluginRegistry();
 
 }  // namespace basalt::controllers

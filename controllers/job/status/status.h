@@ -35,6 +35,10 @@ struct StatusUpdate {
 // look as if they finished later and ttlSecondsAfterFinished is postponed; Basalt moves it only
 // with the phase, as Kubernetes conditions do. state.reason and state.message are set from the
 // update (Volcano never writes them; Basalt says there why a job is stuck, e.g. QueueNotFound).
+// Standard conditions (status.typed_conditions) ride on the same write: on a phase change the
+// new phase's condition turns True (created if new) and the one that was True turns False,
+// both stamped `now`; the True one carries state.reason/message (else the phase name and a
+// sentence). A job written before Basalt had them gets its first one at its next phase change.
 std::optional<api::JobStatus> NextJobStatus(const api::JobStatus& old, const StatusUpdate& update,
                                             api::Time now);
 

@@ -187,6 +187,34 @@ TEST_CASE("Job: SetStatus rewrites known status fields and keeps the rest", "[ap
         basalt::json::Serialize(*basalt::json::Find(*original, "spec")));
 }
 
+TEST_CASE("Job: standard conditions round-trip after the phase history", "[api][job]") {
+  auto job = Job::Parse(kBertJob);
+  REQUIRE(job.ok());
+  JobStatus st = job->status();
+  basalt::api::Condition c;
+  c.type = "Completed";
+  c.status = "True";
+  c.reason = "Completed";
+  c.message = "The job is Completed.";
+  c.last_transition_time = basalt::api::Time(std::chrono::seconds(1'700'000'000));
+  st.typed_conditions.push_back(c);
+  job->SetStatus(st);
+  auto reparsed = Job::Parse(job->ToJson());
+  REQUIRE(reparsed.ok());
+  CHECK(reparsed->status() == st);
+  CHECK(reparsed->status().conditions.size() == 2);  // the history entries are untouched
+  REQUIRE(reparsed->status().FindTypedCondition("Completed") != nullptr);
+  CHECK(reparsed->status().FindTypedCondition("Completed")->reason == "Completed");
+  CHECK(reparsed->status().FindTypedCondition("Running") == nullptr);
+  auto doc = basalt::json::Parse(job->ToJson());
+  REQUIRE(doc.ok());
+  const basalt::json::Value* arr = basalt::json::FindPath(*doc, {"status", "conditions"});
+  REQUIRE(arr != nullptr);
+  REQUIRE(arr->Size() == 3);
+  CHECK(basalt::json::GetString((*arr)[2], "type") == "Completed");
+  CHECK(basalt::json::GetString((*arr)[2], "status") == "True");
+}
+
 TEST_CASE("Job: a round trip without edits loses nothing", "[api][job]") {
   auto job = Job::Parse(kBertJob);
   REQUIRE(job.ok());

@@ -14,7 +14,7 @@
 namespace basalt::controllers {
 namespace {
 
-const std::vector<std::string> kKnown = {"gc", "job", "podgroup", "queue"};
+const std::vector<std::string> kKnown = {"cronjob", "gc", "job", "podgroup", "queue"};
 
 TEST_CASE("ResolveControllers: default and '*' mean all, names are sorted and de-duplicated",
           "[controllers][app]") {
@@ -35,10 +35,10 @@ TEST_CASE("LeaseNameFor: one Lease per controller set, independent of flag order
           "[controllers][app]") {
   CHECK(LeaseNameFor({"queue", "job"}) == "vc-controller-manager-job-queue");
   CHECK(LeaseNameFor({"job", "queue"}) == "vc-controller-manager-job-queue");
-  CHECK(LeaseNameFor(kKnown) == "vc-controller-manager-gc-job-podgroup-queue");
+  CHECK(LeaseNameFor(kKnown) == "vc-controller-manager-cronjob-gc-job-podgroup-queue");
 }
 
-TEST_CASE("NewControllerRegistry: the four controllers", "[controllers][app]") {
+TEST_CASE("NewControllerRegistry: the five controllers", "[controllers][app]") {
   std::vector<std::string> names;
   for (const auto& [name, f] : NewControllerRegistry()) names.push_back(name);
   CHECK(names == kKnown);

@@ -134,7 +134,7 @@ vc-controller-manager-<its controllers, sorted>.
 {{- if eq .component "scheduler" -}}volcano
 {{- else -}}
 {{- $enabled := .root.Values.controllers.controllers -}}
-{{- if has "*" $enabled }}{{ $enabled = list "gc" "job" "podgroup" "queue" }}{{ end -}}
+{{- if has "*" $enabled }}{{ $enabled = list "cronjob" "gc" "job" "podgroup" "queue" }}{{ end -}}
 vc-controller-manager-{{ $enabled | sortAlpha | join "-" }}
 {{- end -}}
 {{- end -}}

@@ -15,7 +15,8 @@ using testing::MakeTask;
 TEST_CASE("JobPluginRegistry: the in-tree plugins are registered by name",
           "[controllers][job][plugins]") {
   JobPluginRegistry r = NewJobPluginRegistry();
-  CHECK(r.Names() == std::vector<std::string>{"env", "mpi", "pytorch", "ssh", "svc", "tensorflow"});
+  CHECK(r.Names() == std::vector<std::string>{"env", "hcclrank", "mpi", "pytorch", "ray", "ssh",
+                                              "svc", "tensorflow"});
   for (const auto& name : r.Names()) {
     INFO(name);
     auto p = r.Create(name, {});
@@ -27,7 +28,7 @@ TEST_CASE("JobPluginRegistry: the in-tree plugins are registered by name",
 TEST_CASE("JobPluginRegistry: unknown plugins and bad arguments are errors",
           "[controllers][job][plugins]") {
   JobPluginRegistry r = NewJobPluginRegistry();
-  CHECK(r.Create("ray", {}).status().code() == absl::StatusCode::kNotFound);
+  CHECK(r.Create("horovod", {}).status().code() == absl::StatusCode::kNotFound);
   CHECK(r.Create("svc", {"--no-such-flag"}).status().code() == absl::StatusCode::kInvalidArgument);
   api::Job job = MakeJob("j").Task(MakeTask("t").Replicas(1)).Plugin("svc").Plugin("env").Build();
   auto plugins = r.CreatePlugins(job.spec());

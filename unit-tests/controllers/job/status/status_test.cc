@@ -102,6 +102,76 @@ TEST_CASE("JobStatus: a problem sets state reason and message without moving the
   CHECK(cleared->state.message.empty());
 }
 
+TEST_CASE("JobStatus: standard conditions follow the phase (kubectl wait --for=condition=X)",
+          "[controllers][job][status]") {
+  api::JobStatus old;
+  StatusUpdate u;
+  u.phase = JobPhase::kPending;
+  auto pending = NextJobStatus(old, u, T(0));
+  REQUIRE(pending);
+  REQUIRE(pending->typed_conditions.size() == 1);
+  const api::Condition* c = pending->FindTypedCondition("Pending");
+  REQUIRE(c != nullptr);
+  CHECK(c->status == "True");
+  CHECK(c->reason == "Pending");
+  CHECK(c->message == "The job is Pending.");
+  CHECK(c->last_transition_time == T(0));
+
+  u.phase = JobPhase::kRunning;
+  auto running = NextJobStatus(*pending, u, T(10));
+  REQUIRE(running);
+  CHECK(running->FindTypedCondition("Pending")->status == "False");
+  CHECK(running->FindTypedCondition("Pending")->reason == "Running");
+  CHECK(running->FindTypedCondition("Pending")->message == "The job left Pending for Running.");
+  CHECK(running->FindTypedCondition("Pending")->last_transition_time == T(10));
+  CHECK(running->FindTypedCondition("Running")->status == "True");
+
+  // A reason within the phase: the True condition says it, without a transition.
+  u.reason = "PodGroupPending";
+  u.message = "1/2 tasks in gang unschedulable";
+  auto stuck = NextJobStatus(*running, u, T(15));
+  REQUIRE(stuck);
+  CHECK(stuck->FindTypedCondition("Running")->reason == "PodGroupPending");
+  CHECK(stuck->FindTypedCondition("Running")->message == "1/2 tasks in gang unschedulable");
+  CHECK(stuck->FindTypedCondition("Running")->last_transition_time == T(10));
+  CHECK_FALSE(NextJobStatus(*stuck, u, T(16)));
+
+  u.reason.clear();
+  u.message.clear();
+  u.phase = JobPhase::kCompleted;
+  auto done = NextJobStatus(*stuck, u, T(20));
+  REQUIRE(done);
+  CHECK(done->typed_conditions.size() == 3);
+  CHECK(done->FindTypedCondition("Completed")->status == "True");
+  CHECK(done->FindTypedCondition("Completed")->last_transition_time == T(20));
+  CHECK(done->FindTypedCondition("Running")->status == "False");
+  // Pending was already False: untouched.
+  CHECK(done->FindTypedCondition("Pending")->last_transition_time == T(10));
+  // Exactly one condition is True.
+  int trues = 0;
+  for (const api::Condition& x : done->typed_conditions) trues += x.status == "True";
+  CHECK(trues == 1);
+  // The phase history is still Volcano's.
+  CHECK(Phases(*done) == std::vector<std::string>{"Pending", "Running", "Completed"});
+}
+
+TEST_CASE("JobStatus: a job without standard conditions gets none until its phase changes",
+          "[controllers][job][status]") {
+  api::JobStatus old;
+  old.state.phase = "Running";
+  old.state.last_transition_time = T(5);
+  old.conditions = {{"Running", T(5)}};
+  StatusUpdate u;
+  u.phase = JobPhase::kRunning;
+  CHECK_FALSE(NextJobStatus(old, u, T(50)));  // no extra write for an upgraded controller
+  u.phase = JobPhase::kCompleted;
+  auto s = NextJobStatus(old, u, T(60));
+  REQUIRE(s);
+  REQUIRE(s->typed_conditions.size() == 1);
+  CHECK(s->typed_conditions[0].type == "Completed");
+  CHECK(s->typed_conditions[0].status == "True");
+}
+
 TEST_CASE("JobStatus: kill paths record the running duration", "[controllers][job][status]") {
   api::JobStatus old;
   old.state.phase = "Running";
