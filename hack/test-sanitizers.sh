@@ -105,10 +105,18 @@ run_ctest() {
 
 # The stage running now, for hack/test.sh: a time box that ends during a build is not a
 # failure of the code (the objects built so far stay in ccache for the next run).
+# The builds' seconds so far are kept too: a time box that a cold build used up before the tests
+# could finish is not a failure either (see hack/test.sh).
 stage_begin() { echo "$1" >"$OUT/sanitizers.stage"; }
+BUILD_SECONDS=0
+echo 0 >"$OUT/sanitizers.build-seconds"
 stage_done() {  # stage_done <name> <start> <rc> <what>
   local verdict=ok
   (($3 == 0)) || { verdict=FAILED; FAILED=1; }
+  if [[ $1 == *-build ]]; then
+    BUILD_SECONDS=$((BUILD_SECONDS + SECONDS - $2))
+    echo "$BUILD_SECONDS" >"$OUT/sanitizers.build-seconds"
+  fi
   SUMMARY+=("$(printf '%-5s %-6s %4ds  %s' "$1" "$verdict" $((SECONDS - $2)) "$4")")
 }
 
