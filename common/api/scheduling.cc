@@ -123,6 +123,7 @@ absl::Status PodGroup::Decode() {
   spec_.min_resources = spec.OptResources("minResources");
   spec_.queue = spec.String("queue");
   spec_.priority_class_name = spec.String("priorityClassName");
+  spec_.network_topology = DecodeNetworkTopology(spec);
   spec_.network_topology_json = spec.Raw("networkTopology");
   FieldReader status = root.Child("status");
   status_.phase = status.String("phase");

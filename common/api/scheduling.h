@@ -15,6 +15,7 @@
 
 #include "absl/status/statusor.h"
 #include "common/api/object.h"
+#include "common/api/topology.h"
 #include "common/api/vocabulary.h"
 #include "common/resource/resource_list.h"
 
@@ -78,7 +79,10 @@ struct PodGroupSpec {
   std::optional<resource::ResourceList> min_resources;
   std::string queue;  // CRD default "default"
   std::string priority_class_name;
-  std::string network_topology_json;  // spec.networkTopology as compact JSON
+  // spec.networkTopology, decoded; network_topology_json is the same object as compact JSON
+  // (what SetSpec writes back, so fields Basalt does not know survive).
+  std::optional<NetworkTopology> network_topology;
+  std::string network_topology_json;
 
   friend bool operator==(const PodGroupSpec&, const PodGroupSpec&) = default;
 };

@@ -25,6 +25,13 @@ inline constexpr std::string_view kSchedulingGroup = "scheduling.volcano.sh";
 inline constexpr std::string_view kSchedulingApiVersion = "scheduling.volcano.sh/v1beta1";
 inline constexpr std::string_view kBusGroup = "bus.volcano.sh";
 inline constexpr std::string_view kBusApiVersion = "bus.volcano.sh/v1alpha1";
+// HyperNodes (common/api/topology.h).
+inline constexpr std::string_view kTopologyApiVersion = "topology.volcano.sh/v1alpha1";
+inline constexpr std::string_view kHyperNodeKind = "HyperNode";
+// On HyperNodes a discoverer created: which source ("label") made it. The hypernode
+// controller updates and deletes only HyperNodes with this label set to its source.
+inline constexpr std::string_view kNetworkTopologySourceLabel =
+    "volcano.sh/network-topology-source";
 
 inline constexpr std::string_view kJobKind = "Job";
 inline constexpr std::string_view kPodGroupKind = "PodGroup";

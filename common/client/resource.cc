@@ -50,6 +50,9 @@ ResourceRef PodGroups() {
   return Make("scheduling.volcano.sh", "v1beta1", "podgroups", true, "PodGroup");
 }
 ResourceRef Commands() { return Make("bus.volcano.sh", "v1alpha1", "commands", true, "Command"); }
+ResourceRef HyperNodes() {
+  return Make("topology.volcano.sh", "v1alpha1", "hypernodes", false, "HyperNode");
+}
 
 ResourceRef ResourceForKind(std::string_view api_version, std::string_view kind, bool namespaced) {
   ResourceRef r;

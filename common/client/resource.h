@@ -45,6 +45,7 @@ ResourceRef VolcanoJobs();                // batch.volcano.sh/v1alpha1 jobs
 ResourceRef Queues();                     // scheduling.volcano.sh/v1beta1, cluster-scoped
 ResourceRef PodGroups();                  // scheduling.volcano.sh/v1beta1
 ResourceRef Commands();                   // bus.volcano.sh/v1alpha1
+ResourceRef HyperNodes();                 // topology.volcano.sh/v1alpha1, cluster-scoped
 
 // The resource of objects of `kind` in `api_version` ("v1", "networking.k8s.io/v1"), such as
 // the objects job plugins create: the plural is the lower-cased kind with English rules

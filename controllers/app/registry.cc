@@ -1,5 +1,6 @@
 #include "controllers/app/controller.h"
 #include "controllers/gc/gc_controller.h"
+#include "controllers/hypernode/hypernode_controller.h"
 #include "controllers/job/controller/job_controller.h"
 #include "controllers/podgroup/podgroup_controller.h"
 #include "controllers/queue/queue_controller.h"
@@ -8,9 +9,8 @@ namespace basalt::controllers {
 
 std::map<std::string, ControllerFactory, std::less<>> NewControllerRegistry() {
   return {
-      {"gc", NewGarbageCollector},
-      {"job", NewJobController},
-      {"podgroup", NewPodGroupController},
+      {"gc", NewGarbageCollector},   {"hypernode", NewHyperNodeController},
+      {"job", NewJobController},     {"podgroup", NewPodGroupController},
       {"queue", NewQueueController},
   };
 }

@@ -387,8 +387,34 @@ JobInfo ToJobInfo(const api::PodGroup& pg, std::string_view default_queue) {
   };
   job.preemptable = flag(api::kPreemptableKey);
   if (auto t = pg.creation_timestamp(); t.has_value()) job.creation_time = *t;
+  if (const auto& nt = pg.spec().network_topology; nt.has_value()) {
+    job.network_topology = NetworkTopologyConstraint{.hard = nt->Hard(),
+                                                     .highest_tier = nt->highest_tier_allowed,
+                                                     .highest_tier_name = nt->highest_tier_name};
+  }
   job.podgroup_status = ToPodGroupStatus(pg.status());
   return job;
+}
+
+HyperNodeInfo ToHyperNodeInfo(const api::HyperNode& hn) {
+  HyperNodeInfo out;
+  out.name = std::string(hn.name());
+  out.tier = hn.spec().tier;
+  out.tier_name = hn.spec().tier_name;
+  for (const api::HyperNodeMember& m : hn.spec().members) {
+    HyperNodeMemberInfo info;
+    info.hypernode = m.type == api::MemberType::kHyperNode;
+    info.exact_name = m.exact_name;
+    info.regex_pattern = m.regex_pattern;
+    info.by_labels = m.label_match;
+    info.labels.insert(m.match_labels.begin(), m.match_labels.end());
+    out.members.push_back(std::move(info));
+  }
+  return out;
+}
+
+informer::Transform HyperNodeTransform() {
+  return TypedTransform<api::HyperNode>("hypernode-view");
 }
 
 QueueInfo ToQueueInfo(const api::Queue& queue) {

@@ -4,6 +4,7 @@
 
 #include "common/api/core.h"
 #include "common/api/scheduling.h"
+#include "common/api/topology.h"
 #include "common/client/resource.h"
 #include "common/informer/transforms.h"
 #include "scheduler/cache/convert.h"
@@ -73,6 +74,17 @@ std::vector<const informer::SharedInformer*> RegisterInformers(
                            bool) { state->DeletePriorityClass(std::string(o.name())); },
   });
   out.push_back(pcs);
+
+  informer::SharedInformer* hypernodes = factory->InformerFor(
+      {.source = {.resource = client::HyperNodes()}, .transform = HyperNodeTransform()});
+  hypernodes->AddEventHandler({
+      .on_add = [state](const Object& o) { state->UpsertHyperNode(o.As<api::HyperNode>()); },
+      .on_update = [state](const Object&,
+                           const Object& o) { state->UpsertHyperNode(o.As<api::HyperNode>()); },
+      .on_delete = [state](const Object& o,
+                           bool) { state->DeleteHyperNode(std::string(o.name())); },
+  });
+  out.push_back(hypernodes);
   return out;
 }
 

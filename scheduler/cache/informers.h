@@ -1,6 +1,7 @@
 #pragma once
 // Wires the scheduler's informers to a ClusterState: all pods (compact, with their
-// PodScheduled condition), nodes (compact), PodGroups, Queues and PriorityClasses. Each handler
+// PodScheduled condition), nodes (compact), PodGroups, Queues, PriorityClasses and
+// HyperNodes (topology.volcano.sh). Each handler
 // applies the change to the state at once; nothing is rebuilt per cycle.
 
 #include <vector>
