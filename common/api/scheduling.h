@@ -23,6 +23,13 @@ namespace basalt::api {
 
 // --- Queue -----------------------------------------------------------------------------
 
+struct NodeGroupTerms {
+  std::vector<std::string> required;   // requiredDuringSchedulingIgnoredDuringExecution
+  std::vector<std::string> preferred;  // preferredDuringSchedulingIgnoredDuringExecution
+
+  friend bool operator==(const NodeGroupTerms&, const NodeGroupTerms&) = default;
+};
+
 struct QueueSpec {
   int32_t weight = 1;  // CRD default 1 when absent
   resource::ResourceList capability;
@@ -34,6 +41,10 @@ struct QueueSpec {
   std::string type;
   std::string dequeue_strategy;
   std::string affinity_json;  // spec.affinity as compact JSON ("" if absent)
+  // spec.affinity.nodeGroupAffinity / nodeGroupAntiAffinity: node group names (the nodes'
+  // volcano.sh/nodegroup-name label), required and preferred during scheduling.
+  NodeGroupTerms node_group_affinity;
+  NodeGroupTerms node_group_anti_affinity;
 
   bool Reclaimable() const { return reclaimable.value_or(true); }
 };

@@ -68,6 +68,10 @@ inline constexpr std::string_view kDefaultTaskSpec = "default";
 // Pod -> PodGroup binding read by the scheduler (and its Volcano-specific twin).
 inline constexpr std::string_view kGroupNameAnnotation = "scheduling.k8s.io/group-name";
 inline constexpr std::string_view kVolcanoGroupNameAnnotation = "scheduling.volcano.sh/group-name";
+// Node groups (nodegroup plugin): a node's group is this label; a pod with the annotation goes
+// only to nodes of that group (Basalt's reading of the requirements article's task annotation).
+inline constexpr std::string_view kNodeGroupNameLabel = "volcano.sh/nodegroup-name";
+inline constexpr std::string_view kNodeGroupAnnotation = "scheduling.volcano.sh/node-group";
 // On a PodGroup the podgroup controller creates for a plain pod, and on a Namespace: the queue.
 inline constexpr std::string_view kPodGroupQueueAnnotation = "scheduling.volcano.sh/queue-name";
 inline constexpr std::string_view kGroupMinMemberAnnotation =

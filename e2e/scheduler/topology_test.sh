@@ -9,7 +9,9 @@
 #   - a 5 x 4-GPU gang (20 GPUs, more than a switch has) in hard tier 1 stays Pending and its
 #     PodGroup says "hard tier 1: no HyperNode of tier ≤ 1 has 20 free nvidia.com/gpu; best
 #     ... has 16"; allowed tier 2 it binds, inside one spine;
-#   - the same gang in soft mode binds over as few switches as needed (2).
+#   - the same gang in soft mode binds over as few switches as needed (2);
+#   - node groups: a pod annotated scheduling.volcano.sh/node-group lands on a node labelled
+#     volcano.sh/nodegroup-name with that group; an impossible group is explained.
 # shellcheck source=lib.sh
 source "$(dirname "$0")/lib.sh"
 
@@ -101,8 +103,12 @@ echo "$CM_BIN" >"$CLUSTER_DIR/pids/$CM_NAME.cmd"
 wait_for "vc-controller-manager (hypernode) ready" 30 curl -sf "http://127.0.0.1:$cm_port/readyz"
 
 discovered() { kubectl get hypernodes -l volcano.sh/network-topology-source=label -o name | grep -c -- "/$tag-"; }
-wait_for "10 HyperNodes discovered (8 switches, 2 spines)" 30 bash -c "[[ \$($(declare -f discovered); discovered) == 10 ]]"
+discovered_is() { [[ $(discovered) == "$1" ]]; }
+wait_for "10 HyperNodes discovered (8 switches, 2 spines)" 30 discovered_is 10
 hn() { kubectl get hypernode "$1" -o jsonpath="$2"; }
+hn_is() { [[ $(hn "$1" "$2") == "$3" ]]; }
+members_of() { hn "$1" '{.spec.members[*].selector.exactMatch.name}'; }
+has_member() { [[ " $(members_of "$1") " == *" $2 "* ]]; }
 expect_eq "switch tier" "$(hn "$tag-sw0" '{.spec.tier}')" "1"
 expect_eq "switch tierName" "$(hn "$tag-sw0" '{.spec.tierName}')" "switch"
 expect_eq "switch members" "$(hn "$tag-sw0" '{range .spec.members[*]}{.type}:{.selector.exactMatch.name} {end}')" \
@@ -110,16 +116,16 @@ expect_eq "switch members" "$(hn "$tag-sw0" '{range .spec.members[*]}{.type}:{.s
 expect_eq "spine tier" "$(hn "$tag-sp1" '{.spec.tier}')" "2"
 expect_eq "spine members" "$(hn "$tag-sp1" '{range .spec.members[*]}{.selector.exactMatch.name} {end}')" \
   "$tag-sw4 $tag-sw5 $tag-sw6 $tag-sw7 "
-wait_for "spine nodeCount 16" 15 bash -c "[[ \$(kubectl get hypernode $tag-sp0 -o jsonpath='{.status.nodeCount}') == 16 ]]"
+wait_for "spine nodeCount 16" 15 hn_is "$tag-sp0" '{.status.nodeCount}' 16
 cols=$(kubectl get hypernode "$tag-sw0" --no-headers)
 expect_contains "kubectl get hn shows tier, tierName, nodeCount" "$(echo "$cols" | awk '{print $2, $3, $4}')" "1 switch 4"
 
 topo_node "$tag-sw0-extra" "$tag-sw0" "$tag-sp0"
-wait_for "a node joining switch 0 becomes a member" 15 bash -c \
-  "kubectl get hypernode $tag-sw0 -o jsonpath='{.spec.members[*].selector.exactMatch.name}' | grep -q -- $tag-sw0-extra"
+wait_for "a node joining switch 0 becomes a member" 15 has_member "$tag-sw0" "$tag-sw0-extra"
+wait_for "and counts in the spine" 15 hn_is "$tag-sp0" '{.status.nodeCount}' 17
 kubectl delete node "$tag-sw0-extra" >/dev/null
-wait_for "a node leaving switch 0 is no longer a member" 15 bash -c \
-  "! kubectl get hypernode $tag-sw0 -o jsonpath='{.spec.members[*].selector.exactMatch.name}' | grep -q -- $tag-sw0-extra"
+not_member() { ! has_member "$@"; }
+wait_for "a node leaving switch 0 is no longer a member" 15 not_member "$tag-sw0" "$tag-sw0-extra"
 expect_eq "the user's HyperNode is left alone" "$(hn "$tag-manual" '{.spec.tier}')" "3"
 
 # ---- the scheduler -------------------------------------------------------------------------
@@ -140,6 +146,7 @@ tiers:
   - name: network-topology-aware
     arguments:
       weight: 10
+  - name: nodegroup
 YAML
 start_scheduler --scheduler-conf="$conf"
 
@@ -207,8 +214,10 @@ delete_gangs
 
 # 20 GPUs: more than any switch (16); a spine has 64.
 topo_gang big 5 4 hard 1
-wait_for "the too-big gang is explained" 30 bash -c \
-  "kubectl -n $ns get podgroup big -o jsonpath='{.status.conditions[?(@.type==\"Unschedulable\")].message}' | grep -q 'hard tier 1: no HyperNode of tier ≤ 1 has 20 free nvidia.com/gpu; best'"
+explained() {
+  [[ $(pg_condition_message "$ns" big Unschedulable) == *"hard tier 1: no HyperNode of tier ≤ 1 has 20 free nvidia.com/gpu; best"* ]]
+}
+wait_for "the too-big gang is explained" 30 explained
 msg=$(pg_condition_message "$ns" big Unschedulable)
 expect_contains "it names the best switch and what it has" "$msg" "; best $tag-sw0 has 16"
 expect_eq "nothing of it bound" "$(bound_count "$ns" big)" "0"
@@ -222,3 +231,38 @@ delete_gangs
 topo_gang soft 5 4 soft 1
 wait_for "the soft gang binds" 30 bound_is "$ns" 5 soft
 expect_eq "soft: over as few switches as needed" "$(switches_of soft | wc -w)" "2"
+delete_gangs
+
+# ---- node groups ---------------------------------------------------------------------------
+for ((i = 0; i < PER_SWITCH; i++)); do
+  kubectl label node "$tag-sw7-n$i" "volcano.sh/nodegroup-name=$tag-g7" >/dev/null
+done
+grouped_pod() { # NAME GROUP
+  kubectl -n "$ns" apply -f - >/dev/null <<YAML
+apiVersion: scheduling.volcano.sh/v1beta1
+kind: PodGroup
+metadata: {name: $1}
+spec: {minMember: 1, queue: default}
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: $1-0
+  annotations: {scheduling.k8s.io/group-name: $1, scheduling.volcano.sh/node-group: $2}
+  labels: {volcano.sh/job-name: $1}
+spec:
+  schedulerName: volcano
+  nodeSelector: {basalt.dev/pool: $pool}
+  containers:
+  - {name: main, image: busybox, resources: {requests: {cpu: "1", memory: 1Gi}}}
+YAML
+}
+grouped_pod ingroup "$tag-g7"
+grouped_pod nogroup "$tag-nope"
+wait_for "the annotated pod binds" 30 bound_is "$ns" 1 ingroup
+expect_eq "inside its node group (switch 7)" "$(switches_of ingroup)" "sw7 "
+nogroup_explained() {
+  [[ $(pg_condition_message "$ns" nogroup Unschedulable) == *"not in node group $tag-nope"* ]]
+}
+wait_for "an impossible node group is explained" 30 nogroup_explained
+expect_eq "and not bound" "$(bound_count "$ns" nogroup)" "0"

@@ -278,6 +278,7 @@ TaskInfo ToTaskInfo(const CachedPod& cached, std::string job_id) {
   t.namespace_name = p.namespace_name;
   t.job_id = std::move(job_id);
   t.role = p.task_spec;
+  t.node_group = p.node_group;
   t.node_name = p.node_name;
   t.priority_class_name = p.priority_class_name;
   t.priority = p.priority != 0 ? p.priority : 1;
@@ -436,6 +437,10 @@ QueueInfo ToQueueInfo(const api::Queue& queue) {
   if (!queue.spec().deserved.empty()) q.deserved = ToResource(queue.spec().deserved);
   q.guarantee = ToResource(queue.spec().guarantee);
   q.reclaimable = queue.spec().Reclaimable();
+  q.node_group_affinity = {queue.spec().node_group_affinity.required,
+                           queue.spec().node_group_affinity.preferred};
+  q.node_group_anti_affinity = {queue.spec().node_group_anti_affinity.required,
+                                queue.spec().node_group_anti_affinity.preferred};
   const std::string& state = queue.status().state;
   if (state == api::kQueueClosed) {
     q.state = QueueState::kClosed;

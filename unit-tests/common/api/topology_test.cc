@@ -69,3 +69,22 @@ TEST_CASE("PodGroup: spec.networkTopology typed (mode defaults to hard)", "[api]
 
 }  // namespace
 }  // namespace basalt::api
+
+namespace basalt::api {
+namespace {
+
+TEST_CASE("Queue: nodeGroupAffinity and nodeGroupAntiAffinity typed", "[api][nodegroup]") {
+  absl::StatusOr<Queue> q = Queue::Parse(R"({"kind": "Queue", "metadata": {"name": "q"},
+    "spec": {"affinity": {
+      "nodeGroupAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": ["a", "b"],
+                            "preferredDuringSchedulingIgnoredDuringExecution": ["a"]},
+      "nodeGroupAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": ["c"]}}}})");
+  REQUIRE(q.ok());
+  CHECK(q->spec().node_group_affinity.required == std::vector<std::string>{"a", "b"});
+  CHECK(q->spec().node_group_affinity.preferred == std::vector<std::string>{"a"});
+  CHECK(q->spec().node_group_anti_affinity.required == std::vector<std::string>{"c"});
+  CHECK(q->spec().node_group_anti_affinity.preferred.empty());
+}
+
+}  // namespace
+}  // namespace basalt::api
