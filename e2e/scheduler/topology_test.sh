@@ -5,7 +5,8 @@
 #     tier-1 and 2 tier-2 HyperNodes with their members and nodeCount, follows a node that
 #     joins and leaves a switch, and leaves a HyperNode a user created alone;
 #   - 16 gangs of 4 pods x 2 GPUs with `hard, highestTierAllowed: 1` each land inside one
-#     switch (two per switch: HyperNode binpack keeps whole switches for later);
+#     switch; the second fills the switch the first opened (HyperNode binpack keeps whole
+#     switches free for later);
 #   - a 5 x 4-GPU gang (20 GPUs, more than a switch has) in hard tier 1 stays Pending and its
 #     PodGroup says "hard tier 1: no HyperNode of tier ≤ 1 has 20 free nvidia.com/gpu; best
 #     ... has 16"; allowed tier 2 it binds, inside one spine;
@@ -201,7 +202,13 @@ delete_gangs() {
   kubectl -n "$ns" delete podgroups --all --wait=true --timeout=60s >/dev/null 2>&1 || true
 }
 
-for ((j = 0; j < 16; j++)); do topo_gang "hard$j" 4 2 hard 1; done
+# HyperNode binpack: a second half-switch gang goes into the switch the first one opened.
+topo_gang hard0 4 2 hard 1
+wait_for "a half-switch gang binds" 30 bound_is "$ns" 4 hard0
+topo_gang hard1 4 2 hard 1
+wait_for "a second one binds" 30 bound_is "$ns" 4 hard1
+expect_eq "binpack: the second fills the first one's switch" "$(switches_of hard1)" "$(switches_of hard0)"
+for ((j = 2; j < 16; j++)); do topo_gang "hard$j" 4 2 hard 1; done
 wait_for "16 hard tier-1 gangs bound (64 pods)" 90 bound_is "$ns" 64
 spread=""
 for ((j = 0; j < 16; j++)); do
