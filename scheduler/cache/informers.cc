@@ -12,7 +12,7 @@
 namespace basalt::sched::cache {
 
 std::vector<const informer::SharedInformer*> RegisterInformers(
-    informer::SharedInformerFactory* factory, ClusterState* state) {
+    informer::SharedInformerFactory* factory, ClusterState* state, InformerSet set) {
   using informer::Object;
   std::vector<const informer::SharedInformer*> out;
 
@@ -74,6 +74,7 @@ std::vector<const informer::SharedInformer*> RegisterInformers(
                            bool) { state->DeletePriorityClass(std::string(o.name())); },
   });
   out.push_back(pcs);
+  if (!set.hypernodes) return out;
 
   informer::SharedInformer* hypernodes = factory->InformerFor(
       {.source = {.resource = client::HyperNodes()}, .transform = HyperNodeTransform()});

@@ -11,9 +11,14 @@
 
 namespace basalt::sched::cache {
 
+// Which optional informers to register.
+struct InformerSet {
+  bool hypernodes = true;  // false where the HyperNode CRD is not installed
+};
+
 // Registers the handlers (before or after factory->Start()) and returns the informers, for
 // WaitForCacheSync and the /readyz check. `state` must outlive the factory's informers.
 std::vector<const informer::SharedInformer*> RegisterInformers(
-    informer::SharedInformerFactory* factory, ClusterState* state);
+    informer::SharedInformerFactory* factory, ClusterState* state, InformerSet set = {});
 
 }  // namespace basalt::sched::cache
