@@ -5,6 +5,7 @@
 // /readyz passes once the caches have synced; SIGTERM stops the workers, releases the Lease
 // and exits.
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <memory>
@@ -56,9 +57,11 @@ int Main(int argc, char** argv) {
   int64_t max_job_pods = kDefaultMaxJobPods;
   std::vector<std::string> scheduler_names = {"volcano"};
   bool create_default_queue = true;
+  std::string hypernode_discovery_config;
   flags.StringList(
       "controllers", &requested,
-      "controllers to run: comma-separated subset of cronjob,gc,job,podgroup,queue ('*' = all)");
+      "controllers to run: comma-separated subset of cronjob,gc,hypernode,job,podgroup,queue "
+      "('*' = all)");
   flags.Int("worker-threads", &workers, "workers per controller (job; others use fewer)");
   flags.Int("max-requeue-num", &max_requeue_num,
             "rate-limited retries of a failing job before it is dropped until its next event "
@@ -69,6 +72,9 @@ int Main(int argc, char** argv) {
                           kDefaultMaxJobPods));
   flags.StringList("scheduler-name", &scheduler_names,
                    "pods of these schedulers without a PodGroup get one (podgroup controller)");
+  flags.String("hypernode-discovery-config", &hypernode_discovery_config,
+               "volcano-controller.conf with a networkTopologyDiscovery section: the hypernode "
+               "controller discovers HyperNodes from node labels (empty: no discovery)");
   flags.Bool("create-default-queue", &create_default_queue,
              "create the 'default' queue at start-up if it is missing");
   auto usage = [&] {
@@ -99,6 +105,12 @@ int Main(int argc, char** argv) {
     return runtime::UsageError(kComponent,
                                fmt::format("--controllers: {}", MessageOf(enabled.status())));
   }
+  // Without a discovery config the hypernode controller has nothing to do: "*" leaves it out
+  // then, so the default set (and its Lease name) is what it was; naming it runs it anyway.
+  if (hypernode_discovery_config.empty() &&
+      std::find(requested.begin(), requested.end(), "hypernode") == requested.end()) {
+    std::erase(*enabled, std::string("hypernode"));
+  }
 
   absl::StatusOr<std::unique_ptr<client::Client>> client =
       client::Client::FromOptions(client_options);
@@ -124,6 +136,7 @@ int Main(int argc, char** argv) {
   ctx.max_requeue_num = max_requeue_num;
   ctx.max_job_pods = max_job_pods;
   ctx.scheduler_names = scheduler_names;
+  ctx.hypernode_discovery_config = hypernode_discovery_config;
   std::vector<std::unique_ptr<Controller>> controllers;
   for (const std::string& name : *enabled) {
     absl::StatusOr<std::unique_ptr<Controller>> c = registry.at(name)(ctx);

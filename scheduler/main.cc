@@ -117,8 +117,20 @@ int Main(int argc, char** argv) {
   state_options.default_queue = options.default_queue;
   cache::ClusterState state(std::move(state_options));
   informer::SharedInformerFactory factory(client->get());
+  // HyperNodes only where their CRD is installed (a cluster with Volcano's older CRDs, or none,
+  // must not wait forever for an informer that cannot list): a 404 now leaves them out.
+  cache::InformerSet informer_set;
+  client::ListOptions probe;
+  probe.limit = 1;
+  if (absl::StatusOr<client::ObjectList> hn = client->get()->List(client::HyperNodes(), "", probe);
+      !hn.ok() && absl::IsNotFound(hn.status())) {
+    BASALT_LOG_WARNING(
+        "No HyperNode CRD (topology.volcano.sh/v1alpha1): network-topology-aware sees no "
+        "HyperNodes until the scheduler restarts with it installed");
+    informer_set.hypernodes = false;
+  }
   std::vector<const informer::SharedInformer*> informers =
-      cache::RegisterInformers(&factory, &state);
+      cache::RegisterInformers(&factory, &state, informer_set);
 
   runtime::Runner runner(kComponent, runtime_options);
   SchedulerMetrics metrics(*runner.metrics_registry());

@@ -37,16 +37,6 @@ std::vector<LifecyclePolicy> DecodePolicies(FieldReader& r) {
   return out;
 }
 
-std::optional<NetworkTopology> DecodeNetworkTopology(FieldReader& r) {
-  if (r.ObjectAt("networkTopology") == nullptr) return std::nullopt;
-  FieldReader n = r.Child("networkTopology");
-  NetworkTopology t;
-  if (std::optional<std::string> mode = n.OptString("mode")) t.mode = *mode;
-  t.highest_tier_allowed = n.OptInt32("highestTierAllowed");
-  t.highest_tier_name = n.String("highestTierName");
-  return t;
-}
-
 // A deep copy of `v` as a document of its own (an empty object for null).
 std::shared_ptr<const json::Document> CopyDocument(const json::Value* v) {
   auto doc = std::make_shared<json::Document>();

@@ -23,6 +23,7 @@
 #include "absl/status/statusor.h"
 #include "common/api/object.h"
 #include "common/api/time.h"
+#include "common/api/topology.h"
 #include "common/api/vocabulary.h"
 
 namespace basalt::api {
@@ -45,15 +46,6 @@ struct DependsOn {
   std::string iteration;           // "any" | "all" ("" = all)
 
   friend bool operator==(const DependsOn&, const DependsOn&) = default;
-};
-
-// spec.networkTopology (and the same object in a task's partitionPolicy).
-struct NetworkTopology {
-  std::string mode = "hard";  // "hard" | "soft"
-  std::optional<int32_t> highest_tier_allowed;
-  std::string highest_tier_name;
-
-  friend bool operator==(const NetworkTopology&, const NetworkTopology&) = default;
 };
 
 // spec.tasks[].partitionPolicy: the task's replicas split into totalPartitions partitions of

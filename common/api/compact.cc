@@ -38,6 +38,7 @@ CompactPod ToCompactPod(const Pod& pod) {
   c.nominated_node_name = pod.status().nominated_node_name;
   c.scheduler_name = pod.spec().scheduler_name;
   c.group_name = std::string(pod.GroupName());
+  c.node_group = std::string(pod.annotation(kNodeGroupAnnotation).value_or(std::string_view()));
   if (auto owner = pod.controller_ref()) {
     c.owner_uid = std::move(owner->uid);
     c.owner_kind = std::move(owner->kind);

@@ -32,6 +32,7 @@ struct CompactPod {
   std::string nominated_node_name;
   std::string scheduler_name;
   std::string group_name;  // scheduling.k8s.io/group-name annotation
+  std::string node_group;  // scheduling.volcano.sh/node-group annotation
   std::string owner_uid;   // uid of the controller ownerReference, "" if none
   std::string owner_kind;  // kind of the controller ownerReference
   std::string task_spec;   // volcano.sh/task-spec label ("" if none)

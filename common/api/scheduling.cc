@@ -60,6 +60,13 @@ absl::Status Queue::Decode() {
   spec_.dequeue_strategy = spec.String("dequeueStrategy");
   spec.ObjectAt("affinity");
   spec_.affinity_json = spec.Raw("affinity");
+  FieldReader affinity = spec.Child("affinity");
+  for (auto [key, terms] : {std::pair{"nodeGroupAffinity", &spec_.node_group_affinity},
+                            std::pair{"nodeGroupAntiAffinity", &spec_.node_group_anti_affinity}}) {
+    FieldReader r = affinity.Child(key);
+    terms->required = r.StringList("requiredDuringSchedulingIgnoredDuringExecution");
+    terms->preferred = r.StringList("preferredDuringSchedulingIgnoredDuringExecution");
+  }
   FieldReader status = root.Child("status");
   status_.state = status.String("state");
   status_.unknown = status.Int32("unknown");
@@ -123,6 +130,7 @@ absl::Status PodGroup::Decode() {
   spec_.min_resources = spec.OptResources("minResources");
   spec_.queue = spec.String("queue");
   spec_.priority_class_name = spec.String("priorityClassName");
+  spec_.network_topology = DecodeNetworkTopology(spec);
   spec_.network_topology_json = spec.Raw("networkTopology");
   FieldReader status = root.Child("status");
   status_.phase = status.String("phase");

@@ -15,12 +15,20 @@
 
 #include "absl/status/statusor.h"
 #include "common/api/object.h"
+#include "common/api/topology.h"
 #include "common/api/vocabulary.h"
 #include "common/resource/resource_list.h"
 
 namespace basalt::api {
 
 // --- Queue -----------------------------------------------------------------------------
+
+struct NodeGroupTerms {
+  std::vector<std::string> required;   // requiredDuringSchedulingIgnoredDuringExecution
+  std::vector<std::string> preferred;  // preferredDuringSchedulingIgnoredDuringExecution
+
+  friend bool operator==(const NodeGroupTerms&, const NodeGroupTerms&) = default;
+};
 
 struct QueueSpec {
   int32_t weight = 1;  // CRD default 1 when absent
@@ -33,6 +41,10 @@ struct QueueSpec {
   std::string type;
   std::string dequeue_strategy;
   std::string affinity_json;  // spec.affinity as compact JSON ("" if absent)
+  // spec.affinity.nodeGroupAffinity / nodeGroupAntiAffinity: node group names (the nodes'
+  // volcano.sh/nodegroup-name label), required and preferred during scheduling.
+  NodeGroupTerms node_group_affinity;
+  NodeGroupTerms node_group_anti_affinity;
 
   bool Reclaimable() const { return reclaimable.value_or(true); }
 };
@@ -78,7 +90,10 @@ struct PodGroupSpec {
   std::optional<resource::ResourceList> min_resources;
   std::string queue;  // CRD default "default"
   std::string priority_class_name;
-  std::string network_topology_json;  // spec.networkTopology as compact JSON
+  // spec.networkTopology, decoded; network_topology_json is the same object as compact JSON
+  // (what SetSpec writes back, so fields Basalt does not know survive).
+  std::optional<NetworkTopology> network_topology;
+  std::string network_topology_json;
 
   friend bool operator==(const PodGroupSpec&, const PodGroupSpec&) = default;
 };

@@ -25,6 +25,13 @@ inline constexpr std::string_view kSchedulingGroup = "scheduling.volcano.sh";
 inline constexpr std::string_view kSchedulingApiVersion = "scheduling.volcano.sh/v1beta1";
 inline constexpr std::string_view kBusGroup = "bus.volcano.sh";
 inline constexpr std::string_view kBusApiVersion = "bus.volcano.sh/v1alpha1";
+// HyperNodes (common/api/topology.h).
+inline constexpr std::string_view kTopologyApiVersion = "topology.volcano.sh/v1alpha1";
+inline constexpr std::string_view kHyperNodeKind = "HyperNode";
+// On HyperNodes a discoverer created: which source ("label") made it. The hypernode
+// controller updates and deletes only HyperNodes with this label set to its source.
+inline constexpr std::string_view kNetworkTopologySourceLabel =
+    "volcano.sh/network-topology-source";
 
 inline constexpr std::string_view kJobKind = "Job";
 inline constexpr std::string_view kPodGroupKind = "PodGroup";
@@ -61,6 +68,10 @@ inline constexpr std::string_view kDefaultTaskSpec = "default";
 // Pod -> PodGroup binding read by the scheduler (and its Volcano-specific twin).
 inline constexpr std::string_view kGroupNameAnnotation = "scheduling.k8s.io/group-name";
 inline constexpr std::string_view kVolcanoGroupNameAnnotation = "scheduling.volcano.sh/group-name";
+// Node groups (nodegroup plugin): a node's group is this label; a pod with the annotation goes
+// only to nodes of that group (Basalt's reading of the requirements article's task annotation).
+inline constexpr std::string_view kNodeGroupNameLabel = "volcano.sh/nodegroup-name";
+inline constexpr std::string_view kNodeGroupAnnotation = "scheduling.volcano.sh/node-group";
 // On a PodGroup the podgroup controller creates for a plain pod, and on a Namespace: the queue.
 inline constexpr std::string_view kPodGroupQueueAnnotation = "scheduling.volcano.sh/queue-name";
 inline constexpr std::string_view kGroupMinMemberAnnotation =

@@ -57,6 +57,9 @@ ResourceRef JobFlows() { return Make("flow.volcano.sh", "v1alpha1", "jobflows", 
 ResourceRef JobTemplates() {
   return Make("flow.volcano.sh", "v1alpha1", "jobtemplates", true, "JobTemplate");
 }
+ResourceRef HyperNodes() {
+  return Make("topology.volcano.sh", "v1alpha1", "hypernodes", false, "HyperNode");
+}
 
 ResourceRef ResourceForKind(std::string_view api_version, std::string_view kind, bool namespaced) {
   ResourceRef r;

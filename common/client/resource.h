@@ -48,6 +48,7 @@ ResourceRef Commands();                   // bus.volcano.sh/v1alpha1
 ResourceRef VolcanoCronJobs();            // batch.volcano.sh/v1alpha1 cronjobs
 ResourceRef JobFlows();                   // flow.volcano.sh/v1alpha1
 ResourceRef JobTemplates();               // flow.volcano.sh/v1alpha1
+ResourceRef HyperNodes();                 // topology.volcano.sh/v1alpha1, cluster-scoped
 
 // The resource of objects of `kind` in `api_version` ("v1", "networking.k8s.io/v1"), such as
 // the objects job plugins create: the plural is the lower-cased kind with English rules

@@ -41,6 +41,9 @@ struct ControllerContext {
   int64_t max_job_pods = 100000;
   // Pods of these schedulers get a PodGroup from the podgroup controller.
   std::vector<std::string> scheduler_names = {"volcano"};
+  // --hypernode-discovery-config: Volcano's volcano-controller.conf with the
+  // networkTopologyDiscovery section (hypernode controller); empty: no discovery.
+  std::string hypernode_discovery_config;
 };
 
 class Controller {
@@ -56,7 +59,7 @@ class Controller {
 using ControllerFactory =
     std::function<absl::StatusOr<std::unique_ptr<Controller>>(const ControllerContext& ctx)>;
 
-// "cronjob", "gc", "job", "podgroup", "queue" -> factory (explicit registry, no static
+// "cronjob", "gc", "hypernode", "job", "podgroup", "queue" -> factory (explicit registry, no static
 // registration).
 std::map<std::string, ControllerFactory, std::less<>> NewControllerRegistry();
 

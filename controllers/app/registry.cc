@@ -1,6 +1,7 @@
 #include "controllers/app/controller.h"
 #include "controllers/cronjob/cronjob_controller.h"
 #include "controllers/gc/gc_controller.h"
+#include "controllers/hypernode/hypernode_controller.h"
 #include "controllers/job/controller/job_controller.h"
 #include "controllers/podgroup/podgroup_controller.h"
 #include "controllers/queue/queue_controller.h"
@@ -9,8 +10,9 @@ namespace basalt::controllers {
 
 std::map<std::string, ControllerFactory, std::less<>> NewControllerRegistry() {
   return {
-      {"cronjob", NewCronJobController},   {"gc", NewGarbageCollector},   {"job", NewJobController},
-      {"podgroup", NewPodGroupController}, {"queue", NewQueueController},
+      {"cronjob", NewCronJobController},     {"gc", NewGarbageCollector},
+      {"hypernode", NewHyperNodeController}, {"job", NewJobController},
+      {"podgroup", NewPodGroupController},   {"queue", NewQueueController},
   };
 }
 

@@ -73,6 +73,7 @@ ClusterInfo ClusterInfo::Clone() const {
   ClusterInfo out;
   out.queues_ = queues_;
   out.foreign_tasks_ = foreign_tasks_;
+  out.hypernodes_ = hypernodes_;
   for (const auto& [id, job] : jobs_) out.jobs_.emplace(id, job.Clone());
   out.nodes_ = nodes_;
   for (auto& [name, node] : out.nodes_) {

@@ -15,9 +15,11 @@
 // Movable, not copyable (nodes point at tasks owned by jobs; use Clone()). Not thread-safe.
 
 #include <map>
+#include <memory>
 #include <string>
 
 #include "absl/status/status.h"
+#include "scheduler/api/hypernode.h"
 #include "scheduler/api/job_info.h"
 #include "scheduler/api/node_info.h"
 #include "scheduler/api/queue_info.h"
@@ -69,12 +71,19 @@ class ClusterInfo {
   const std::map<std::string, TaskInfo>& foreign_tasks() const { return foreign_tasks_; }
   // Mutable access for the cache's incremental snapshots; keep nodes' task pointers in step.
   std::map<std::string, TaskInfo>& mutable_foreign_tasks() { return foreign_tasks_; }
+  // The HyperNodes (immutable, shared by every snapshot that saw the same set; never null).
+  const HyperNodeMap& hypernodes() const { return *hypernodes_; }
+  const std::shared_ptr<const HyperNodeMap>& shared_hypernodes() const { return hypernodes_; }
+  void set_hypernodes(std::shared_ptr<const HyperNodeMap> h) {
+    hypernodes_ = h != nullptr ? std::move(h) : std::make_shared<const HyperNodeMap>();
+  }
 
  private:
   std::map<std::string, JobInfo> jobs_;
   std::map<std::string, NodeInfo> nodes_;
   std::map<std::string, QueueInfo> queues_;
   std::map<std::string, TaskInfo> foreign_tasks_;
+  std::shared_ptr<const HyperNodeMap> hypernodes_ = std::make_shared<const HyperNodeMap>();
 };
 
 }  // namespace basalt::sched

@@ -98,6 +98,7 @@ JobInfo JobInfo::Clone() const {
   out.priority_class_name = priority_class_name;
   out.preemptable = preemptable;
   out.creation_time = creation_time;
+  out.network_topology = network_topology;
   out.podgroup_status = podgroup_status;
   out.nodes_fit_errors = nodes_fit_errors;
   out.job_fit_errors = job_fit_errors;

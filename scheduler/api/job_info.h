@@ -13,6 +13,7 @@
 
 #include "absl/status/status.h"
 #include "scheduler/api/fit_error.h"
+#include "scheduler/api/hypernode.h"
 #include "scheduler/api/resource.h"
 #include "scheduler/api/task_info.h"
 
@@ -83,6 +84,8 @@ class JobInfo {
   std::string priority_class_name;
   bool preemptable = false;
   Timestamp creation_time{};
+  // spec.networkTopology (network-topology-aware plugin); nullopt: no constraint.
+  std::optional<NetworkTopologyConstraint> network_topology;
   // Status as read from the API; the session rewrites `podgroup_status` and writes a diff.
   PodGroupStatus podgroup_status;
 

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "scheduler/api/resource.h"
 #include "scheduler/api/task_info.h"
@@ -11,6 +12,12 @@
 namespace basalt::sched {
 
 enum class QueueState { kOpen, kClosed, kClosing, kUnknown };
+
+// Node group names (nodes' volcano.sh/nodegroup-name label) a queue's tasks must or should use.
+struct NodeGroupTerms {
+  std::vector<std::string> required;
+  std::vector<std::string> preferred;
+};
 
 struct QueueInfo {
   std::string name;  // also the queue's id
@@ -26,6 +33,9 @@ struct QueueInfo {
   Timestamp creation_time{};
   // status.allocated as last read from the API; the session writes it only when it changes.
   Resource status_allocated;
+  // spec.affinity.nodeGroupAffinity and nodeGroupAntiAffinity (nodegroup plugin).
+  NodeGroupTerms node_group_affinity;
+  NodeGroupTerms node_group_anti_affinity;
 };
 
 }  // namespace basalt::sched

@@ -164,6 +164,8 @@ struct TaskInfo {
   std::string namespace_name;
   std::string job_id;  // "<namespace>/<podgroup>", empty for pods outside any PodGroup
   std::string role;    // annotation volcano.sh/task-spec
+  // Annotation scheduling.volcano.sh/node-group: only nodes of this node group (nodegroup).
+  std::string node_group;
   std::string node_name;
   std::string priority_class_name;
   TaskStatus status = TaskStatus::kPending;

@@ -290,6 +290,7 @@ void ClusterState::UpsertPodGroup(std::shared_ptr<const api::PodGroup> pg) {
     job->priority_class_name = fresh.priority_class_name;
     job->preemptable = fresh.preemptable;
     job->creation_time = fresh.creation_time;
+    job->network_topology = fresh.network_topology;
     const PodGroupStatus* written = overlay_.PodGroupStatusFor(key);
     job->podgroup_status = written != nullptr ? *written : api_status;
   }
@@ -360,10 +361,32 @@ void ClusterState::ResolvePrioritiesLocked(ClusterInfo& cluster) const {
   }
 }
 
+void ClusterState::UpsertHyperNode(const api::HyperNode& hn) {
+  HyperNodeInfo info = ToHyperNodeInfo(hn);
+  std::lock_guard<std::mutex> l(mu_);
+  const HyperNodeMap& current = cluster_.hypernodes();
+  if (auto it = current.find(info.name); it != current.end() && it->second == info) return;
+  auto next = std::make_shared<HyperNodeMap>(current);
+  (*next)[info.name] = std::move(info);
+  cluster_.set_hypernodes(std::move(next));
+  BumpLocked();
+}
+
+void ClusterState::DeleteHyperNode(const std::string& name) {
+  std::lock_guard<std::mutex> l(mu_);
+  if (cluster_.hypernodes().count(name) == 0) return;
+  auto next = std::make_shared<HyperNodeMap>(cluster_.hypernodes());
+  next->erase(name);
+  cluster_.set_hypernodes(std::move(next));
+  BumpLocked();
+}
+
 ClusterState::Snapshot ClusterState::TakeSnapshot() {
   std::lock_guard<std::mutex> l(mu_);
-  Snapshotter::Handout h =
-      snapshotter_.Take(cluster_, [this](ClusterInfo& c) { ResolvePrioritiesLocked(c); });
+  Snapshotter::Handout h = snapshotter_.Take(cluster_, [this](ClusterInfo& c) {
+    ResolvePrioritiesLocked(c);
+    c.set_hypernodes(cluster_.shared_hypernodes());
+  });
   Snapshot out;
   out.cluster = std::move(h.cluster);
   out.generation = generation_;

@@ -42,6 +42,7 @@
 #include "common/api/compact.h"
 #include "common/api/object.h"
 #include "common/api/scheduling.h"
+#include "common/api/topology.h"
 #include "common/util/clock.h"
 #include "scheduler/api/cluster_info.h"
 #include "scheduler/cache/convert.h"
@@ -83,6 +84,9 @@ class ClusterState {
   void DeleteQueue(const std::string& name);
   void UpsertPriorityClass(const std::string& name, int32_t value, bool global_default);
   void DeletePriorityClass(const std::string& name);
+  // HyperNodes: every snapshot taken afterwards shares the new (immutable) map.
+  void UpsertHyperNode(const api::HyperNode& hn);
+  void DeleteHyperNode(const std::string& name);
 
   // ---- Cycles ----
   struct Snapshot {

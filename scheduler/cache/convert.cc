@@ -278,6 +278,7 @@ TaskInfo ToTaskInfo(const CachedPod& cached, std::string job_id) {
   t.namespace_name = p.namespace_name;
   t.job_id = std::move(job_id);
   t.role = p.task_spec;
+  t.node_group = p.node_group;
   t.node_name = p.node_name;
   t.priority_class_name = p.priority_class_name;
   t.priority = p.priority != 0 ? p.priority : 1;
@@ -387,8 +388,34 @@ JobInfo ToJobInfo(const api::PodGroup& pg, std::string_view default_queue) {
   };
   job.preemptable = flag(api::kPreemptableKey);
   if (auto t = pg.creation_timestamp(); t.has_value()) job.creation_time = *t;
+  if (const auto& nt = pg.spec().network_topology; nt.has_value()) {
+    job.network_topology = NetworkTopologyConstraint{.hard = nt->Hard(),
+                                                     .highest_tier = nt->highest_tier_allowed,
+                                                     .highest_tier_name = nt->highest_tier_name};
+  }
   job.podgroup_status = ToPodGroupStatus(pg.status());
   return job;
+}
+
+HyperNodeInfo ToHyperNodeInfo(const api::HyperNode& hn) {
+  HyperNodeInfo out;
+  out.name = std::string(hn.name());
+  out.tier = hn.spec().tier;
+  out.tier_name = hn.spec().tier_name;
+  for (const api::HyperNodeMember& m : hn.spec().members) {
+    HyperNodeMemberInfo info;
+    info.hypernode = m.type == api::MemberType::kHyperNode;
+    info.exact_name = m.exact_name;
+    info.regex_pattern = m.regex_pattern;
+    info.by_labels = m.label_match;
+    info.labels.insert(m.match_labels.begin(), m.match_labels.end());
+    out.members.push_back(std::move(info));
+  }
+  return out;
+}
+
+informer::Transform HyperNodeTransform() {
+  return TypedTransform<api::HyperNode>("hypernode-view");
 }
 
 QueueInfo ToQueueInfo(const api::Queue& queue) {
@@ -410,6 +437,10 @@ QueueInfo ToQueueInfo(const api::Queue& queue) {
   if (!queue.spec().deserved.empty()) q.deserved = ToResource(queue.spec().deserved);
   q.guarantee = ToResource(queue.spec().guarantee);
   q.reclaimable = queue.spec().Reclaimable();
+  q.node_group_affinity = {queue.spec().node_group_affinity.required,
+                           queue.spec().node_group_affinity.preferred};
+  q.node_group_anti_affinity = {queue.spec().node_group_anti_affinity.required,
+                                queue.spec().node_group_anti_affinity.preferred};
   const std::string& state = queue.status().state;
   if (state == api::kQueueClosed) {
     q.state = QueueState::kClosed;

@@ -11,8 +11,10 @@
 #include "absl/status/statusor.h"
 #include "common/api/compact.h"
 #include "common/api/scheduling.h"
+#include "common/api/topology.h"
 #include "common/informer/object.h"
 #include "common/resource/resource_list.h"
+#include "scheduler/api/hypernode.h"
 #include "scheduler/api/job_info.h"
 #include "scheduler/api/node_info.h"
 #include "scheduler/api/queue_info.h"
@@ -33,6 +35,7 @@ informer::Transform CachedPodTransform();
 informer::Transform PodGroupTransform();       // payload api::PodGroup
 informer::Transform QueueTransform();          // payload api::Queue
 informer::Transform PriorityClassTransform();  // payload api::PriorityClass
+informer::Transform HyperNodeTransform();      // payload api::HyperNode
 
 // True for names a node can provide: cpu, memory, ephemeral-storage, hugepages-*, and
 // domain-qualified extended resources (nvidia.com/gpu). False for "pods" (NodeInfo keeps
@@ -60,6 +63,7 @@ NodeInfo ToNodeInfo(const api::CompactNode& node);
 // The job (no tasks) for a PodGroup; an empty spec.queue means `default_queue`.
 JobInfo ToJobInfo(const api::PodGroup& pg, std::string_view default_queue);
 QueueInfo ToQueueInfo(const api::Queue& queue);
+HyperNodeInfo ToHyperNodeInfo(const api::HyperNode& hn);
 
 // The PodGroup status as the session sees it, and back as the JSON of `status`.
 PodGroupStatus ToPodGroupStatus(const api::PodGroupStatus& status);

@@ -4,6 +4,7 @@
 
 #include "common/api/core.h"
 #include "common/api/scheduling.h"
+#include "common/api/topology.h"
 #include "common/client/resource.h"
 #include "common/informer/transforms.h"
 #include "scheduler/cache/convert.h"
@@ -11,7 +12,7 @@
 namespace basalt::sched::cache {
 
 std::vector<const informer::SharedInformer*> RegisterInformers(
-    informer::SharedInformerFactory* factory, ClusterState* state) {
+    informer::SharedInformerFactory* factory, ClusterState* state, InformerSet set) {
   using informer::Object;
   std::vector<const informer::SharedInformer*> out;
 
@@ -73,6 +74,18 @@ std::vector<const informer::SharedInformer*> RegisterInformers(
                            bool) { state->DeletePriorityClass(std::string(o.name())); },
   });
   out.push_back(pcs);
+  if (!set.hypernodes) return out;
+
+  informer::SharedInformer* hypernodes = factory->InformerFor(
+      {.source = {.resource = client::HyperNodes()}, .transform = HyperNodeTransform()});
+  hypernodes->AddEventHandler({
+      .on_add = [state](const Object& o) { state->UpsertHyperNode(o.As<api::HyperNode>()); },
+      .on_update = [state](const Object&,
+                           const Object& o) { state->UpsertHyperNode(o.As<api::HyperNode>()); },
+      .on_delete = [state](const Object& o,
+                           bool) { state->DeleteHyperNode(std::string(o.name())); },
+  });
+  out.push_back(hypernodes);
   return out;
 }
 

@@ -119,6 +119,7 @@ void Session::PlanAll() {
   Plan(preemptive_);
   Plan(preemptable_);
   Plan(reclaimable_);
+  Plan(job_domains_);
   opened_ = true;
 }
 
@@ -143,6 +144,7 @@ BASALT_SESSION_ADD_FN(AddOverusedFn, OverusedFn, overused_)
 BASALT_SESSION_ADD_FN(AddPreemptiveFn, PreemptiveFn, preemptive_)
 BASALT_SESSION_ADD_FN(AddPreemptableFn, EvictableFn, preemptable_)
 BASALT_SESSION_ADD_FN(AddReclaimableFn, EvictableFn, reclaimable_)
+BASALT_SESSION_ADD_FN(AddJobDomainsFn, JobDomainsFn, job_domains_)
 #undef BASALT_SESSION_ADD_FN
 
 void Session::AddEventHandler(EventHandler handler) {
@@ -372,6 +374,18 @@ std::vector<const TaskInfo*> Session::Evictable(const Extension<EvictableFn>& ex
         return true;
       });
   return winner;
+}
+
+std::optional<JobDomains> Session::JobDomainsFor(const JobInfo& job) const {
+  std::optional<JobDomains> out;
+  ForEach(
+      job_domains_,
+      [&](const JobDomainsFn& fn) {
+        out = fn(job);
+        return !out.has_value();
+      },
+      [] { return true; });
+  return out;
 }
 
 std::vector<const TaskInfo*> Session::Preemptable(

@@ -17,6 +17,7 @@
 //   Preemptable, Reclaimable         intersection of the non-abstaining plugins of a tier; an
 //                                    empty result moves to the next tier
 //   JobEnqueued, event handlers      call all
+//   JobDomains                       the first plugin with an answer (flag enabledHyperNodeOrder)
 //
 // State changes (allocate, pipeline, evict and their undo) go through a Statement or the direct
 // Allocate() below; every one fires the plugins' allocate/deallocate handlers, so plugin state
@@ -75,6 +76,22 @@ using PreemptiveFn = std::function<bool(const QueueInfo& queue, const TaskInfo& 
 // Returns the victims this plugin allows among `candidates`, or nullopt to abstain.
 using EvictableFn = std::function<std::optional<std::vector<const TaskInfo*>>(
     const TaskInfo& preemptor, const std::vector<const TaskInfo*>& candidates)>;
+
+// A set of nodes a gang is placed in as a whole (a HyperNode), for JobDomainsFn.
+struct NodeDomain {
+  std::string name;
+  int32_t tier = 0;
+  std::vector<NodeInfo*> nodes;  // in node-name order; point into the session
+};
+// Where a job's gang may go: the allocate action tries the domains in order, each on its own
+// statement, and keeps the first in which the gang becomes ready (or pipelined); a gang that
+// fits in none is not placed at all and `unsatisfied` becomes its job fit error.
+struct JobDomains {
+  std::vector<NodeDomain> domains;
+  std::string unsatisfied;
+};
+// nullopt: no constraint for this job (every node, as without the plugin).
+using JobDomainsFn = std::function<std::optional<JobDomains>(const JobInfo& job)>;
 
 struct EventHandler {
   std::function<void(const TaskInfo& task)> on_allocate;
@@ -149,6 +166,7 @@ class Session {
   void AddPreemptiveFn(std::string_view plugin, PreemptiveFn fn);
   void AddPreemptableFn(std::string_view plugin, EvictableFn fn);
   void AddReclaimableFn(std::string_view plugin, EvictableFn fn);
+  void AddJobDomainsFn(std::string_view plugin, JobDomainsFn fn);
   void AddEventHandler(EventHandler handler);
 
   // ---- Dispatch (from actions) ----
@@ -174,6 +192,7 @@ class Session {
                                            const std::vector<const TaskInfo*>& candidates) const;
   std::vector<const TaskInfo*> Reclaimable(const TaskInfo& reclaimer,
                                            const std::vector<const TaskInfo*>& candidates) const;
+  std::optional<JobDomains> JobDomainsFor(const JobInfo& job) const;
 
   // ---- State changes ----
   // Allocates `task` on `node` outside any statement (backfill). Once the job is ready, every
@@ -260,6 +279,7 @@ class Session {
   Extension<PreemptiveFn> preemptive_{flag::kPreemptive};
   Extension<EvictableFn> preemptable_{flag::kPreemptable};
   Extension<EvictableFn> reclaimable_{flag::kReclaimable};
+  Extension<JobDomainsFn> job_domains_{flag::kHyperNodeOrder};
   std::vector<EventHandler> event_handlers_;
 };
 

@@ -4,6 +4,8 @@
 #include "scheduler/plugins/conformance/conformance.h"
 #include "scheduler/plugins/drf/drf.h"
 #include "scheduler/plugins/gang/gang.h"
+#include "scheduler/plugins/network_topology/network_topology.h"
+#include "scheduler/plugins/nodegroup/nodegroup.h"
 #include "scheduler/plugins/nodeorder/nodeorder.h"
 #include "scheduler/plugins/overcommit/overcommit.h"
 #include "scheduler/plugins/predicates/predicates.h"
@@ -18,6 +20,8 @@ PluginRegistry NewInTreeRegistry() {
   r.Register(std::string(kConformancePluginName), NewConformancePlugin);
   r.Register(std::string(kDrfPluginName), NewDrfPlugin);
   r.Register(std::string(kGangPluginName), NewGangPlugin);
+  r.Register(std::string(kNetworkTopologyPluginName), NewNetworkTopologyPlugin);
+  r.Register(std::string(kNodeGroupPluginName), NewNodeGroupPlugin);
   r.Register(std::string(kNodeOrderPluginName), NewNodeOrderPlugin);
   r.Register(std::string(kOvercommitPluginName), NewOvercommitPlugin);
   r.Register(std::string(kPredicatesPluginName), NewPredicatesPlugin);

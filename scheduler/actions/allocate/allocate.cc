@@ -1,6 +1,7 @@
 #include "scheduler/actions/allocate/allocate.h"
 
 #include <map>
+#include <optional>
 #include <set>
 
 #include "common/util/status.h"
@@ -98,9 +99,16 @@ class AllocateAction final : public Action {
       if (jobs.Empty()) continue;
       JobInfo* job = jobs.Pop();
       TaskQueue& tasks = tasks_by_job.at(job->uid);
+      if (std::optional<JobDomains> domains = ssn.JobDomainsFor(*job); domains.has_value()) {
+        if (AllocateInDomains(ssn, *queue, *job, tasks, *domains) && !tasks.Empty()) {
+          jobs.Push(job);
+        }
+        queues.Push(queue);
+        continue;
+      }
       // Placements of a job that is only pipelined stay held for the rest of the session.
       auto stmt = std::make_unique<Statement>(&ssn);
-      const Result result = AllocateTasks(ssn, *queue, *job, tasks, *stmt);
+      const Result result = AllocateTasks(ssn, *queue, *job, tasks, *stmt, nullptr);
       if (result == Result::kReady) {
         stmt->Commit();
         if (!tasks.Empty()) jobs.Push(job);
@@ -114,8 +122,53 @@ class AllocateAction final : public Action {
  private:
   enum class Result { kReady, kPipelined, kDiscarded };
 
+  // Tries the gang in each domain in order on a statement of its own (all or nothing within one
+  // domain) and keeps the first where it becomes ready (committed) or pipelined (held). Returns
+  // true if the gang was committed. When it fits nowhere, nothing stays placed and the job's fit
+  // error says why.
+  bool AllocateInDomains(Session& ssn, const QueueInfo& queue, JobInfo& job, TaskQueue& tasks,
+                         const JobDomains& domains) {
+    for (const NodeDomain& domain : domains.domains) {
+      TaskQueue attempt = tasks;
+      auto stmt = std::make_unique<Statement>(&ssn);
+      const Result result = AllocateTasks(ssn, queue, job, attempt, *stmt, &domain);
+      if (result == Result::kReady) {
+        stmt->Commit();
+        tasks = std::move(attempt);
+        job.job_fit_errors.clear();
+        return true;
+      }
+      if (result == Result::kPipelined && job.WaitingTaskNum() > 0) {
+        held_.push_back(std::move(stmt));
+        tasks = std::move(attempt);
+        job.job_fit_errors.clear();
+        return false;
+      }
+      // Not even pipelined in this domain (or "pipelined" with nothing waiting): undo, next.
+      if (result == Result::kPipelined) stmt->Discard();
+    }
+    job.job_fit_errors = domains.unsatisfied;
+    return false;
+  }
+
+  // The nodes of `domain` on which `task` passes the allocate predicates, in name order.
+  static std::vector<NodeInfo*> PredicateDomainNodes(const Session& ssn, const TaskInfo& task,
+                                                     const NodeDomain& domain, FitErrors* errors) {
+    std::vector<NodeInfo*> feasible;
+    for (NodeInfo* node : domain.nodes) {
+      Outcome o = PredicateForAllocate(ssn, task, *node);
+      if (o.ok()) {
+        feasible.push_back(node);
+      } else {
+        errors->SetNodeError(node->name(), o.reasons());
+      }
+    }
+    return feasible;
+  }
+
+  // Places the job's tasks on `stmt`, on any node (`domain` null) or only on the domain's.
   Result AllocateTasks(Session& ssn, const QueueInfo& queue, JobInfo& job, TaskQueue& tasks,
-                       Statement& stmt) {
+                       Statement& stmt, const NodeDomain* domain) {
     std::set<std::string> failed_roles;
     std::set<std::string> failed_tasks;
     while (!tasks.Empty()) {
@@ -135,7 +188,9 @@ class AllocateAction final : public Action {
         continue;
       }
       FitErrors errors;
-      std::vector<NodeInfo*> feasible = PredicateSampledNodes(ssn, *task, &errors);
+      std::vector<NodeInfo*> feasible = domain != nullptr
+                                            ? PredicateDomainNodes(ssn, *task, *domain, &errors)
+                                            : PredicateSampledNodes(ssn, *task, &errors);
       if (feasible.empty()) {
         job.nodes_fit_errors[task->uid] = std::move(errors);
         failed_tasks.insert(task->uid);

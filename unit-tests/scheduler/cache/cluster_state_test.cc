@@ -426,3 +426,47 @@ TEST_CASE("ToResource: quota-style minResources keys are not node resources", "[
   CHECK_FALSE(basalt::sched::cache::IsSchedulableResourceName("count/pods"));
   CHECK(basalt::sched::cache::IsSchedulableResourceName("hugepages-2Mi"));
 }
+
+namespace basalt::sched::cache {
+namespace {
+
+api::HyperNode MakeHyperNode(const std::string& name, int tier, const std::string& member) {
+  absl::StatusOr<api::HyperNode> hn = api::HyperNode::Parse(fmt::format(
+      R"({{"kind":"HyperNode","metadata":{{"name":"{}"}},"spec":{{"tier":{},"members":[
+          {{"type":"Node","selector":{{"exactMatch":{{"name":"{}"}}}}}}]}}}})",
+      name, tier, member));
+  REQUIRE(hn.ok());
+  return *std::move(hn);
+}
+
+TEST_CASE("ClusterState: HyperNodes reach every snapshot, and a PodGroup's networkTopology",
+          "[sched][cache][topology]") {
+  ClusterState state({});
+  state.UpsertNode(MakeNode("n1", 8));
+  state.UpsertHyperNode(MakeHyperNode("s0", 1, "n1"));
+  ClusterState::Snapshot s = state.TakeSnapshot();
+  REQUIRE(s.cluster.hypernodes().count("s0") == 1);
+  CHECK(s.cluster.hypernodes().at("s0").tier == 1);
+  CHECK(s.cluster.hypernodes().at("s0").members.at(0).exact_name == "n1");
+  const uint64_t gen = state.generation();
+  state.UpsertHyperNode(MakeHyperNode("s0", 1, "n1"));  // unchanged: no new generation
+  CHECK(state.generation() == gen);
+  state.ReturnSnapshot(std::move(s.cluster), s.handout);
+  state.UpsertHyperNode(MakeHyperNode("s0", 2, "n1"));
+  s = state.TakeSnapshot();
+  CHECK(s.cluster.hypernodes().at("s0").tier == 2);
+  state.DeleteHyperNode("s0");
+  CHECK(state.TakeFullSnapshot().cluster.hypernodes().empty());
+
+  absl::StatusOr<api::PodGroup> pg = api::PodGroup::Parse(
+      R"({"kind":"PodGroup","metadata":{"name":"a","namespace":"ns"},
+          "spec":{"minMember":1,"networkTopology":{"mode":"soft","highestTierAllowed":2}}})");
+  REQUIRE(pg.ok());
+  JobInfo job = ToJobInfo(*pg, "default");
+  REQUIRE(job.network_topology.has_value());
+  CHECK_FALSE(job.network_topology->hard);
+  CHECK(job.network_topology->highest_tier == 2);
+}
+
+}  // namespace
+}  // namespace basalt::sched::cache

@@ -1,0 +1,193 @@
+// network-topology-aware with the allocate action: hard and soft modes, HyperNode binpack and
+// the explanation of a gang that waits for its topology.
+#include "scheduler/plugins/network_topology/network_topology.h"
+
+#include <catch2/catch.hpp>
+#include <set>
+
+#include "fmt/format.h"
+#include "scheduler/actions/registry.h"
+#include "scheduler/conf/config.h"
+#include "scheduler/framework/framework.h"
+#include "scheduler/plugins/registry.h"
+#include "unit-tests/scheduler/testing/fakes.h"
+
+namespace basalt::sched {
+namespace {
+
+using testing::MakeJob;
+using testing::MakeNode;
+using testing::MakeQueue;
+using testing::MakeTask;
+using testing::RecordingBinder;
+using testing::RecordingStatusSink;
+
+constexpr std::string_view kConfig = R"(
+actions: "enqueue, allocate, backfill"
+tiers:
+- plugins:
+  - name: priority
+  - name: gang
+  - name: conformance
+- plugins:
+  - name: overcommit
+  - name: drf
+  - name: predicates
+  - name: proportion
+  - name: nodeorder
+  - name: network-topology-aware
+)";
+
+struct Cycle {
+  RecordingBinder binder;
+  RecordingStatusSink sink;
+  absl::Status Run(ClusterInfo c) {
+    auto config = ParseSchedulerConfig(kConfig);
+    if (!config.ok()) return config.status();
+    PluginRegistry plugins = NewInTreeRegistry();
+    ActionRegistry actions = NewInTreeActionRegistry();
+    CycleDeps deps{&plugins, &actions, &binder, nullptr, &sink};
+    return RunCycle(std::move(c), *config, deps, "s1", testing::T(100));
+  }
+  std::set<std::string> NodesOf(const std::string& prefix) const {
+    std::set<std::string> out;
+    for (const auto& [uid, node] : binder.Bound()) {
+      if (uid.rfind("uid-" + prefix, 0) == 0) out.insert(node);
+    }
+    return out;
+  }
+};
+
+HyperNodeMemberInfo Member(std::string name, bool hypernode) {
+  HyperNodeMemberInfo m;
+  m.hypernode = hypernode;
+  m.exact_name = std::move(name);
+  return m;
+}
+
+// Two switches of two 4-GPU nodes (s0: n0 n1, s1: n2 n3) under spine s2. `used` GPUs of n0 are
+// taken by a pod outside any gang.
+ClusterInfo TwoSwitches(int used_on_n0) {
+  ClusterInfo c;
+  (void)c.AddQueue(MakeQueue("default"));
+  for (int i = 0; i < 4; ++i) {
+    (void)c.AddNode(MakeNode(fmt::format("n{}", i))
+                        .Allocatable("cpu", "32")
+                        .Allocatable("memory", "128Gi")
+                        .Allocatable("nvidia.com/gpu", 4));
+  }
+  if (used_on_n0 > 0) {
+    (void)c.AddTask(MakeTask("other")
+                        .Request("nvidia.com/gpu", used_on_n0)
+                        .Node("n0")
+                        .Status(TaskStatus::kRunning));
+  }
+  auto hns = std::make_shared<HyperNodeMap>();
+  (*hns)["s0"] = HyperNodeInfo{"s0", 1, "switch", {Member("n0", false), Member("n1", false)}};
+  (*hns)["s1"] = HyperNodeInfo{"s1", 1, "switch", {Member("n2", false), Member("n3", false)}};
+  (*hns)["s2"] = HyperNodeInfo{"s2", 2, "spine", {Member("s0", true), Member("s1", true)}};
+  c.set_hypernodes(std::move(hns));
+  return c;
+}
+
+void AddGang(ClusterInfo& c, const std::string& name, int pods, int gpus, bool hard,
+             std::optional<int32_t> tier) {
+  JobInfo job = MakeJob("ns", name).MinAvailable(pods).Build();
+  job.network_topology =
+      NetworkTopologyConstraint{.hard = hard, .highest_tier = tier, .highest_tier_name = ""};
+  (void)c.AddJob(std::move(job));
+  for (int i = 0; i < pods; ++i) {
+    (void)c.AddTask(MakeTask(fmt::format("{}-{}", name, i))
+                        .Job(fmt::format("ns/{}", name))
+                        .Request("cpu", "1")
+                        .Request("nvidia.com/gpu", gpus));
+  }
+}
+
+TEST_CASE("network-topology-aware: hard tier 1 keeps the gang inside one switch",
+          "[sched][plugins][topology]") {
+  ClusterInfo c = TwoSwitches(2);  // s0 has 6 GPUs free, s1 has 8
+  AddGang(c, "a", 2, 4, true, 1);  // 8 GPUs: only s1 holds it
+  Cycle cycle;
+  REQUIRE(cycle.Run(std::move(c)).ok());
+  CHECK(cycle.NodesOf("a-") == std::set<std::string>{"n2", "n3"});
+}
+
+TEST_CASE("network-topology-aware: a gang too big for tier 1 waits, says why, and binds at tier 2",
+          "[sched][plugins][topology]") {
+  {
+    ClusterInfo c = TwoSwitches(2);
+    AddGang(c, "big", 3, 4, true, 1);  // 12 GPUs: no switch has them
+    Cycle cycle;
+    REQUIRE(cycle.Run(std::move(c)).ok());
+    CHECK(cycle.binder.calls.empty());
+    const PodGroupStatusUpdate* pg = cycle.sink.LastPodGroup("ns/big");
+    REQUIRE(pg != nullptr);
+    const PodGroupCondition* cond = pg->status.FindCondition("Unschedulable");
+    REQUIRE(cond != nullptr);
+    CHECK_THAT(cond->message,
+               Catch::Contains("Origin reason is hard tier 1: no HyperNode of tier ≤ 1 has 12 "
+                               "free nvidia.com/gpu; best s1 has 8"));
+  }
+  {
+    ClusterInfo c = TwoSwitches(2);
+    AddGang(c, "big", 3, 4, true, 2);  // the spine has 14 free
+    Cycle cycle;
+    REQUIRE(cycle.Run(std::move(c)).ok());
+    CHECK(cycle.NodesOf("big-").size() == 3);
+  }
+}
+
+TEST_CASE("network-topology-aware: HyperNode binpack puts a small gang in the used switch",
+          "[sched][plugins][topology]") {
+  ClusterInfo c = TwoSwitches(2);  // s0 partly used, s1 free
+  AddGang(c, "small", 1, 2, true, 1);
+  Cycle cycle;
+  REQUIRE(cycle.Run(std::move(c)).ok());
+  const std::set<std::string> nodes = cycle.NodesOf("small-");
+  REQUIRE(nodes.size() == 1);
+  CHECK((*nodes.begin() == "n0" || *nodes.begin() == "n1"));
+}
+
+TEST_CASE("network-topology-aware: soft mode uses one switch when one fits, else spreads",
+          "[sched][plugins][topology]") {
+  {
+    ClusterInfo c = TwoSwitches(2);
+    AddGang(c, "fits", 2, 4, false, std::nullopt);
+    Cycle cycle;
+    REQUIRE(cycle.Run(std::move(c)).ok());
+    CHECK(cycle.NodesOf("fits-") == std::set<std::string>{"n2", "n3"});
+  }
+  {
+    ClusterInfo c = TwoSwitches(2);
+    AddGang(c, "spread", 3, 4, false, 1);  // no switch holds it: soft still places it
+    Cycle cycle;
+    REQUIRE(cycle.Run(std::move(c)).ok());
+    CHECK(cycle.NodesOf("spread-").size() == 3);
+  }
+}
+
+TEST_CASE("network-topology-aware: hard mode with no HyperNodes places nothing and says so",
+          "[sched][plugins][topology]") {
+  ClusterInfo c = TwoSwitches(0);
+  c.set_hypernodes(nullptr);
+  AddGang(c, "a", 1, 1, true, 1);
+  AddGang(c, "free", 1, 1, false, 1);  // soft: runs anyway
+  Cycle cycle;
+  REQUIRE(cycle.Run(std::move(c)).ok());
+  CHECK(cycle.NodesOf("a-").empty());
+  CHECK(cycle.NodesOf("free-").size() == 1);
+  const PodGroupStatusUpdate* pg = cycle.sink.LastPodGroup("ns/a");
+  REQUIRE(pg != nullptr);
+  const PodGroupCondition* cond = pg->status.FindCondition("Unschedulable");
+  REQUIRE(cond != nullptr);
+  CHECK_THAT(cond->message, Catch::Contains("hard tier 1: no HyperNode of tier ≤ 1 exists"));
+}
+
+TEST_CASE("network-topology-aware: arguments", "[sched][plugins][topology]") {
+  Arguments ok;
+  CHECK(NewNetworkTopologyPlugin(ok).ok());
+}
+
+}  // namespace
+}  // namespace basalt::sched
