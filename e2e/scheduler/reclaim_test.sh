@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Reclaim as a user sees it: queue A (weight 1) fills every GPU of the cluster with 1-GPU gangs;
 # queue B (weight 1) then submits 4 one-GPU gangs. With `reclaim` in the actions, the scheduler
-# evicts 4 of A's pods (over A's deserved share), with `Evict` events, and B's gangs run.
+# evicts 4 of A's pods (over A's deserved share), with `Evicted` events naming B's job and queue,
+# and B's gangs run. Then the same with `reclaimable: false` on A: nothing is reclaimed.
 # shellcheck source=lib.sh
 source "$(dirname "$0")/lib.sh"
 
@@ -38,13 +39,29 @@ start_scheduler --scheduler-conf="$conf"
 wait_for "queue A uses every free GPU ($free)" 60 bash -c "[[ \$(kubectl -n $ns get pods -o jsonpath='{range .items[*]}{.spec.nodeName}{\"\\n\"}{end}' | grep -c .) -ge $free ]]"
 { for i in 0 1 2 3; do gang_yaml "$ns" "b-$i" 1 1 "$qb"; done; } | kubectl -n "$ns" apply -f - >/dev/null
 wait_for "queue B's 4 gangs run after reclaim" 60 bash -c "[[ \$(kubectl -n $ns get pods -o jsonpath='{range .items[*]}{.metadata.name} {.spec.nodeName}{\"\\n\"}{end}' | awk 'index(\$1, \"b-\") == 1 && NF == 2' | wc -l) -eq 4 ]]"
-events=$(kubectl -n "$ns" get events --field-selector reason=Evict -o jsonpath='{range .items[*]}{.involvedObject.kind} {.message}{"\n"}{end}')
-expect_contains "Evict events" "$events" "Pod Pod is evicted, because of reclaim"
-expect_contains "Evict events" "$events" "PodGroup reclaim"
+events=$(kubectl -n "$ns" get events --field-selector reason=Evicted -o jsonpath='{range .items[*]}{.involvedObject.kind} {.message}{"\n"}{end}')
+expect_contains "Evicted events" "$events" "Pod Evicted by reclaim: making room for job $ns/b-"
+expect_contains "Evicted events" "$events" "(queue $qb, priority "
+expect_contains "Evicted events" "$events" "PodGroup Pod $ns/a-"
 a_left() { kubectl -n "$ns" get pods -o name | grep -c '^pod/a-' || true; }
 wait_for "exactly 4 of queue A's pods evicted" 20 bash -c "[[ \$(kubectl -n $ns get pods -o name | grep -c '^pod/a-') -eq $((free - 4)) ]]"
 sleep 2
 expect_eq "queue A pods left" "$(a_left)" "$((free - 4))"
 expect_no_oversubscription
+
+# reclaimable: false on A: B's gangs wait, nothing of A is evicted.
+kubectl -n "$ns" delete pods --all --grace-period=0 --force --wait=true >/dev/null 2>&1 || true
+kubectl -n "$ns" delete podgroups --all --wait=true >/dev/null 2>&1 || true
+kubectl -n "$ns" delete events --all >/dev/null 2>&1 || true
+kubectl patch queue "$qa" --type merge -p '{"spec":{"reclaimable":false}}' >/dev/null
+used=$(gpus_per_node | awk '{s += $2} END {print s + 0}')
+free=$((total - used))
+{ for ((i = 0; i < free; i++)); do gang_yaml "$ns" "a-$i" 1 1 "$qa"; done; } | kubectl -n "$ns" apply -f - >/dev/null
+wait_for "queue A uses every free GPU again ($free)" 60 bash -c "[[ \$(kubectl -n $ns get pods -o jsonpath='{range .items[*]}{.spec.nodeName}{\"\\n\"}{end}' | grep -c .) -ge $free ]]"
+{ for i in 0 1 2 3; do gang_yaml "$ns" "b-$i" 1 1 "$qb"; done; } | kubectl -n "$ns" apply -f - >/dev/null
+sleep 8
+expect_eq "reclaimable false: Evicted events" "$(kubectl -n "$ns" get events --field-selector reason=Evicted -o name | grep -c . || true)" 0
+expect_eq "reclaimable false: queue A pods left" "$(a_left)" "$free"
+expect_eq "reclaimable false: queue B pods bound" "$(bound_with_prefix "$ns" b-)" 0
 rm -f "$conf"
 if stop_scheduler; then pass "SIGTERM: vc-scheduler exited 0"; else fail "SIGTERM: non-zero exit"; fi
