@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 #include <set>
 
+#include "fmt/format.h"
 #include "unit-tests/scheduler/testing/fakes.h"
 
 namespace basalt::sched {
@@ -291,6 +292,37 @@ TEST_CASE("preempt: an online job takes exactly what it needs from elastic offli
   std::set<std::string> unique(cluster.evicted_uids().begin(), cluster.evicted_uids().end());
   CHECK(unique.size() == cluster.evicted_uids().size());
   for (const auto& uid : cluster.evicted_uids()) CHECK(uid.rfind("ns/low/", 0) == 0);
+}
+
+TEST_CASE("preempt: on 100 nodes full of offline work, exactly the minimum is evicted",
+          "[sched][preempt]") {
+  SchedulerConfig config = PreemptConfig();
+  FakeCluster cluster;
+  cluster.AddQueue(MakeQueue("default"));
+  for (int n = 0; n < 100; ++n) {
+    cluster.AddNode(MakeNode(fmt::format("n{:03}", n))
+                        .Allocatable("cpu", "64")
+                        .Allocatable("nvidia.com/gpu", 8));
+  }
+  // 25 elastic offline jobs of 32 x 1 GPU (minAvailable 8) fill the 800 GPUs.
+  for (int j = 0; j < 25; ++j) {
+    cluster.AddJob(
+        MakeJob("ns", fmt::format("off-{:02}", j)).Priority(100).MinAvailable(8).Created(1), 32,
+        MakeTask("tmpl").Request("cpu", "1").Request("nvidia.com/gpu", 1).Priority(100));
+  }
+  for (int i = 0; i < 4; ++i) REQUIRE(cluster.RunCycle(config).ok());
+  int offline = 0;
+  for (int j = 0; j < 25; ++j) offline += cluster.RunningPods(fmt::format("ns/off-{:02}", j));
+  REQUIRE(offline == 800);
+  // An online gang of 16 x 2 GPUs needs 32 GPUs: 32 one-GPU victims, paired on 16 nodes.
+  cluster.AddJob(
+      MakeJob("ns", "online").Priority(1000000).MinAvailable(16).Created(9), 16,
+      MakeTask("tmpl").Request("cpu", "1").Request("nvidia.com/gpu", 2).Priority(1000000));
+  for (int i = 0; i < 4; ++i) REQUIRE(cluster.RunCycle(config).ok());
+  CHECK(cluster.RunningPods("ns/online") == 16);
+  CHECK(cluster.evictions() == 32);
+  std::set<std::string> unique(cluster.evicted_uids().begin(), cluster.evicted_uids().end());
+  CHECK(unique.size() == 32);
 }
 
 TEST_CASE("preempt: within a job, a higher-priority task evicts a lower-priority one",
