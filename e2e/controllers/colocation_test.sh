@@ -31,7 +31,12 @@ status:
 YAML
   CLUSTER_OBJECTS+=("node/$pool-$n")
 done
-cleanup_nodes() { local o; for o in "${CLUSTER_OBJECTS[@]}"; do kubectl delete "$o" --ignore-not-found --wait=false >/dev/null 2>&1 || true; done; }
+cleanup_nodes() { # the pods first, so no later test sees them on nodes that are gone
+  kubectl -n "$ns" delete vcjobs --all --wait=false >/dev/null 2>&1 || true
+  kubectl -n "$ns" delete pods --all --grace-period=0 --force --wait=true --timeout=60s >/dev/null 2>&1 || true
+  local o
+  for o in "${CLUSTER_OBJECTS[@]}"; do kubectl delete "$o" --ignore-not-found --wait=false >/dev/null 2>&1 || true; done
+}
 kubectl apply -f - >/dev/null <<'YAML'
 apiVersion: scheduling.k8s.io/v1
 kind: PriorityClass

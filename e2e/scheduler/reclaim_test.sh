@@ -31,7 +31,9 @@ total=0
 for n in $(kubectl get nodes -o jsonpath='{range .items[*]}{.status.allocatable.nvidia\.com/gpu}{"\n"}{end}'); do
   total=$((total + n))
 done
-used=$(gpus_per_node | awk '{s += $2} END {print s + 0}')
+# Only pods on nodes that exist (a previous test's pods may outlive its deleted nodes).
+used=$(kubectl get nodes -o jsonpath='{range .items[*]}{.metadata.name}{"\n"}{end}' |
+  awk 'NR == FNR {have[$1] = 1; next} ($1 in have) {s += $2} END {print s + 0}' - <(gpus_per_node))
 free=$((total - used))
 e2e_log "cluster GPUs: $total, free: $free"
 start_scheduler --scheduler-conf="$conf"
@@ -49,13 +51,12 @@ sleep 2
 expect_eq "queue A pods left" "$(a_left)" "$((free - 4))"
 expect_no_oversubscription
 
-# reclaimable: false on A: B's gangs wait, nothing of A is evicted.
-kubectl -n "$ns" delete pods --all --grace-period=0 --force --wait=true >/dev/null 2>&1 || true
-kubectl -n "$ns" delete podgroups --all --wait=true >/dev/null 2>&1 || true
+# reclaimable: false on A: B's gangs wait, nothing of A is evicted. B's gangs go; A's 4
+# evicted gangs get their pods back (as their job controller would) and hold every GPU again.
+kubectl -n "$ns" delete pods -l 'volcano.sh/job-name in (b-0,b-1,b-2,b-3)' --grace-period=0 --force --wait=true >/dev/null 2>&1 || true
+kubectl -n "$ns" delete podgroups b-0 b-1 b-2 b-3 --wait=true >/dev/null 2>&1 || true
 kubectl -n "$ns" delete events --all >/dev/null 2>&1 || true
 kubectl patch queue "$qa" --type merge -p '{"spec":{"reclaimable":false}}' >/dev/null
-used=$(gpus_per_node | awk '{s += $2} END {print s + 0}')
-free=$((total - used))
 { for ((i = 0; i < free; i++)); do gang_yaml "$ns" "a-$i" 1 1 "$qa"; done; } | kubectl -n "$ns" apply -f - >/dev/null
 wait_for "queue A uses every free GPU again ($free)" 60 bash -c "[[ \$(kubectl -n $ns get pods -o jsonpath='{range .items[*]}{.spec.nodeName}{\"\\n\"}{end}' | grep -c .) -ge $free ]]"
 { for i in 0 1 2 3; do gang_yaml "$ns" "b-$i" 1 1 "$qb"; done; } | kubectl -n "$ns" apply -f - >/dev/null
