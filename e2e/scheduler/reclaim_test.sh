@@ -38,7 +38,7 @@ free=$((total - used))
 e2e_log "cluster GPUs: $total, free: $free"
 start_scheduler --scheduler-conf="$conf"
 { for ((i = 0; i < free; i++)); do gang_yaml "$ns" "a-$i" 1 1 "$qa"; done; } | kubectl -n "$ns" apply -f - >/dev/null
-wait_for "queue A uses every free GPU ($free)" 60 bash -c "[[ \$(kubectl -n $ns get pods -o jsonpath='{range .items[*]}{.spec.nodeName}{\"\\n\"}{end}' | grep -c .) -ge $free ]]"
+wait_for "queue A uses every free GPU ($free)" 120 bash -c "[[ \$(kubectl -n $ns get pods -o jsonpath='{range .items[*]}{.spec.nodeName}{\"\\n\"}{end}' | grep -c .) -ge $free ]]"
 { for i in 0 1 2 3; do gang_yaml "$ns" "b-$i" 1 1 "$qb"; done; } | kubectl -n "$ns" apply -f - >/dev/null
 wait_for "queue B's 4 gangs run after reclaim" 60 bash -c "[[ \$(kubectl -n $ns get pods -o jsonpath='{range .items[*]}{.metadata.name} {.spec.nodeName}{\"\\n\"}{end}' | awk 'index(\$1, \"b-\") == 1 && NF == 2' | wc -l) -eq 4 ]]"
 events=$(kubectl -n "$ns" get events --field-selector reason=Evicted -o jsonpath='{range .items[*]}{.involvedObject.kind} {.message}{"\n"}{end}')
@@ -53,12 +53,17 @@ expect_no_oversubscription
 
 # reclaimable: false on A: B's gangs wait, nothing of A is evicted. B's gangs go; A's 4
 # evicted gangs get their pods back (as their job controller would) and hold every GPU again.
-kubectl -n "$ns" delete pods -l 'volcano.sh/job-name in (b-0,b-1,b-2,b-3)' --grace-period=0 --force --wait=true >/dev/null 2>&1 || true
-kubectl -n "$ns" delete podgroups b-0 b-1 b-2 b-3 --wait=true >/dev/null 2>&1 || true
+kubectl -n "$ns" delete pods b-0-0 b-1-0 b-2-0 b-3-0 --grace-period=0 --force >/dev/null 2>&1 || true
+kubectl -n "$ns" delete podgroups b-0 b-1 b-2 b-3 >/dev/null 2>&1 || true
+b_gone() { ! kubectl -n "$ns" get pods -o name | grep -q '^pod/b-'; }
+wait_for "queue B's pods gone" 30 b_gone
 kubectl -n "$ns" delete events --all >/dev/null 2>&1 || true
 kubectl patch queue "$qa" --type merge -p '{"spec":{"reclaimable":false}}' >/dev/null
-{ for ((i = 0; i < free; i++)); do gang_yaml "$ns" "a-$i" 1 1 "$qa"; done; } | kubectl -n "$ns" apply -f - >/dev/null
-wait_for "queue A uses every free GPU again ($free)" 60 bash -c "[[ \$(kubectl -n $ns get pods -o jsonpath='{range .items[*]}{.spec.nodeName}{\"\\n\"}{end}' | grep -c .) -ge $free ]]"
+have=$(kubectl -n "$ns" get pods -o name)
+{ for ((i = 0; i < free; i++)); do
+    grep -qx "pod/a-$i-0" <<<"$have" || pod_yaml "a-$i-0" "a-$i" 1
+  done; } | kubectl -n "$ns" apply -f - >/dev/null
+wait_for "queue A uses every free GPU again ($free)" 120 bash -c "[[ \$(kubectl -n $ns get pods -o jsonpath='{range .items[*]}{.spec.nodeName}{\"\\n\"}{end}' | grep -c .) -ge $free ]]"
 { for i in 0 1 2 3; do gang_yaml "$ns" "b-$i" 1 1 "$qb"; done; } | kubectl -n "$ns" apply -f - >/dev/null
 sleep 8
 expect_eq "reclaimable false: Evicted events" "$(kubectl -n "$ns" get events --field-selector reason=Evicted -o name | grep -c . || true)" 0
