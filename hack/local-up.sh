@@ -2,7 +2,10 @@
 # Builds Basalt and brings up a local cluster with the whole suite running:
 # etcd + kube-apiserver + kube-controller-manager + KWOK fake nodes (e2e/cluster/up.sh),
 # Basalt's CRDs, and every Basalt component that exists as a local process.
-# Flags are passed to e2e/cluster/up.sh (e.g. --nodes 16 --node-gpus 4, --with-kube-scheduler).
+# Flags are passed to e2e/cluster/up.sh (e.g. --nodes 16 --node-gpus 4, --with-kube-scheduler),
+# except --scheduler-conf FILE (or --scheduler-conf=FILE): vc-scheduler runs with that
+# configuration file (Volcano's volcano-scheduler.conf format; it is re-read when it changes),
+# e.g. one with "actions: enqueue, allocate, backfill, reclaim, preempt".
 # A healthy cluster that is already running is reused. Stop everything: hack/local-down.sh
 # State, certificates and logs: _output/local (BASALT_LOCAL_DIR overrides it, for a second one).
 set -euo pipefail
@@ -10,9 +13,24 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 STATE_DIR=${BASALT_LOCAL_DIR:-$REPO_ROOT/_output/local}
 export BASALT_STATE_DIR=$STATE_DIR
 
-for a in "$@"; do
-  [[ $a == -h || $a == --help ]] && { sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'; exec "$REPO_ROOT/e2e/cluster/up.sh" --help; }
+SCHEDULER_CONF=""
+CLUSTER_ARGS=()
+while (($#)); do
+  case $1 in
+    -h|--help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exec "$REPO_ROOT/e2e/cluster/up.sh" --help ;;
+    --scheduler-conf) [[ $# -ge 2 ]] || { hlog "--scheduler-conf needs a file"; exit 2; }
+      SCHEDULER_CONF=$2; shift 2 ;;
+    --scheduler-conf=*) SCHEDULER_CONF=${1#*=}; shift ;;
+    *) CLUSTER_ARGS+=("$1"); shift ;;
+  esac
 done
+if [[ -n $SCHEDULER_CONF ]]; then
+  [[ -r $SCHEDULER_CONF ]] || { hlog "cannot read the scheduler configuration $SCHEDULER_CONF"; exit 2; }
+  SCHEDULER_CONF=$(cd "$(dirname "$SCHEDULER_CONF")" && pwd)/$(basename "$SCHEDULER_CONF")
+fi
+set -- "${CLUSTER_ARGS[@]}"
+SCHEDULER_ARGS=()
+[[ -n $SCHEDULER_CONF ]] && SCHEDULER_ARGS+=(--scheduler-conf="$SCHEDULER_CONF")
 
 "$HACK_DIR/install-deps.sh"
 mkdir -p "$REPO_ROOT/_output"
@@ -51,7 +69,8 @@ start_component vc-controller-manager "$BUILD_DIR/controllers/vc-controller-mana
   --kubeconfig="$KUBECONFIG" --leader-elect=false --metrics-addr=127.0.0.1:0 --health-addr=127.0.0.1:0 -v=2
 start_component vc-scheduler "$BUILD_DIR/scheduler/vc-scheduler" \
   --kubeconfig="$KUBECONFIG" --leader-elect=false --metrics-addr=127.0.0.1:0 \
-  --health-addr=127.0.0.1:0 --scheduler-name=volcano --schedule-period=1s -v=2
+  --health-addr=127.0.0.1:0 --scheduler-name=volcano --schedule-period=1s -v=2 \
+  "${SCHEDULER_ARGS[@]}"
 
 # Ready for the lines below: the components create the default queue once they are connected
 # (the webhook admits it), so a job applied right after this script finds its queue.

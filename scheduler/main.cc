@@ -134,6 +134,7 @@ int Main(int argc, char** argv) {
 
   runtime::Runner runner(kComponent, runtime_options);
   SchedulerMetrics metrics(*runner.metrics_registry());
+  metrics.ObserveConfig(config.Current());
   controller::EventRecorderOptions recorder_options;
   recorder_options.component = kComponent;
   controller::EventRecorder recorder(client->get(), std::move(recorder_options));
@@ -142,7 +143,8 @@ int Main(int argc, char** argv) {
       [&metrics](const cache::BindResult& r) { metrics.ObserveBind(r); }, clock);
   cache::ApiStatusWriter status_writer(client->get(), &state, &recorder, options.status_workers,
                                        runner.metrics_registry().get(), clock);
-  cache::ApiEvictor evictor(client->get(), &state, &recorder);
+  cache::ApiEvictor evictor(client->get(), &state, &recorder,
+                            cache::ApiEvictorOptions{options.scheduler_names[0], clock});
   BASALT_LOG_INFO("Starting", "version", runtime::VersionLine(kComponent), "schedulerNames",
                   fmt::format("{}", fmt::join(options.scheduler_names, ",")), "period",
                   options.schedule_period, "leaderElect", le_flags->leader_elect);

@@ -1,5 +1,7 @@
 #include "common/api/compact.h"
 
+#include <algorithm>
+
 #include "common/api/batch.h"
 
 namespace basalt::api {
@@ -49,6 +51,12 @@ CompactPod ToCompactPod(const Pod& pod) {
   c.priority = pod.spec().priority.value_or(0);
   c.priority_class_name = pod.spec().priority_class_name;
   c.preemption_policy = pod.spec().preemption_policy;
+  std::optional<std::string_view> preemptable = pod.annotation(kPreemptableKey);
+  if (!preemptable.has_value()) preemptable = pod.label(kPreemptableKey);
+  if (preemptable.has_value()) {
+    static constexpr std::string_view kTrue[] = {"1", "t", "T", "TRUE", "true", "True"};
+    c.preemptable = std::find(std::begin(kTrue), std::end(kTrue), *preemptable) != std::end(kTrue);
+  }
   c.request = pod.EffectiveRequest();
   StringMap labels = pod.labels();
   c.labels.assign(labels.begin(), labels.end());

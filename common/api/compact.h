@@ -41,6 +41,9 @@ struct CompactPod {
   int32_t priority = 0;      // spec.priority (0 when absent)
   std::string priority_class_name;
   std::string preemption_policy;
+  // volcano.sh/preemptable, annotation first, then label, as Go's strconv.ParseBool reads it:
+  // absent -> true; a value that does not parse -> false (Volcano's GetPodPreemptable).
+  bool preemptable = true;
   resource::ResourceList request;  // effective pod request (see Pod::EffectiveRequest)
   std::vector<std::pair<std::string, std::string>> labels;         // sorted by key
   std::vector<std::pair<std::string, std::string>> node_selector;  // sorted by key

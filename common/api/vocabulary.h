@@ -217,6 +217,15 @@ bool IsPodGroupAdmitted(std::string_view phase);
 inline constexpr std::string_view kPodGroupUnschedulable = "Unschedulable";
 inline constexpr std::string_view kPodGroupScheduled = "Scheduled";
 
+// --- Scheduler evictions (preempt, reclaim) ---------------------------------------------
+
+// Warning event reason on the victim pod and its PodGroup (`kubectl get events
+// --field-selector reason=Evicted`).
+inline constexpr std::string_view kEvictedEventReason = "Evicted";
+// The pod condition set before the delete, as kube-scheduler and Volcano do.
+inline constexpr std::string_view kDisruptionTargetCondition = "DisruptionTarget";
+inline constexpr std::string_view kPreemptionBySchedulerReason = "PreemptionByScheduler";
+
 // --- Queue -----------------------------------------------------------------------------
 
 inline constexpr std::string_view kDefaultQueue = "default";

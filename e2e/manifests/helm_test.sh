@@ -141,6 +141,15 @@ expect_eq "cert-manager Certificate (secret, issuer, DNS names)" \
   "$(jq -r '.[] | select(.kind == "Certificate") | "\(.spec.secretName) \(.spec.issuerRef.kind)/\(.spec.issuerRef.name) \(.spec.dnsNames | join(","))"' <<<"$c")" \
   "volcano-admission-secret ClusterIssuer/basalt-ca volcano-admission-service,volcano-admission-service.batch-system,volcano-admission-service.batch-system.svc,volcano-admission-service.batch-system.svc.cluster.local"
 
+# ---- scheduler.preemption: reclaim and preempt join the actions ---------------------------
+sched_actions() { render "$@" | yq -r 'select(.kind == "ConfigMap" and .metadata.name == "volcano-scheduler-configmap") | .data["volcano-scheduler.conf"]' | grep '^actions:'; }
+expect_eq "default actions" "$(sched_actions)" 'actions: "enqueue, allocate, backfill"'
+expect_eq "scheduler.preemption=true" "$(sched_actions --set scheduler.preemption=true)" \
+  'actions: "enqueue, allocate, backfill, reclaim, preempt"'
+printf 'scheduler:\n  preemption: true\n  config: |\n    actions: "enqueue, allocate, preempt"\n    tiers:\n    - plugins:\n      - name: priority\n' >"$tmp/preempt-values.yaml"
+expect_eq "scheduler.preemption with a config naming preempt" \
+  "$(sched_actions -f "$tmp/preempt-values.yaml")" 'actions: "enqueue, allocate, preempt"'
+
 # ---- bad values -------------------------------------------------------------------------
 bad() { # WHAT EXPECTED_MESSAGE ARGS...
   local what=$1 want=$2 out; shift 2

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Reclaim as a user sees it: queue A (weight 1) fills every GPU of the cluster with 1-GPU gangs;
 # queue B (weight 1) then submits 4 one-GPU gangs. With `reclaim` in the actions, the scheduler
-# evicts 4 of A's pods (over A's deserved share), with `Evict` events, and B's gangs run.
+# evicts 4 of A's pods (over A's deserved share), with `Evicted` events naming B's job and queue,
+# and B's gangs run. Then the same with `reclaimable: false` on A: nothing is reclaimed.
 # shellcheck source=lib.sh
 source "$(dirname "$0")/lib.sh"
 
@@ -30,21 +31,43 @@ total=0
 for n in $(kubectl get nodes -o jsonpath='{range .items[*]}{.status.allocatable.nvidia\.com/gpu}{"\n"}{end}'); do
   total=$((total + n))
 done
-used=$(gpus_per_node | awk '{s += $2} END {print s + 0}')
+# Only pods on nodes that exist (a previous test's pods may outlive its deleted nodes).
+used=$(kubectl get nodes -o jsonpath='{range .items[*]}{.metadata.name}{"\n"}{end}' |
+  awk 'NR == FNR {have[$1] = 1; next} ($1 in have) {s += $2} END {print s + 0}' - <(gpus_per_node))
 free=$((total - used))
 e2e_log "cluster GPUs: $total, free: $free"
 start_scheduler --scheduler-conf="$conf"
 { for ((i = 0; i < free; i++)); do gang_yaml "$ns" "a-$i" 1 1 "$qa"; done; } | kubectl -n "$ns" apply -f - >/dev/null
-wait_for "queue A uses every free GPU ($free)" 60 bash -c "[[ \$(kubectl -n $ns get pods -o jsonpath='{range .items[*]}{.spec.nodeName}{\"\\n\"}{end}' | grep -c .) -ge $free ]]"
+wait_for "queue A uses every free GPU ($free)" 120 bash -c "[[ \$(kubectl -n $ns get pods -o jsonpath='{range .items[*]}{.spec.nodeName}{\"\\n\"}{end}' | grep -c .) -ge $free ]]"
 { for i in 0 1 2 3; do gang_yaml "$ns" "b-$i" 1 1 "$qb"; done; } | kubectl -n "$ns" apply -f - >/dev/null
 wait_for "queue B's 4 gangs run after reclaim" 60 bash -c "[[ \$(kubectl -n $ns get pods -o jsonpath='{range .items[*]}{.metadata.name} {.spec.nodeName}{\"\\n\"}{end}' | awk 'index(\$1, \"b-\") == 1 && NF == 2' | wc -l) -eq 4 ]]"
-events=$(kubectl -n "$ns" get events --field-selector reason=Evict -o jsonpath='{range .items[*]}{.involvedObject.kind} {.message}{"\n"}{end}')
-expect_contains "Evict events" "$events" "Pod Pod is evicted, because of reclaim"
-expect_contains "Evict events" "$events" "PodGroup reclaim"
+events=$(kubectl -n "$ns" get events --field-selector reason=Evicted -o jsonpath='{range .items[*]}{.involvedObject.kind} {.message}{"\n"}{end}')
+expect_contains "Evicted events" "$events" "Pod Evicted by reclaim: making room for job $ns/b-"
+expect_contains "Evicted events" "$events" "(queue $qb, priority "
+expect_contains "Evicted events" "$events" "PodGroup Pod $ns/a-"
 a_left() { kubectl -n "$ns" get pods -o name | grep -c '^pod/a-' || true; }
 wait_for "exactly 4 of queue A's pods evicted" 20 bash -c "[[ \$(kubectl -n $ns get pods -o name | grep -c '^pod/a-') -eq $((free - 4)) ]]"
 sleep 2
 expect_eq "queue A pods left" "$(a_left)" "$((free - 4))"
 expect_no_oversubscription
+
+# reclaimable: false on A: B's gangs wait, nothing of A is evicted. B's gangs go; A's 4
+# evicted gangs get their pods back (as their job controller would) and hold every GPU again.
+kubectl -n "$ns" delete pods b-0-0 b-1-0 b-2-0 b-3-0 --grace-period=0 --force >/dev/null 2>&1 || true
+kubectl -n "$ns" delete podgroups b-0 b-1 b-2 b-3 >/dev/null 2>&1 || true
+b_gone() { ! kubectl -n "$ns" get pods -o name | grep -q '^pod/b-'; }
+wait_for "queue B's pods gone" 30 b_gone
+kubectl -n "$ns" delete events --all >/dev/null 2>&1 || true
+kubectl patch queue "$qa" --type merge -p '{"spec":{"reclaimable":false}}' >/dev/null
+have=$(kubectl -n "$ns" get pods -o name)
+{ for ((i = 0; i < free; i++)); do
+    grep -qx "pod/a-$i-0" <<<"$have" || pod_yaml "a-$i-0" "a-$i" 1
+  done; } | kubectl -n "$ns" apply -f - >/dev/null
+wait_for "queue A uses every free GPU again ($free)" 120 bash -c "[[ \$(kubectl -n $ns get pods -o jsonpath='{range .items[*]}{.spec.nodeName}{\"\\n\"}{end}' | grep -c .) -ge $free ]]"
+{ for i in 0 1 2 3; do gang_yaml "$ns" "b-$i" 1 1 "$qb"; done; } | kubectl -n "$ns" apply -f - >/dev/null
+sleep 8
+expect_eq "reclaimable false: Evicted events" "$(kubectl -n "$ns" get events --field-selector reason=Evicted -o name | grep -c . || true)" 0
+expect_eq "reclaimable false: queue A pods left" "$(a_left)" "$free"
+expect_eq "reclaimable false: queue B pods bound" "$(bound_with_prefix "$ns" b-)" 0
 rm -f "$conf"
 if stop_scheduler; then pass "SIGTERM: vc-scheduler exited 0"; else fail "SIGTERM: non-zero exit"; fi

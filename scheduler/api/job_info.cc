@@ -97,6 +97,7 @@ JobInfo JobInfo::Clone() const {
   out.priority = priority;
   out.priority_class_name = priority_class_name;
   out.preemptable = preemptable;
+  out.not_preemptable = not_preemptable;
   out.creation_time = creation_time;
   out.network_topology = network_topology;
   out.podgroup_status = podgroup_status;

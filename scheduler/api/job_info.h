@@ -82,7 +82,10 @@ class JobInfo {
   std::optional<Resource> min_resources;
   int32_t priority = 0;
   std::string priority_class_name;
-  bool preemptable = false;
+  bool preemptable = false;  // the PodGroup's volcano.sh/preemptable is "true"
+  // The PodGroup's volcano.sh/preemptable is "false": preempt and reclaim take none of its pods,
+  // whatever the pods say.
+  bool not_preemptable = false;
   Timestamp creation_time{};
   // spec.networkTopology (network-topology-aware plugin); nullopt: no constraint.
   std::optional<NetworkTopologyConstraint> network_topology;

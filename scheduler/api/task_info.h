@@ -170,7 +170,11 @@ struct TaskInfo {
   std::string priority_class_name;
   TaskStatus status = TaskStatus::kPending;
   int32_t priority = 1;
+  // The pod's volcano.sh/preemptable (annotation, then label; absent: true). preempt and reclaim
+  // never pick a task that is not preemptable.
   bool preemptable = true;
+  // spec.preemptionPolicy: Never: the task waits for free capacity and never evicts anything.
+  bool preempt_never = false;
   Timestamp creation_time{};
 
   Resource resreq;       // sum of regular containers + overhead

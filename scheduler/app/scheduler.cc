@@ -55,7 +55,14 @@ SchedulerMetrics::SchedulerMetrics(prometheus::Registry& registry)
                    .Help("Scheduler configuration reloads by result")
                    .Register(registry)),
       reload_ok_(reloads_.Add({{"result", "success"}})),
-      reload_failed_(reloads_.Add({{"result", "failure"}})) {}
+      reload_failed_(reloads_.Add({{"result", "failure"}})),
+      skipped_(prometheus::BuildGauge()
+                   .Name("basalt_scheduler_config_skipped_names")
+                   .Help("Actions and plugins named by the configuration in force that Basalt "
+                         "does not implement and skips")
+                   .Register(registry)),
+      skipped_actions_(skipped_.Add({{"kind", "action"}})),
+      skipped_plugins_(skipped_.Add({{"kind", "plugin"}})) {}
 
 void SchedulerMetrics::ObserveCycle(Clock::Duration d, size_t pending_jobs) {
   cycle_.Observe(Seconds(d));
@@ -73,6 +80,11 @@ void SchedulerMetrics::ObserveBind(const cache::BindResult& r) {
 }
 
 void SchedulerMetrics::ObserveReload(bool ok) { (ok ? reload_ok_ : reload_failed_).Increment(); }
+
+void SchedulerMetrics::ObserveConfig(const SchedulerConfig& config) {
+  skipped_actions_.Set(static_cast<double>(config.skipped_actions.size()));
+  skipped_plugins_.Set(static_cast<double>(config.skipped_plugins.size()));
+}
 
 absl::Status RunSchedulingLoop(std::stop_token stop, const LoopDeps& deps) {
   constexpr auto kMaxIdle = std::chrono::seconds(30);
@@ -168,10 +180,13 @@ absl::Status RunConfigWatcher(std::stop_token stop, const std::string& path, Con
     } else if (!have_last || *text != last) {
       warned_missing = false;
       absl::Status s;
+      SchedulerConfig in_force;
       {
         std::lock_guard<std::mutex> l(*config_mu);
         s = config->Reload(*text);
+        in_force = config->Current();
       }
+      if (metrics != nullptr) metrics->ObserveConfig(in_force);
       if (s.ok()) {
         BASALT_LOG_INFO("Loaded the scheduler configuration", "path", path);
         state->Touch();

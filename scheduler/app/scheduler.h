@@ -37,6 +37,9 @@ class SchedulerMetrics {
   void ObserveCycle(Clock::Duration d, size_t pending_jobs);
   void ObserveBind(const cache::BindResult& r);
   void ObserveReload(bool ok);
+  // Sets basalt_scheduler_config_skipped_names{kind="action"|"plugin"}: how many names the
+  // configuration in force skipped because Basalt does not implement them.
+  void ObserveConfig(const SchedulerConfig& config);
 
  private:
   prometheus::Histogram& cycle_;
@@ -48,6 +51,9 @@ class SchedulerMetrics {
   prometheus::Family<prometheus::Counter>& reloads_;
   prometheus::Counter& reload_ok_;
   prometheus::Counter& reload_failed_;
+  prometheus::Family<prometheus::Gauge>& skipped_;
+  prometheus::Gauge& skipped_actions_;
+  prometheus::Gauge& skipped_plugins_;
 };
 
 struct LoopDeps {

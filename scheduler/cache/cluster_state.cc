@@ -79,6 +79,10 @@ void ClusterState::InsertTaskLocked(const std::string& uid) {
   if (const PodScheduledCondition* written = overlay_.PodConditionFor(uid); written != nullptr) {
     task.scheduled_condition = *written;
   }
+  if ((task.status == TaskStatus::kRunning || task.status == TaskStatus::kBound) &&
+      evicting_.count(uid) != 0) {
+    task.status = TaskStatus::kReleasing;
+  }
   auto assumed = assumed_.find(uid);
   if (assumed != assumed_.end() && task.status == TaskStatus::kPending) {
     task.node_name = assumed->second;
@@ -132,6 +136,7 @@ void ClusterState::UpsertPod(std::shared_ptr<const CachedPod> cached) {
       pod_uid_by_key_.erase(it->second.pod->pod.Key());
       pods_.erase(it);
       assumed_.erase(pod.uid);
+      evicting_.erase(pod.uid);
       overlay_.ForgetPodCondition(pod.uid);
       BumpLocked();
     }
@@ -151,6 +156,10 @@ void ClusterState::UpsertPod(std::shared_ptr<const CachedPod> cached) {
   }
   const api::CompactPod& now = it->second.pod->pod;
   if (!now.node_name.empty()) assumed_.erase(now.uid);
+  if (now.terminating || now.phase == api::PodPhase::kSucceeded ||
+      now.phase == api::PodPhase::kFailed) {
+    evicting_.erase(now.uid);
+  }
   pod_uid_by_key_[now.Key()] = now.uid;
   if (std::string g = GroupKey(now); !g.empty()) pods_by_group_[g].insert(now.uid);
   InsertTaskLocked(now.uid);
@@ -173,6 +182,7 @@ void ClusterState::DeletePod(const api::CompactPod& pod) {
   if (k != pod_uid_by_key_.end() && k->second == pod.uid) pod_uid_by_key_.erase(k);
   pods_.erase(it);
   assumed_.erase(pod.uid);
+  evicting_.erase(pod.uid);
   overlay_.ForgetPodCondition(pod.uid);
   BumpLocked();
 }
@@ -289,6 +299,7 @@ void ClusterState::UpsertPodGroup(std::shared_ptr<const api::PodGroup> pg) {
     job->min_resources = fresh.min_resources;
     job->priority_class_name = fresh.priority_class_name;
     job->preemptable = fresh.preemptable;
+    job->not_preemptable = fresh.not_preemptable;
     job->creation_time = fresh.creation_time;
     job->network_topology = fresh.network_topology;
     const PodGroupStatus* written = overlay_.PodGroupStatusFor(key);
@@ -480,6 +491,26 @@ void ClusterState::Forget(const std::string& task_uid) {
 size_t ClusterState::assumed_count() const {
   std::lock_guard<std::mutex> l(mu_);
   return assumed_.size();
+}
+
+void ClusterState::AssumeEvicted(const std::string& task_uid) {
+  std::lock_guard<std::mutex> l(mu_);
+  if (pods_.count(task_uid) == 0) return;
+  if (!evicting_.insert(task_uid).second) return;
+  ReinsertLocked(task_uid);
+  BumpLocked();
+}
+
+void ClusterState::ForgetEvicted(const std::string& task_uid) {
+  std::lock_guard<std::mutex> l(mu_);
+  if (evicting_.erase(task_uid) == 0) return;
+  ReinsertLocked(task_uid);
+  BumpLocked();
+}
+
+size_t ClusterState::evicting_count() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return evicting_.size();
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -141,6 +141,16 @@ class ClusterState {
   void Forget(const std::string& task_uid);
   size_t assumed_count() const;
 
+  // ---- Evicting ----
+  // The evictor sent (or is about to send) the delete of this pod: its task is Releasing in
+  // every snapshot from now on, until the informer reports the pod terminating or gone, so a
+  // cycle that runs before the watch catches up does not choose more victims for the same
+  // preemptor. No-op for an unknown pod.
+  void AssumeEvicted(const std::string& task_uid);
+  // The delete failed: the task is what the informer last reported again.
+  void ForgetEvicted(const std::string& task_uid);
+  size_t evicting_count() const;
+
   // ---- Written status ----
   void SetPodGroupStatus(const std::string& job_id, const PodGroupStatus& status);
   void ForgetPodGroupStatus(const std::string& job_id);
@@ -199,6 +209,7 @@ class ClusterState {
   std::map<std::string, std::set<std::string>> pods_by_group_;   // "ns/group"; guarded by mu_
   std::map<std::string, std::set<std::string>> pods_by_node_;    // guarded by mu_
   std::map<std::string, std::string> assumed_;                   // uid -> node; guarded by mu_
+  std::set<std::string> evicting_;                               // uids; guarded by mu_
   std::map<std::string, std::shared_ptr<const api::CompactNode>> nodes_;  // guarded by mu_
   std::map<std::string, PodGroupEntry> podgroups_;       // "ns/name"; guarded by mu_
   std::map<std::string, Resource> queue_api_allocated_;  // status.allocated; guarded by mu_

@@ -282,6 +282,8 @@ TaskInfo ToTaskInfo(const CachedPod& cached, std::string job_id) {
   t.node_name = p.node_name;
   t.priority_class_name = p.priority_class_name;
   t.priority = p.priority != 0 ? p.priority : 1;
+  t.preemptable = p.preemptable;
+  t.preempt_never = p.preemption_policy == "Never";
   if (p.creation_timestamp.has_value()) t.creation_time = *p.creation_timestamp;
   switch (p.phase) {
     case api::PodPhase::kRunning:
@@ -381,12 +383,14 @@ JobInfo ToJobInfo(const api::PodGroup& pg, std::string_view default_queue) {
   job.task_min_available = pg.spec().min_task_member;
   if (pg.spec().min_resources.has_value()) job.min_resources = ToResource(*pg.spec().min_resources);
   job.priority_class_name = pg.spec().priority_class_name;
-  auto flag = [&pg](std::string_view key) {
-    std::optional<std::string_view> v = pg.annotation(key);
-    if (!v.has_value()) v = pg.label(key);
-    return v.has_value() && *v == "true";
-  };
-  job.preemptable = flag(api::kPreemptableKey);
+  std::optional<std::string_view> preemptable = pg.annotation(api::kPreemptableKey);
+  if (!preemptable.has_value()) preemptable = pg.label(api::kPreemptableKey);
+  job.preemptable = preemptable.has_value() && *preemptable == "true";
+  // Go's strconv.ParseBool spellings of false.
+  job.not_preemptable =
+      preemptable.has_value() &&
+      (*preemptable == "false" || *preemptable == "False" || *preemptable == "FALSE" ||
+       *preemptable == "f" || *preemptable == "F" || *preemptable == "0");
   if (auto t = pg.creation_timestamp(); t.has_value()) job.creation_time = *t;
   if (const auto& nt = pg.spec().network_topology; nt.has_value()) {
     job.network_topology = NetworkTopologyConstraint{.hard = nt->Hard(),
@@ -496,6 +500,23 @@ std::string PodConditionPatch(const PodScheduledCondition& condition, Timestamp 
   if (!condition.nominated_node_name.empty()) {
     AddString(st, "nominatedNodeName", condition.nominated_node_name, a);
   }
+  return json::Serialize(doc);
+}
+
+std::string DisruptionTargetPatch(std::string_view scheduler_name, Timestamp now) {
+  json::Document doc(rapidjson::kObjectType);
+  json::Allocator& a = doc.GetAllocator();
+  json::Value& st = json::EnsureObject(doc, "status", a);
+  json::Value c(rapidjson::kObjectType);
+  AddString(c, "type", api::kDisruptionTargetCondition, a);
+  AddString(c, "status", "True", a);
+  AddString(c, "reason", api::kPreemptionBySchedulerReason, a);
+  AddString(c, "message",
+            fmt::format("{}: preempting to accommodate a higher priority pod", scheduler_name), a);
+  AddString(c, "lastTransitionTime", api::FormatRfc3339(now), a);
+  json::Value conds(rapidjson::kArrayType);
+  conds.PushBack(c, a);
+  json::Set(st, "conditions", std::move(conds), a);
   return json::Serialize(doc);
 }
 

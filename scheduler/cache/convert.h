@@ -70,6 +70,9 @@ PodGroupStatus ToPodGroupStatus(const api::PodGroupStatus& status);
 std::string PodGroupStatusPatch(const PodGroupStatus& status);
 // Strategic merge patch for pods/status setting PodScheduled=False.
 std::string PodConditionPatch(const PodScheduledCondition& condition, Timestamp now);
+// Strategic merge patch for pods/status setting DisruptionTarget=True, reason
+// PreemptionByScheduler, message "<scheduler>: preempting to accommodate a higher priority pod".
+std::string DisruptionTargetPatch(std::string_view scheduler_name, Timestamp now);
 // Merge patch for queues/status setting status.allocated; dimensions present in `previous` but
 // absent now are written as "0" so a merge patch cannot leave them behind.
 std::string QueueAllocatedPatch(const Resource& allocated, const Resource& previous);

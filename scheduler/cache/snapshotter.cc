@@ -48,7 +48,7 @@ std::string TaskDifference(const TaskInfo& a, const TaskInfo& b) {
                        a.name, a.job_id, b.namespace_name, b.name, b.job_id);
   }
   if (a.priority != b.priority || a.preemptable != b.preemptable ||
-      a.creation_time != b.creation_time) {
+      a.preempt_never != b.preempt_never || a.creation_time != b.creation_time) {
     return fmt::format("task {}: priority {} vs {}", a.uid, a.priority, b.priority);
   }
   if (!(a.resreq == b.resreq) || !(a.init_resreq == b.init_resreq)) {
@@ -71,8 +71,8 @@ std::string JobDifference(const JobInfo& a, const JobInfo& b) {
   if (a.queue != b.queue || a.min_available != b.min_available ||
       a.task_min_available != b.task_min_available || a.priority != b.priority ||
       a.priority_class_name != b.priority_class_name || a.preemptable != b.preemptable ||
-      a.creation_time != b.creation_time || a.min_resources != b.min_resources ||
-      a.network_topology != b.network_topology) {
+      a.not_preemptable != b.not_preemptable || a.creation_time != b.creation_time ||
+      a.min_resources != b.min_resources || a.network_topology != b.network_topology) {
     return fmt::format(
         "job {}: spec (queue {} min {} priority {}) vs (queue {} min {} priority {})", a.uid,
         a.queue, a.min_available, a.priority, b.queue, b.min_available, b.priority);

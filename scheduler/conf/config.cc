@@ -214,10 +214,44 @@ absl::StatusOr<SchedulerConfig> ParseSchedulerConfig(std::string_view yaml) {
   }
 }
 
+void SkipUnknownNames(SchedulerConfig& config,
+                      const std::set<std::string, std::less<>>& known_actions,
+                      const std::set<std::string, std::less<>>& known_plugins) {
+  auto note = [](std::vector<std::string>& list, const std::string& name) {
+    if (std::find(list.begin(), list.end(), name) == list.end()) list.push_back(name);
+  };
+  std::erase_if(config.actions, [&](const std::string& a) {
+    if (known_actions.count(a) != 0) return false;
+    note(config.skipped_actions, a);
+    return true;
+  });
+  std::erase_if(config.configurations, [&](const ActionConfiguration& c) {
+    if (known_actions.count(c.name) != 0) return false;
+    note(config.skipped_actions, c.name);
+    return true;
+  });
+  for (Tier& tier : config.tiers) {
+    std::erase_if(tier.plugins, [&](const PluginOption& p) {
+      if (known_plugins.count(p.name) != 0) return false;
+      note(config.skipped_plugins, p.name);
+      return true;
+    });
+  }
+  std::erase_if(config.tiers, [](const Tier& t) { return t.plugins.empty(); });
+}
+
 absl::Status ValidateSchedulerConfig(const SchedulerConfig& config,
                                      const std::set<std::string, std::less<>>& known_actions,
                                      const std::set<std::string, std::less<>>& known_plugins) {
-  if (config.actions.empty()) return Invalid("scheduler config has no actions");
+  if (config.actions.empty()) {
+    if (!config.skipped_actions.empty()) {
+      std::set<std::string, std::less<>> skipped(config.skipped_actions.begin(),
+                                                 config.skipped_actions.end());
+      return Invalid(fmt::format("scheduler config has no known action (skipped: {}; known: {})",
+                                 Join(skipped), Join(known_actions)));
+    }
+    return Invalid("scheduler config has no actions");
+  }
   for (const auto& a : config.actions) {
     if (known_actions.count(a) == 0) {
       return Invalid(

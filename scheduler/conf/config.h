@@ -86,6 +86,10 @@ struct SchedulerConfig {
   std::vector<Tier> tiers;
   std::vector<ActionConfiguration> configurations;
   std::map<std::string, std::string> metrics;
+  // Names the file gave that Basalt does not implement, removed by SkipUnknownNames (in file
+  // order, each once): the rest of the file is in force without them.
+  std::vector<std::string> skipped_actions;  // from actions and configurations
+  std::vector<std::string> skipped_plugins;
 
   // The arguments configured for `action` (empty if none).
   Arguments ActionArguments(std::string_view action) const;
@@ -101,6 +105,14 @@ SchedulerConfig DefaultSchedulerConfig();
 // Parses YAML text. Returns kInvalidArgument with the offending key or a YAML error position for
 // malformed input, unknown top-level or plugin keys, or non-boolean flags.
 absl::StatusOr<SchedulerConfig> ParseSchedulerConfig(std::string_view yaml);
+
+// Removes the actions, action configurations and plugins whose names are not in the registries
+// (tiers left empty go too) and records the names in skipped_actions / skipped_plugins, as
+// Volcano runs the rest of a file naming an action or plugin it lacks. Called by
+// LoadSchedulerConfig before ValidateSchedulerConfig.
+void SkipUnknownNames(SchedulerConfig& config,
+                      const std::set<std::string, std::less<>>& known_actions,
+                      const std::set<std::string, std::less<>>& known_plugins);
 
 // Checks names and combinations: at least one action; every action and configuration name is
 // in `known_actions`; every plugin name is in `known_plugins`; no plugin appears twice; drf with

@@ -1,12 +1,15 @@
 #pragma once
 // ConfigStore holds the scheduler configuration in force. It starts with Volcano's built-in
 // default; Reload()/LoadFile() parse and validate new text against the registries (building
-// every plugin once to check its arguments) and swap it in. An invalid file keeps the previous
+// every plugin once to check its arguments) and swap it in. Actions and plugins Basalt does not
+// implement are skipped (the config lists them) and logged once per name for the store's life.
+// An invalid file (YAML, shape or type error) keeps the previous
 // configuration, as in Volcano, and the error says why. A cycle takes a copy with Current(), so a
 // reload never tears a running cycle.
 //
 // Thread-safe. The registries are not owned and must outlive the store.
 
+#include <set>
 #include <string>
 #include <string_view>
 
@@ -35,6 +38,7 @@ class ConfigStore {
   const ActionRegistry* actions_;
   mutable absl::Mutex mu_;
   SchedulerConfig config_ ABSL_GUARDED_BY(mu_);
+  std::set<std::string, std::less<>> logged_skips_ ABSL_GUARDED_BY(mu_);  // "action/x", "plugin/y"
 };
 
 }  // namespace basalt::sched

@@ -34,6 +34,7 @@ absl::StatusOr<SchedulerConfig> LoadSchedulerConfig(std::string_view yaml,
                                                     const PluginRegistry& plugins,
                                                     const ActionRegistry& actions) {
   BASALT_ASSIGN_OR_RETURN(SchedulerConfig config, ParseSchedulerConfig(yaml));
+  SkipUnknownNames(config, actions.Names(), plugins.Names());
   BASALT_RETURN_IF_ERROR(ValidateSchedulerConfig(config, actions.Names(), plugins.Names()));
   for (const auto& tier : config.tiers) {
     for (const auto& option : tier.plugins) {

@@ -32,8 +32,9 @@ absl::Status RunCycle(ClusterInfo snapshot, const SchedulerConfig& config, const
 absl::Status RunCycleOn(ClusterInfo& snapshot, const SchedulerConfig& config, const CycleDeps& deps,
                         std::string session_uid, Timestamp now);
 
-// Parses and validates a config against the registries, and builds each plugin once so that bad
-// arguments are reported at load time rather than at the first cycle.
+// Parses a config, skips the actions and plugins the registries lack (SkipUnknownNames: the
+// result lists them), validates the rest, and builds each plugin once so that bad arguments are
+// reported at load time rather than at the first cycle.
 absl::StatusOr<SchedulerConfig> LoadSchedulerConfig(std::string_view yaml,
                                                     const PluginRegistry& plugins,
                                                     const ActionRegistry& actions);

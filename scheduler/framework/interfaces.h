@@ -30,12 +30,24 @@ class Binder {
   virtual void Bind(const std::string& job_id, std::vector<BindRequest> requests) = 0;
 };
 
-// An Evictor deletes a victim pod (preempt, reclaim) asynchronously, with `reason` recorded on
-// the PodGroup event. Same threading contract as Binder.
+// Why a pod is evicted: the action ("preempt", "reclaim") and the job it makes room for, so the
+// events can answer "who took my resources". Value type.
+struct EvictionCause {
+  std::string reason;           // the action
+  std::string preemptor_job;    // "<namespace>/<podgroup>", "" if none
+  std::string preemptor_queue;  // that job's queue
+  int32_t preemptor_priority = 0;
+  // "preempt: making room for job ns/online (queue default, priority 1000000)", or the reason
+  // alone when there is no preemptor.
+  std::string Message() const;
+};
+
+// An Evictor deletes a victim pod (preempt, reclaim) asynchronously, with the cause recorded in
+// the events. Same threading contract as Binder.
 class Evictor {
  public:
   virtual ~Evictor() = default;
-  virtual void Evict(const TaskInfo& task, std::string_view reason) = 0;
+  virtual void Evict(const TaskInfo& task, const EvictionCause& cause) = 0;
 };
 
 struct PodGroupStatusUpdate {

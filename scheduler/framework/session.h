@@ -210,7 +210,7 @@ class Session {
   // Moves Allocated tasks to Binding and hands them to the Binder, grouped by job.
   void Dispatch(const std::vector<TaskInfo*>& tasks);
   // Sends an eviction to the Evictor (the task is already Releasing in the session).
-  void SendEviction(const TaskInfo& task, std::string_view reason);
+  void SendEviction(const TaskInfo& task, const EvictionCause& cause);
   // Records an event to be emitted at Close (e.g. an enqueue rejection on a PodGroup).
   void RecordEvent(EventRecord event) { events_.push_back(std::move(event)); }
 

@@ -141,8 +141,8 @@ void Session::Dispatch(const std::vector<TaskInfo*>& tasks) {
   for (auto& [job_id, requests] : by_job) options_.binder->Bind(job_id, std::move(requests));
 }
 
-void Session::SendEviction(const TaskInfo& task, std::string_view reason) {
-  if (options_.evictor != nullptr) options_.evictor->Evict(task, reason);
+void Session::SendEviction(const TaskInfo& task, const EvictionCause& cause) {
+  if (options_.evictor != nullptr) options_.evictor->Evict(task, cause);
 }
 
 absl::Status Session::Allocate(TaskInfo* task, NodeInfo* node) {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "scheduler/framework/interfaces.h"
 #include "scheduler/framework/session.h"
 
 namespace basalt::sched {
@@ -27,6 +28,7 @@ class Statement {
   absl::Status Allocate(TaskInfo* task, NodeInfo* node);
   absl::Status Pipeline(TaskInfo* task, NodeInfo* node);
   absl::Status Evict(TaskInfo* task, std::string reason);
+  absl::Status Evict(TaskInfo* task, EvictionCause cause);
 
   void Commit();
   void Discard();
@@ -40,7 +42,7 @@ class Statement {
   struct Operation {
     Kind kind;
     TaskInfo* task;
-    std::string reason;          // evictions
+    EvictionCause cause;         // evictions
     TaskStatus previous_status;  // evictions
   };
 

@@ -44,6 +44,18 @@ bool NeedContinueAllocating(const JobInfo& job, const std::set<std::string>& fai
   return true;
 }
 
+// The node named in the task's nominatedNodeName if the task passes the allocate predicate
+// there now, else null.
+NodeInfo* NominatedNode(Session& ssn, const TaskInfo& task) {
+  if (!task.scheduled_condition.has_value() ||
+      task.scheduled_condition->nominated_node_name.empty()) {
+    return nullptr;
+  }
+  NodeInfo* node = ssn.FindNode(task.scheduled_condition->nominated_node_name);
+  if (node == nullptr || !PredicateForAllocate(ssn, task, *node).ok()) return nullptr;
+  return node;
+}
+
 class AllocateAction final : public Action {
  public:
   std::string_view Name() const override { return kAllocateActionName; }
@@ -186,6 +198,18 @@ class AllocateAction final : public Action {
         // A task of the same role found no node in this pass; its siblings would not either.
         failed_tasks.insert(task->uid);
         continue;
+      }
+      // A pod preempt nominated (status.nominatedNodeName) goes back to the node freed for it
+      // when it still fits there, as in Volcano.
+      if (NodeInfo* nominated = NominatedNode(ssn, *task); nominated != nullptr) {
+        absl::Status s = task->init_resreq.LessEqual(nominated->idle())
+                             ? stmt.Allocate(task, nominated)
+                             : stmt.Pipeline(task, nominated);
+        if (s.ok()) {
+          job.nodes_fit_errors.erase(task->uid);
+          if (ssn.JobReady(job)) break;
+          continue;
+        }
       }
       FitErrors errors;
       std::vector<NodeInfo*> feasible = domain != nullptr

@@ -1,9 +1,26 @@
 #pragma once
-// preempt: within a queue, lets a starving job evict Running or Bound pods of other jobs that
-// the plugins' Preemptable functions allow (priority: lower-priority jobs only; gang: never below
-// a victim gang's minAvailable; conformance: never critical pods). The preemptor is pipelined
-// onto the node; evictions are committed only if its job becomes pipelined (reference §3.4,
-// normal mode). Intra-job preemption and topology-aware preemption are not implemented yet.
+// preempt (reference §3.4, normal mode): within a queue, a starving job takes room from
+// lower-priority work.
+//
+// Preemptors: the pending tasks of starving, admitted, valid jobs, in queue, job and task order;
+// a task with preemptionPolicy: Never or known never to fit is skipped. Victims, on each
+// candidate node (one that fails only on resources or other resolvable reasons): Running or
+// Bound pods of another job of the same queue that are preemptable (pod and PodGroup
+// volcano.sh/preemptable not false), never in kube-system nor of class system-cluster-critical
+// or system-node-critical, BestEffort only for a BestEffort preemptor, and allowed by the
+// plugins' Preemptable functions (priority: a lower-priority job). Whatever the configuration,
+// a victim job keeps at least minAvailable ready pods. Per node the victims are taken lowest job
+// priority, then lowest task priority, then youngest first until the task fits, then those it
+// can do without are spared; the node needing the fewest victims wins (then the least important
+// victims, then the node score). The preemptor is pipelined there (its pod gets
+// nominatedNodeName). All of a job's evictions are one statement, committed only if the job is
+// then pipelined (its whole gang fits), else undone: nothing is evicted for a gang that would
+// still not run.
+//
+// Then, within each of those jobs, a pending task may evict lower-priority Running tasks of its
+// own job (task priority; the gang size is unchanged), committed per task.
+//
+// Topology-aware preemption (enableTopologyAwarePreemption) is not implemented.
 
 #include <memory>
 #include <string_view>

@@ -32,8 +32,8 @@ class ReclaimAction final : public Action {
       std::sort(tasks.begin(), tasks.end(),
                 [&ssn](const TaskInfo* l, const TaskInfo* r) { return ssn.TaskOrder(*l, *r); });
       for (TaskInfo* task : tasks) {
-        if (!ssn.Preemptive(*queue, *task)) continue;
-        ReclaimFor(ssn, *queue, task, stmt);
+        if (task->preempt_never || !ssn.Preemptive(*queue, *task)) continue;
+        ReclaimFor(ssn, *queue, *job, task, stmt);
       }
       if (ssn.JobPipelined(*job)) {
         stmt.Commit();
@@ -47,7 +47,13 @@ class ReclaimAction final : public Action {
  private:
   // Tries the nodes in order; on the first node where evicting allowed victims makes room,
   // evicts them into `stmt` and pipelines `task` there.
-  static void ReclaimFor(Session& ssn, const QueueInfo& queue, TaskInfo* task, Statement& stmt) {
+  static void ReclaimFor(Session& ssn, const QueueInfo& queue, const JobInfo& job, TaskInfo* task,
+                         Statement& stmt) {
+    EvictionCause cause;
+    cause.reason = std::string(kReclaimActionName);
+    cause.preemptor_job = job.uid;
+    cause.preemptor_queue = job.queue;
+    cause.preemptor_priority = job.priority;
     for (NodeInfo* node : ssn.node_list()) {
       Outcome o = ssn.Predicate(*task, *node);
       if (o.code() == Code::kUnschedulableAndUnresolvable || o.code() == Code::kWait ||
@@ -57,8 +63,15 @@ class ReclaimAction final : public Action {
       std::vector<const TaskInfo*> reclaimees;
       for (const auto& [uid, t] : node->tasks()) {
         if (t->status != TaskStatus::kRunning || !t->preemptable || t->job_id.empty()) continue;
+        // Never critical pods, whatever the configuration (conformance's rule).
+        if (t->namespace_name == "kube-system" ||
+            t->priority_class_name == "system-cluster-critical" ||
+            t->priority_class_name == "system-node-critical") {
+          continue;
+        }
         const JobInfo* victim_job = ssn.FindJob(t->job_id);
-        if (victim_job == nullptr || victim_job->queue == queue.name) continue;
+        if (victim_job == nullptr || victim_job->not_preemptable || victim_job->queue == queue.name)
+          continue;
         const QueueInfo* victim_queue = ssn.FindQueue(victim_job->queue);
         if (victim_queue == nullptr || !victim_queue->reclaimable) continue;
         reclaimees.push_back(t);
@@ -75,7 +88,7 @@ class ReclaimAction final : public Action {
       for (const TaskInfo* v : victims) {
         if (task->init_resreq.LessEqual(node->FutureIdle())) break;
         TaskInfo* victim = ssn.FindJob(v->job_id)->FindTask(v->uid);
-        (void)node_stmt.Evict(victim, "reclaim");
+        (void)node_stmt.Evict(victim, cause);
       }
       if (task->init_resreq.LessEqual(node->FutureIdle()) && node_stmt.Pipeline(task, node).ok()) {
         stmt.Merge(node_stmt);

@@ -1,6 +1,8 @@
 #pragma once
 // reclaim: lets a starving job of a queue that is below its deserved share take resources back
-// from Running, preemptable pods of other, reclaimable queues (reference §3.5). Victims are the
+// from Running, preemptable pods (pod and PodGroup volcano.sh/preemptable not false) of other,
+// reclaimable queues (reference §3.5); pods in kube-system or of a system-*-critical class never,
+// and a task with preemptionPolicy: Never does not reclaim. Victims are the
 // ones the plugins' Reclaimable functions allow (gang never breaks a gang, conformance spares
 // critical pods, proportion takes only from queues above their deserved share). The reclaimer is
 // pipelined onto the node; evictions are committed only if its job becomes pipelined.

@@ -63,3 +63,32 @@ TEST_CASE("CompactPod: a pod without ports or labels has empty lists", "[api][co
 }
 
 }  // namespace
+
+namespace {
+
+CompactPod PodWith(std::string_view metadata_extra, std::string_view spec_extra = "") {
+  std::string json = std::string(R"({"apiVersion": "v1", "kind": "Pod",
+    "metadata": {"name": "p", "namespace": "ns", "uid": "u")") +
+                     std::string(metadata_extra) + R"(},
+    "spec": {"containers": [{"name": "c", "image": "i"}])" +
+                     std::string(spec_extra) + "}}";
+  auto pod = Pod::Parse(json);
+  REQUIRE(pod.ok());
+  return basalt::api::ToCompactPod(*pod);
+}
+
+TEST_CASE("CompactPod: volcano.sh/preemptable as Volcano reads it, annotation before label",
+          "[api][compact]") {
+  CHECK(PodWith("").preemptable);
+  CHECK_FALSE(PodWith(R"(, "annotations": {"volcano.sh/preemptable": "false"})").preemptable);
+  CHECK_FALSE(PodWith(R"(, "labels": {"volcano.sh/preemptable": "0"})").preemptable);
+  CHECK(PodWith(R"(, "labels": {"volcano.sh/preemptable": "True"})").preemptable);
+  // A value Go's ParseBool refuses means not preemptable.
+  CHECK_FALSE(PodWith(R"(, "annotations": {"volcano.sh/preemptable": "no"})").preemptable);
+  CHECK(PodWith(R"(, "annotations": {"volcano.sh/preemptable": "true"},
+                   "labels": {"volcano.sh/preemptable": "false"})")
+            .preemptable);
+  CHECK(PodWith("", R"(, "preemptionPolicy": "Never")").preemption_policy == "Never");
+}
+
+}  // namespace

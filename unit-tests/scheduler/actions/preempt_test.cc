@@ -1,7 +1,9 @@
 #include "scheduler/actions/preempt/preempt.h"
 
 #include <catch2/catch.hpp>
+#include <set>
 
+#include "fmt/format.h"
 #include "unit-tests/scheduler/testing/fakes.h"
 
 namespace basalt::sched {
@@ -12,6 +14,43 @@ using testing::MakeJob;
 using testing::MakeNode;
 using testing::MakeQueue;
 using testing::MakeTask;
+
+// The Helm chart's configuration: gang and drf leave preemption to priority (and the action's
+// own gang safety).
+SchedulerConfig PreemptConfig() {
+  SchedulerConfig config = DefaultSchedulerConfig();
+  config.actions.push_back("preempt");
+  for (auto& tier : config.tiers) {
+    for (auto& p : tier.plugins) {
+      if (p.name == "gang" || p.name == "drf") p.flags["enablePreemptable"] = false;
+    }
+  }
+  return config;
+}
+
+// Fills `gpus` one-GPU slots of `node_count` nodes with a low-priority elastic job "ns/low"
+// (minAvailable 1) built from `pod`, and runs cycles until it runs everywhere.
+void FillWithLow(FakeCluster& cluster, const SchedulerConfig& config, int node_count,
+                 int gpus_per_node, MakeTask pod, MakeJob job = MakeJob("ns", "low")) {
+  for (int n = 0; n < node_count; ++n) {
+    cluster.AddNode(MakeNode("n" + std::to_string(n))
+                        .Allocatable("cpu", "32")
+                        .Allocatable("nvidia.com/gpu", gpus_per_node));
+  }
+  cluster.AddJob(job.Priority(1).MinAvailable(1).Created(1), node_count * gpus_per_node,
+                 pod.Request("cpu", "1").Request("nvidia.com/gpu", 1));
+  for (int i = 0; i < 3; ++i) REQUIRE(cluster.RunCycle(config).ok());
+}
+
+void AddHigh(FakeCluster& cluster, int pods, int min_available, MakeTask pod = MakeTask("tmpl"),
+             std::string queue = "default") {
+  cluster.AddJob(MakeJob("ns", "high")
+                     .Queue(std::move(queue))
+                     .Priority(1000000)
+                     .MinAvailable(min_available)
+                     .Created(5),
+                 pods, pod.Request("cpu", "1").Request("nvidia.com/gpu", 1).Priority(1000000));
+}
 
 TEST_CASE("preempt: a high-priority gang evicts just enough pods of a lower-priority elastic job",
           "[sched][preempt]") {
@@ -40,6 +79,24 @@ TEST_CASE("preempt: a high-priority gang evicts just enough pods of a lower-prio
   CHECK(low_running == 2);
 }
 
+TEST_CASE("preempt: gang safety holds with gang's Preemptable off (the Helm configuration)",
+          "[sched][preempt]") {
+  SchedulerConfig config = PreemptConfig();
+  FakeCluster cluster;
+  cluster.AddQueue(MakeQueue("default"));
+  cluster.AddNode(MakeNode("n1").Allocatable("cpu", "32").Allocatable("nvidia.com/gpu", 2));
+  cluster.AddNode(MakeNode("n2").Allocatable("cpu", "32").Allocatable("nvidia.com/gpu", 2));
+  // A gang of 4 over both nodes: no node holds all of it, and each pod is needed.
+  cluster.AddJob(MakeJob("ns", "low").Priority(1).MinAvailable(4).Created(1), 4,
+                 MakeTask("tmpl").Request("cpu", "1").Request("nvidia.com/gpu", 1));
+  for (int i = 0; i < 3; ++i) REQUIRE(cluster.RunCycle(config).ok());
+  REQUIRE(cluster.RunningPods("ns/low") == 4);
+  AddHigh(cluster, 1, 1);
+  for (int i = 0; i < 3; ++i) REQUIRE(cluster.RunCycle(config).ok());
+  CHECK(cluster.evictions() == 0);
+  CHECK(cluster.RunningPods("ns/low") == 4);
+}
+
 TEST_CASE("preempt: a victim gang is never broken below its minAvailable", "[sched][preempt]") {
   // As in Volcano, an empty victim set in tier 1 (gang refuses) passes the decision to tier 2,
   // where drf alone would allow the victim; the Helm default therefore turns drf's
@@ -59,6 +116,241 @@ TEST_CASE("preempt: a victim gang is never broken below its minAvailable", "[sch
                  MakeTask("tmpl").Request("cpu", "1").Request("nvidia.com/gpu", 1));
   for (int i = 0; i < 3; ++i) REQUIRE(cluster.RunCycle(config).ok());
   CHECK(cluster.evictions() == 0);
+}
+
+TEST_CASE("preempt: pods with volcano.sh/preemptable false, or of a PodGroup that says so, stay",
+          "[sched][preempt]") {
+  SchedulerConfig config = PreemptConfig();
+  SECTION("pod") {
+    FakeCluster cluster;
+    cluster.AddQueue(MakeQueue("default"));
+    FillWithLow(cluster, config, 1, 4, MakeTask("tmpl").Preemptable(false));
+    AddHigh(cluster, 1, 1);
+    for (int i = 0; i < 3; ++i) REQUIRE(cluster.RunCycle(config).ok());
+    CHECK(cluster.evictions() == 0);
+    CHECK(cluster.RunningPods("ns/high") == 0);
+  }
+  SECTION("PodGroup") {
+    FakeCluster cluster;
+    cluster.AddQueue(MakeQueue("default"));
+    FillWithLow(cluster, config, 1, 4, MakeTask("tmpl"), MakeJob("ns", "low").NotPreemptable());
+    AddHigh(cluster, 1, 1);
+    for (int i = 0; i < 3; ++i) REQUIRE(cluster.RunCycle(config).ok());
+    CHECK(cluster.evictions() == 0);
+  }
+}
+
+TEST_CASE("preempt: never kube-system or system-*-critical pods, even without conformance",
+          "[sched][preempt]") {
+  SchedulerConfig config = PreemptConfig();
+  for (auto& tier : config.tiers) {
+    std::erase_if(tier.plugins, [](const PluginOption& p) { return p.name == "conformance"; });
+  }
+  SECTION("kube-system") {
+    FakeCluster cluster;
+    cluster.AddQueue(MakeQueue("default"));
+    FillWithLow(cluster, config, 1, 2, MakeTask("tmpl"), MakeJob("kube-system", "low"));
+    AddHigh(cluster, 1, 1);
+    for (int i = 0; i < 3; ++i) REQUIRE(cluster.RunCycle(config).ok());
+    CHECK(cluster.evictions() == 0);
+  }
+  SECTION("system-node-critical") {
+    FakeCluster cluster;
+    cluster.AddQueue(MakeQueue("default"));
+    FillWithLow(cluster, config, 1, 2, MakeTask("tmpl").PriorityClass("system-node-critical"));
+    AddHigh(cluster, 1, 1);
+    for (int i = 0; i < 3; ++i) REQUIRE(cluster.RunCycle(config).ok());
+    CHECK(cluster.evictions() == 0);
+  }
+}
+
+TEST_CASE("preempt: never across queues", "[sched][preempt]") {
+  SchedulerConfig config = PreemptConfig();
+  FakeCluster cluster;
+  cluster.AddQueue(MakeQueue("default"));
+  cluster.AddQueue(MakeQueue("other"));
+  FillWithLow(cluster, config, 1, 4, MakeTask("tmpl"));
+  AddHigh(cluster, 1, 1, MakeTask("tmpl"), "other");
+  for (int i = 0; i < 3; ++i) REQUIRE(cluster.RunCycle(config).ok());
+  CHECK(cluster.evictions() == 0);
+}
+
+TEST_CASE("preempt: nothing is evicted when the preemptor's gang would still not fit",
+          "[sched][preempt]") {
+  SchedulerConfig config = PreemptConfig();
+  FakeCluster cluster;
+  cluster.AddQueue(MakeQueue("default"));
+  // 2 nodes x 2 GPUs, all low; 2 of the 4 low pods are not preemptable, so at most 2 GPUs can
+  // be freed and a gang of 3 can never run.
+  for (int n = 0; n < 2; ++n) {
+    cluster.AddNode(MakeNode("n" + std::to_string(n))
+                        .Allocatable("cpu", "32")
+                        .Allocatable("nvidia.com/gpu", 2));
+  }
+  cluster.AddJob(MakeJob("ns", "low").Priority(1).MinAvailable(1).Created(1), 2,
+                 MakeTask("tmpl").Request("cpu", "1").Request("nvidia.com/gpu", 1));
+  cluster.AddJob(
+      MakeJob("ns", "pinned").Priority(1).MinAvailable(1).Created(1), 2,
+      MakeTask("tmpl").Request("cpu", "1").Request("nvidia.com/gpu", 1).Preemptable(false));
+  for (int i = 0; i < 3; ++i) REQUIRE(cluster.RunCycle(config).ok());
+  REQUIRE(cluster.RunningPods("ns/low") + cluster.RunningPods("ns/pinned") == 4);
+  AddHigh(cluster, 3, 3);
+  for (int i = 0; i < 4; ++i) REQUIRE(cluster.RunCycle(config).ok());
+  CHECK(cluster.evictions() == 0);
+  CHECK(cluster.RunningPods("ns/low") == 2);
+}
+
+TEST_CASE("preempt: preemptionPolicy Never waits", "[sched][preempt]") {
+  SchedulerConfig config = PreemptConfig();
+  FakeCluster cluster;
+  cluster.AddQueue(MakeQueue("default"));
+  FillWithLow(cluster, config, 1, 2, MakeTask("tmpl"));
+  AddHigh(cluster, 1, 1, MakeTask("tmpl").PreemptNever());
+  for (int i = 0; i < 3; ++i) REQUIRE(cluster.RunCycle(config).ok());
+  CHECK(cluster.evictions() == 0);
+}
+
+TEST_CASE("preempt: the fewest victims, lowest priority first, then the youngest",
+          "[sched][preempt]") {
+  SchedulerConfig config = PreemptConfig();
+  FakeCluster cluster;
+  cluster.AddQueue(MakeQueue("default"));
+  cluster.AddNode(MakeNode("a")
+                      .Allocatable("cpu", "32")
+                      .Allocatable("nvidia.com/gpu", 2)
+                      .Label("kubernetes.io/hostname", "a"));
+  cluster.AddNode(MakeNode("b")
+                      .Allocatable("cpu", "32")
+                      .Allocatable("nvidia.com/gpu", 2)
+                      .Label("kubernetes.io/hostname", "b"));
+  // Node a: two 1-GPU pods of "small"; node b: one 2-GPU pod of "big". Same priority.
+  cluster.AddJob(MakeJob("ns", "small").Priority(1).MinAvailable(1).Created(1), 2,
+                 MakeTask("tmpl")
+                     .Request("cpu", "1")
+                     .Request("nvidia.com/gpu", 1)
+                     .NodeSelector("kubernetes.io/hostname", "a"));
+  cluster.AddJob(MakeJob("ns", "big").Priority(1).MinAvailable(1).Created(1), 1,
+                 MakeTask("tmpl")
+                     .Request("cpu", "1")
+                     .Request("nvidia.com/gpu", 2)
+                     .NodeSelector("kubernetes.io/hostname", "b"));
+  for (int i = 0; i < 3; ++i) REQUIRE(cluster.RunCycle(config).ok());
+  REQUIRE(cluster.RunningPods("ns/small") == 2);
+  REQUIRE(cluster.RunningPods("ns/big") == 1);
+  // "small" keeps minAvailable 1, so node a frees 2 GPUs only by taking all of "small" (2
+  // victims); b frees 2 with one victim, the whole of "big".
+  cluster.AddJob(MakeJob("ns", "high").Priority(100).MinAvailable(1).Created(5), 1,
+                 MakeTask("tmpl").Request("cpu", "1").Request("nvidia.com/gpu", 2).Priority(100));
+  for (int i = 0; i < 3; ++i) REQUIRE(cluster.RunCycle(config).ok());  // pods, evictions, binds
+  REQUIRE(cluster.evicted_uids().size() == 1);
+  CHECK(cluster.evicted_uids()[0] == "ns/big/big-task-0");
+  CHECK(cluster.RunningPods("ns/high") == 1);
+  CHECK(cluster.RunningPods("ns/small") == 2);
+}
+
+TEST_CASE("preempt: lower job priority goes first, and of equal priority the youngest pod",
+          "[sched][preempt]") {
+  SchedulerConfig config = PreemptConfig();
+  FakeCluster cluster;
+  cluster.AddQueue(MakeQueue("default"));
+  cluster.AddNode(MakeNode("n").Allocatable("cpu", "32").Allocatable("nvidia.com/gpu", 4));
+  cluster.AddJob(MakeJob("ns", "mid").Priority(50).MinAvailable(1).Created(1), 2,
+                 MakeTask("tmpl").Request("cpu", "1").Request("nvidia.com/gpu", 1));
+  cluster.AddJob(MakeJob("ns", "low").Priority(5).MinAvailable(1).Created(1), 2,
+                 MakeTask("tmpl").Request("cpu", "1").Request("nvidia.com/gpu", 1));
+  for (int i = 0; i < 3; ++i) REQUIRE(cluster.RunCycle(config).ok());
+  REQUIRE(cluster.RunningPods("ns/mid") + cluster.RunningPods("ns/low") == 4);
+  cluster.AddJob(MakeJob("ns", "high").Priority(100).MinAvailable(1).Created(5), 1,
+                 MakeTask("tmpl").Request("cpu", "1").Request("nvidia.com/gpu", 1).Priority(100));
+  REQUIRE(cluster.RunCycle(config).ok());  // admitted; the "controller" creates its pod
+  REQUIRE(cluster.RunCycle(config).ok());
+  REQUIRE(cluster.evicted_uids().size() == 1);
+  CHECK(cluster.evicted_uids()[0].rfind("ns/low/", 0) == 0);
+  REQUIRE(cluster.last_evictions().size() == 1);
+  const EvictionCause& cause = cluster.last_evictions()[0];
+  CHECK(cause.reason == "preempt");
+  CHECK(cause.preemptor_job == "ns/high");
+  CHECK(cause.preemptor_queue == "default");
+  CHECK(cause.preemptor_priority == 100);
+  CHECK(cause.Message() == "preempt: making room for job ns/high (queue default, priority 100)");
+  for (int i = 0; i < 3; ++i) REQUIRE(cluster.RunCycle(config).ok());
+  CHECK(cluster.RunningPods("ns/high") == 1);
+  CHECK(cluster.evictions() == 1);  // no churn afterwards
+}
+
+TEST_CASE("preempt: an online job takes exactly what it needs from elastic offline jobs",
+          "[sched][preempt]") {
+  SchedulerConfig config = PreemptConfig();
+  FakeCluster cluster;
+  cluster.AddQueue(MakeQueue("default"));
+  FillWithLow(cluster, config, 4, 8, MakeTask("tmpl"));
+  REQUIRE(cluster.RunningPods("ns/low") == 32);
+  AddHigh(cluster, 6, 6);
+  for (int i = 0; i < 5; ++i) REQUIRE(cluster.RunCycle(config).ok());
+  CHECK(cluster.RunningPods("ns/high") == 6);
+  CHECK(cluster.evictions() == 6);
+  std::set<std::string> unique(cluster.evicted_uids().begin(), cluster.evicted_uids().end());
+  CHECK(unique.size() == cluster.evicted_uids().size());
+  for (const auto& uid : cluster.evicted_uids()) CHECK(uid.rfind("ns/low/", 0) == 0);
+}
+
+TEST_CASE("preempt: on 100 nodes full of offline work, exactly the minimum is evicted",
+          "[sched][preempt]") {
+  SchedulerConfig config = PreemptConfig();
+  FakeCluster cluster;
+  cluster.AddQueue(MakeQueue("default"));
+  for (int n = 0; n < 100; ++n) {
+    cluster.AddNode(MakeNode(fmt::format("n{:03}", n))
+                        .Allocatable("cpu", "64")
+                        .Allocatable("nvidia.com/gpu", 8));
+  }
+  // 25 elastic offline jobs of 32 x 1 GPU (minAvailable 8) fill the 800 GPUs.
+  for (int j = 0; j < 25; ++j) {
+    cluster.AddJob(
+        MakeJob("ns", fmt::format("off-{:02}", j)).Priority(100).MinAvailable(8).Created(1), 32,
+        MakeTask("tmpl").Request("cpu", "1").Request("nvidia.com/gpu", 1).Priority(100));
+  }
+  for (int i = 0; i < 4; ++i) REQUIRE(cluster.RunCycle(config).ok());
+  int offline = 0;
+  for (int j = 0; j < 25; ++j) offline += cluster.RunningPods(fmt::format("ns/off-{:02}", j));
+  REQUIRE(offline == 800);
+  // An online gang of 16 x 2 GPUs needs 32 GPUs: 32 one-GPU victims, paired on 16 nodes.
+  cluster.AddJob(
+      MakeJob("ns", "online").Priority(1000000).MinAvailable(16).Created(9), 16,
+      MakeTask("tmpl").Request("cpu", "1").Request("nvidia.com/gpu", 2).Priority(1000000));
+  for (int i = 0; i < 4; ++i) REQUIRE(cluster.RunCycle(config).ok());
+  CHECK(cluster.RunningPods("ns/online") == 16);
+  CHECK(cluster.evictions() == 32);
+  std::set<std::string> unique(cluster.evicted_uids().begin(), cluster.evicted_uids().end());
+  CHECK(unique.size() == 32);
+}
+
+TEST_CASE("preempt: within a job, a higher-priority task evicts a lower-priority one",
+          "[sched][preempt]") {
+  SchedulerConfig config = PreemptConfig();
+  FakeCluster cluster;
+  cluster.AddQueue(MakeQueue("default"));
+  cluster.AddNode(MakeNode("n").Allocatable("cpu", "32").Allocatable("nvidia.com/gpu", 3));
+  // A more important job holds one GPU; "mixed" (minAvailable 3) runs 2 pods of priority 1.
+  cluster.AddJob(MakeJob("ns", "blocker").Priority(100).MinAvailable(1).Created(1), 1,
+                 MakeTask("tmpl").Request("cpu", "1").Request("nvidia.com/gpu", 1).Priority(100));
+  cluster.AddJob(MakeJob("ns", "mixed").Priority(1).MinAvailable(2).Created(1), 2,
+                 MakeTask("tmpl").Request("cpu", "1").Request("nvidia.com/gpu", 1).Priority(1));
+  for (int i = 0; i < 3; ++i) REQUIRE(cluster.RunCycle(config).ok());
+  REQUIRE(cluster.RunningPods("ns/mixed") == 2);
+  REQUIRE(cluster.RunningPods("ns/blocker") == 1);
+  // Two more pods of "mixed" (it now needs 3): one urgent (priority 10), one ordinary.
+  cluster.SetMinAvailable("ns/mixed", 3);
+  cluster.AddPodToJob("ns/mixed", MakeTask("mixed-urgent")
+                                      .Uid("ns/mixed/urgent")
+                                      .Request("cpu", "1")
+                                      .Request("nvidia.com/gpu", 1)
+                                      .Priority(10));
+  REQUIRE(cluster.RunCycle(config).ok());
+  // The blocker is of a more important job: the urgent pod takes a slot of its own job.
+  REQUIRE(cluster.evicted_uids().size() == 1);
+  CHECK(cluster.evicted_uids()[0].rfind("ns/mixed/mixed-task-", 0) == 0);
+  CHECK(cluster.RunningPods("ns/blocker") == 1);
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include "prometheus/registry.h"
 #include "scheduler/cache/binder.h"
 #include "scheduler/cache/cluster_state.h"
+#include "scheduler/cache/evictor.h"
 #include "scheduler/cache/status_writer.h"
 
 namespace basalt::sched::cache {
@@ -308,6 +309,93 @@ TEST_CASE(
   CHECK(MetricValue(f.registry, "basalt_scheduler_status_writes_dropped_total",
                     {{"kind", "pod"}, {"reason", "forbidden"}}) == 1);
   CHECK(f.PhaseInCache() == PodGroupPhase::kPending);  // forgotten: the API's status again
+}
+
+}  // namespace
+}  // namespace basalt::sched::cache
+
+namespace basalt::sched::cache {
+namespace {
+
+std::shared_ptr<const CachedPod> RunningPod() {
+  auto p = std::make_shared<CachedPod>(*Pod("n1"));
+  p->pod.phase = api::PodPhase::kRunning;
+  return p;
+}
+
+TaskStatus StatusOfP0(ClusterState& state) {
+  ClusterState::Snapshot s = state.TakeSnapshot();
+  auto it = s.cluster.foreign_tasks().find("uid-p0");
+  return it == s.cluster.foreign_tasks().end() ? TaskStatus::kUnknown : it->second.status;
+}
+
+TEST_CASE("ApiEvictor: events name the preemptor, DisruptionTarget, then the delete",
+          "[sched][cache][evictor]") {
+  Fixture f;
+  f.state.UpsertPod(RunningPod());
+  f.transport->SetFallback([](const client::Request& r) -> absl::StatusOr<client::Response> {
+    if (r.verb == "DELETE") return client::Response{200, {}, R"({"kind":"Pod"})"};
+    if (r.verb == "PATCH") return client::Response{200, {}, R"({"kind":"Pod"})"};
+    return client::Response{201, {}, R"({"kind":"Event"})"};  // events
+  });
+  controller::EventRecorder recorder(f.client.get(), {});
+  ApiEvictor evictor(f.client.get(), &f.state, &recorder, ApiEvictorOptions{"volcano", nullptr});
+  TaskInfo task;
+  task.uid = "uid-p0";
+  task.namespace_name = "ns";
+  task.name = "p0";
+  EvictionCause cause;
+  cause.reason = "preempt";
+  cause.preemptor_job = "team/online";
+  cause.preemptor_queue = "default";
+  cause.preemptor_priority = 1000000;
+  evictor.Evict(task, cause);
+  CHECK(StatusOfP0(f.state) == TaskStatus::kReleasing);  // at once, before any request
+  evictor.Shutdown();
+  recorder.Flush();
+  bool event = false, condition = false, deleted = false;
+  for (const client::Request& r : f.transport->requests()) {
+    if (r.verb == "POST" && r.path.find("/events") != std::string::npos) {
+      event = r.body.find(R"("reason":"Evicted")") != std::string::npos &&
+              r.body.find("making room for job team/online (queue default, priority 1000000)") !=
+                  std::string::npos &&
+              r.body.find(R"("type":"Warning")") != std::string::npos;
+    }
+    if (r.verb == "PATCH" && r.path == "/api/v1/namespaces/ns/pods/p0/status") {
+      CHECK_FALSE(deleted);  // the condition comes first
+      condition = r.body.find(R"("type":"DisruptionTarget")") != std::string::npos &&
+                  r.body.find(R"("reason":"PreemptionByScheduler")") != std::string::npos &&
+                  r.body.find("volcano: preempting to accommodate a higher priority pod") !=
+                      std::string::npos;
+    }
+    if (r.verb == "DELETE" && r.path.rfind("/api/v1/namespaces/ns/pods/p0", 0) == 0) {
+      deleted = r.body.find("uid-p0") != std::string::npos &&
+                r.body.find("gracePeriodSeconds") == std::string::npos;
+    }
+  }
+  CHECK(event);
+  CHECK(condition);
+  CHECK(deleted);
+  CHECK(StatusOfP0(f.state) == TaskStatus::kReleasing);  // until the watch says so
+}
+
+TEST_CASE("ApiEvictor: a failed delete puts the victim back", "[sched][cache][evictor]") {
+  Fixture f;
+  f.state.UpsertPod(RunningPod());
+  f.transport->SetFallback([](const client::Request& r) -> absl::StatusOr<client::Response> {
+    if (r.verb == "DELETE")
+      return client::Response{500, {}, R"({"kind":"Status","message":"boom"})"};
+    return client::Response{200, {}, "{}"};
+  });
+  ApiEvictor evictor(f.client.get(), &f.state, nullptr);
+  TaskInfo task;
+  task.uid = "uid-p0";
+  task.namespace_name = "ns";
+  task.name = "p0";
+  evictor.Evict(task, EvictionCause{"reclaim", "", "", 0});
+  evictor.Shutdown();
+  CHECK(f.state.evicting_count() == 0);
+  CHECK(StatusOfP0(f.state) == TaskStatus::kRunning);
 }
 
 }  // namespace

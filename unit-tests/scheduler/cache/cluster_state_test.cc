@@ -51,6 +51,10 @@ class PodBuilder {
     p_.pod.phase = phase;
     return *this;
   }
+  PodBuilder& Terminating() {
+    p_.pod.terminating = true;
+    return *this;
+  }
   PodBuilder& Condition(std::string reason, std::string message) {
     p_.scheduled_condition = PodScheduledCondition{std::move(reason), std::move(message), ""};
     return *this;
@@ -251,6 +255,46 @@ TEST_CASE(
           absl::StatusCode::kAlreadyExists);
     CHECK(state.Assume(BindRequest{"uid-x", "ns", "x", "n1"}).code() ==
           absl::StatusCode::kNotFound);
+  }
+}
+
+TEST_CASE("ClusterState: an evicted pod is Releasing until the watch reports it terminating",
+          "[sched][cache]") {
+  ClusterState state({});
+  state.UpsertNode(MakeNode("n1", 2));
+  state.UpsertPodGroup(MakePodGroup("a", 1));
+  PodBuilder running = PodBuilder("a-0").Group("a").Node("n1").Phase(api::PodPhase::kRunning);
+  state.UpsertPod(running.Build());
+  (void)state.TakeSnapshot();
+  state.AssumeEvicted("uid-a-0");
+  state.AssumeEvicted("uid-unknown");  // no-op
+  CHECK(state.evicting_count() == 1);
+  ClusterState::Snapshot s = state.TakeSnapshot();
+  CHECK(s.cluster.jobs().at("ns/a").tasks().at("uid-a-0").status == TaskStatus::kReleasing);
+  SECTION("an update that is not yet the deletion keeps it Releasing") {
+    state.UpsertPod(running.Build());
+    s = state.TakeSnapshot();
+    CHECK(s.cluster.jobs().at("ns/a").tasks().at("uid-a-0").status == TaskStatus::kReleasing);
+    CHECK(state.evicting_count() == 1);
+  }
+  SECTION("the deletion seen ends the assumption") {
+    state.UpsertPod(PodBuilder("a-0")
+                        .Group("a")
+                        .Node("n1")
+                        .Phase(api::PodPhase::kRunning)
+                        .Terminating()
+                        .Build());
+    CHECK(state.evicting_count() == 0);
+    s = state.TakeSnapshot();
+    CHECK(s.cluster.jobs().at("ns/a").tasks().at("uid-a-0").status == TaskStatus::kReleasing);
+    state.DeletePod(running.pod());
+    CHECK(state.evicting_count() == 0);
+  }
+  SECTION("a failed delete puts it back to Running") {
+    state.ForgetEvicted("uid-a-0");
+    s = state.TakeSnapshot();
+    CHECK(s.cluster.jobs().at("ns/a").tasks().at("uid-a-0").status == TaskStatus::kRunning);
+    CHECK(state.evicting_count() == 0);
   }
 }
 

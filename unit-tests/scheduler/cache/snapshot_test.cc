@@ -142,7 +142,7 @@ class ConfirmingBinder final : public Binder {
 
 class NullEvictor final : public Evictor {
  public:
-  void Evict(const TaskInfo&, std::string_view) override { ++evictions; }
+  void Evict(const TaskInfo&, const EvictionCause&) override { ++evictions; }
   int evictions = 0;
 };
 

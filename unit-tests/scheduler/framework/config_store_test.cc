@@ -16,10 +16,18 @@ TEST_CASE("ConfigStore: starts with the default and keeps the last good config",
   CHECK(store.Current().actions.size() == 3);
   REQUIRE(store.Reload("actions: allocate\ntiers:\n- plugins:\n  - name: gang\n").ok());
   CHECK(store.Current().actions == std::vector<std::string>{"allocate"});
-  absl::Status bad = store.Reload("actions: allocate, shuffle\n");
+  absl::Status bad = store.Reload("actions: allocate\ntiers: [\n");
   CHECK(bad.code() == absl::StatusCode::kInvalidArgument);
-  CHECK_THAT(std::string(MessageOf(bad)), Catch::Contains("shuffle"));
+  CHECK_THAT(std::string(MessageOf(bad)), Catch::Contains("not valid YAML"));
   CHECK(store.Current().actions == std::vector<std::string>{"allocate"});
+  bad = store.Reload(
+      "actions: allocate\ntiers:\n- plugins:\n  - name: gang\n    enableJobOrder: 3\n");
+  CHECK(bad.code() == absl::StatusCode::kInvalidArgument);
+  CHECK(store.Current().actions == std::vector<std::string>{"allocate"});
+  // An unknown action is skipped, not a reason to keep the old file.
+  REQUIRE(store.Reload("actions: allocate, shuffle, preempt\n").ok());
+  CHECK(store.Current().actions == std::vector<std::string>{"allocate", "preempt"});
+  CHECK(store.Current().skipped_actions == std::vector<std::string>{"shuffle"});
   CHECK(store.LoadFile("/nonexistent/volcano-scheduler.conf").code() ==
         absl::StatusCode::kNotFound);
 }

@@ -136,6 +136,14 @@ class MakeTask {
     t_.creation_time = T(seconds);
     return *this;
   }
+  MakeTask& Preemptable(bool p) {
+    t_.preemptable = p;
+    return *this;
+  }
+  MakeTask& PreemptNever() {
+    t_.preempt_never = true;
+    return *this;
+  }
   MakeTask& NodeSelector(std::string k, std::string v) {
     t_.node_selector[std::move(k)] = std::move(v);
     return *this;
@@ -269,6 +277,10 @@ class MakeJob {
     created_ = T(seconds);
     return *this;
   }
+  MakeJob& NotPreemptable() {
+    not_preemptable_ = true;
+    return *this;
+  }
   JobInfo Build() const {
     JobInfo j(ns_, name_);
     j.queue = queue_;
@@ -277,6 +289,7 @@ class MakeJob {
     j.min_resources = min_res_;
     j.priority = priority_;
     j.creation_time = created_;
+    j.not_preemptable = not_preemptable_;
     j.podgroup_status.phase = phase_;
     return j;
   }
@@ -290,6 +303,7 @@ class MakeJob {
   PodGroupPhase phase_ = PodGroupPhase::kInqueue;
   int32_t priority_ = 0;
   Timestamp created_{};
+  bool not_preemptable_ = false;
 };
 
 class MakeQueue {

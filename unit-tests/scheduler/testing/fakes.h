@@ -37,10 +37,12 @@ class RecordingBinder final : public Binder {
 
 class RecordingEvictor final : public Evictor {
  public:
-  void Evict(const TaskInfo& task, std::string_view reason) override {
-    evicted.emplace_back(task.uid, std::string(reason));
+  void Evict(const TaskInfo& task, const EvictionCause& cause) override {
+    evicted.emplace_back(task.uid, cause.reason);
+    causes.push_back(cause);
   }
-  std::vector<std::pair<std::string, std::string>> evicted;
+  std::vector<std::pair<std::string, std::string>> evicted;  // (uid, reason)
+  std::vector<EvictionCause> causes;
 };
 
 class RecordingStatusSink final : public StatusSink {
@@ -87,6 +89,17 @@ class FakeCluster {
     jobs_.emplace(id, std::move(j));
   }
 
+  void SetMinAvailable(const std::string& job_id, int32_t n) {
+    jobs_.at(job_id).spec.min_available = n;
+  }
+  // Adds a pod of an existing job (e.g. a replica a job controller scaled up).
+  void AddPodToJob(const std::string& job_id, TaskInfo pod) {
+    Job& j = jobs_.at(job_id);
+    pod.job_id = job_id;
+    pod.namespace_name = j.spec.namespace_name;
+    j.pods.push_back(std::move(pod));
+  }
+
   ClusterInfo Snapshot() const {
     ClusterInfo c;
     for (const auto& n : nodes_) (void)c.AddNode(n.Build());
@@ -99,6 +112,7 @@ class FakeCluster {
       copy.min_resources = j.spec.min_resources;
       copy.priority = j.spec.priority;
       copy.creation_time = j.spec.creation_time;
+      copy.not_preemptable = j.spec.not_preemptable;
       copy.podgroup_status = j.spec.podgroup_status;
       (void)c.AddJob(std::move(copy));
       for (const auto& p : j.pods) (void)c.AddTask(p);
@@ -158,6 +172,8 @@ class FakeCluster {
     }
     last_sink_ = std::move(sink);
     last_binder_ = std::move(binder);
+    last_evictions_ = std::move(evictor.causes);
+    for (const auto& [uid, reason] : evictor.evicted) evicted_uids_.push_back(uid);
     return absl::OkStatus();
   }
 
@@ -174,6 +190,14 @@ class FakeCluster {
   }
   const Job& job(const std::string& id) const { return jobs_.at(id); }
   int evictions() const { return evictions_; }
+  // Every pod uid evicted so far, in order (a uid twice: evicted twice).
+  const std::vector<std::string>& evicted_uids() const { return evicted_uids_; }
+  const std::vector<EvictionCause>& last_evictions() const { return last_evictions_; }
+  int RunningPods(const std::string& job_id) const {
+    int n = 0;
+    for (const auto& p : jobs_.at(job_id).pods) n += p.status == TaskStatus::kRunning;
+    return n;
+  }
   const RecordingStatusSink& last_sink() const { return last_sink_; }
   const RecordingBinder& last_binder() const { return last_binder_; }
 
@@ -197,6 +221,8 @@ class FakeCluster {
   int evictions_ = 0;
   RecordingStatusSink last_sink_;
   RecordingBinder last_binder_;
+  std::vector<EvictionCause> last_evictions_;
+  std::vector<std::string> evicted_uids_;
 };
 
 }  // namespace basalt::sched::testing

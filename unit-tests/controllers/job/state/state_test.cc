@@ -241,6 +241,25 @@ TEST_CASE("JobState: Restarting fails when retries are used up, else waits for p
   }
 }
 
+TEST_CASE("JobState: an eviction answered by RestartJob consumes a retry (as in Volcano)",
+          "[controllers][job][state]") {
+  // policies: [{event: PodEvicted, action: RestartJob}] and maxRetry 3: the scheduler's third
+  // preemption of the job fails it (docs/scheduler.md, "Does an eviction count towards
+  // maxRetry?").
+  const api::JobSpec spec = Spec();
+  JobCounts counts;
+  for (int eviction = 1; eviction <= 3; ++eviction) {
+    INFO(fmt::format("eviction {}", eviction));
+    Decision d = Transition(JobPhase::kRunning, Action::kRestartJob, counts, spec);
+    CHECK(d.next_phase == JobPhase::kRestarting);
+    counts = ApplyBookkeeping(d.plan, counts);
+    CHECK(counts.retry_count == eviction);
+    const JobPhase after =
+        Transition(JobPhase::kRestarting, Action::kSyncJob, counts, spec).next_phase;
+    CHECK(after == (eviction < 3 ? JobPhase::kPending : JobPhase::kFailed));
+  }
+}
+
 TEST_CASE("JobState: the last retry keeps finished pods even for RestartJob",
           "[controllers][job][state]") {
   const api::JobSpec spec = Spec();  // maxRetry 3
