@@ -7,7 +7,7 @@
 namespace basalt::api {
 namespace {
 
-TEST_CASE("HyperNode: members by exact name, regex and labels; unknown fields kept",
+TEST_CASE("HyperNode: members by exact name, regex and labels, unknown fields kept",
           "[api][topology]") {
   absl::StatusOr<HyperNode> hn = HyperNode::Parse(R"({
     "apiVersion": "topology.volcano.sh/v1alpha1", "kind": "HyperNode",

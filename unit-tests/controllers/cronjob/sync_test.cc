@@ -146,7 +146,7 @@ TEST_CASE("PlanCronJob: history limits delete the oldest finished Jobs", "[contr
   CHECK(p.status.active[0].kind == "Job");
 }
 
-TEST_CASE("PlanCronJob: a limit of 0 keeps no finished Job; gone Jobs leave status.active",
+TEST_CASE("PlanCronJob: a limit of 0 keeps no finished Job, gone Jobs leave status.active",
           "[controllers][cronjob]") {
   const api::CronJob cj = Cron(R"(,"successfulJobsHistoryLimit":0)",
                                ActiveStatus("gone", "gone-uid", "2026-01-01T10:10:00Z"));

@@ -60,7 +60,7 @@ TEST_CASE("HyperNodeTree: members by name, regex, labels and lower-tier HyperNod
   CHECK(tree.LowestContaining("n0", 0) == nullptr);
 }
 
-TEST_CASE("HyperNodeTree: a bad regex matches nothing; cycles are cut by tier",
+TEST_CASE("HyperNodeTree: a bad regex matches nothing, cycles are cut by tier",
           "[sched][api][hypernode]") {
   HyperNodeMap hns;
   HyperNodeMemberInfo bad;

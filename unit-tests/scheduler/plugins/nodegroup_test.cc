@@ -70,7 +70,7 @@ void AddPod(ClusterInfo& c, const std::string& name, const std::string& group) {
   (void)c.AddTask(std::move(t));
 }
 
-TEST_CASE("nodegroup: the task annotation keeps a pod in its group; an impossible one says so",
+TEST_CASE("nodegroup: the task annotation keeps a pod in its group, an impossible one says so",
           "[sched][plugins][nodegroup]") {
   ClusterInfo c = Groups(MakeQueue("default"));
   AddPod(c, "inb", "b");

@@ -34,7 +34,7 @@ TEST_CASE("HcclRankPlugin: global ranks, masters first", "[controllers][job][plu
   CHECK((*plugin)->OnJobDelete(job).empty());
 }
 
-TEST_CASE("HcclRankPlugin: a RANK env or an existing annotation wins; custom task names",
+TEST_CASE("HcclRankPlugin: a RANK env or an existing annotation wins, custom task names",
           "[controllers][job][plugins]") {
   const api::Job job =
       MakeJob("h")

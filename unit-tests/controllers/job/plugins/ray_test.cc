@@ -78,7 +78,7 @@ TEST_CASE("RayPlugin: the head Service and its deletion", "[controllers][job][pl
   CHECK(refs[0].kind == "Service");
 }
 
-TEST_CASE("RayPlugin: custom task and container names; no head task is an error",
+TEST_CASE("RayPlugin: custom task and container names, no head task is an error",
           "[controllers][job][plugins]") {
   api::Job job = MakeJob("r2")
                      .Task(MakeTask("boss").Replicas(1).Container("main").Hostname("boss"))
