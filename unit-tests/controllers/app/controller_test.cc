@@ -38,10 +38,11 @@ TEST_CASE("LeaseNameFor: one Lease per controller set, independent of flag order
   CHECK(LeaseNameFor(kKnown) == "vc-controller-manager-cronjob-gc-job-podgroup-queue");
 }
 
-TEST_CASE("NewControllerRegistry: the five controllers", "[controllers][app]") {
+TEST_CASE("NewControllerRegistry: the six controllers", "[controllers][app]") {
   std::vector<std::string> names;
   for (const auto& [name, f] : NewControllerRegistry()) names.push_back(name);
-  CHECK(names == std::vector<std::string>{"gc", "hypernode", "job", "podgroup", "queue"});
+  CHECK(names ==
+        std::vector<std::string>{"cronjob", "gc", "hypernode", "job", "podgroup", "queue"});
 }
 
 TEST_CASE("ParallelFor: every index exactly once", "[controllers][app]") {
