@@ -77,9 +77,12 @@ bool JobFinished(const std::string& phase) {
 }
 
 std::string CronJobJobName(std::string_view cron_job_name, api::Time start) {
-  const int64_t minutes =
-      std::chrono::duration_cast<std::chrono::minutes>(start.time_since_epoch()).count();
-  return fmt::format("{}-{}", cron_job_name, minutes);
+  const int64_t seconds =
+      std::chrono::duration_cast<std::chrono::seconds>(start.time_since_epoch()).count();
+  if (seconds % 60 == 0) return fmt::format("{}-{}", cron_job_name, seconds / 60);
+  // A start off the minute (`@every 15s`): minutes would name two starts of one minute alike,
+  // and the second would be taken for the first (it would silently run once a minute).
+  return fmt::format("{}-{}s", cron_job_name, seconds);
 }
 
 CronPlan PlanCronJob(const api::CronJob& cj, const std::vector<OwnedJob>& jobs,

@@ -66,7 +66,8 @@ struct CronPlan {
 CronPlan PlanCronJob(const api::CronJob& cron_job, const std::vector<OwnedJob>& jobs,
                      const absl::StatusOr<CronSchedule>& schedule, api::Time now);
 
-// "<cronjob>-<nominal start in minutes since the epoch>" (Volcano's name: one Job per start).
+// "<cronjob>-<nominal start in minutes since the epoch>" (Volcano's name: one Job per start);
+// a start that is not on a minute (`@every 15s`) is "<cronjob>-<seconds since the epoch>s".
 std::string CronJobJobName(std::string_view cron_job_name, api::Time start);
 
 // The Job of start time `start`: spec.jobTemplate's metadata (labels, annotations) and spec,

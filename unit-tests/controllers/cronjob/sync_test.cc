@@ -76,6 +76,9 @@ TEST_CASE("PlanCronJob: the first start time after creation, then a requeue for 
   CHECK(api::FormatRfc3339(*due.start) == "2026-01-01T10:01:00Z");
   CHECK(*due.requeue_after == seconds(55) + milliseconds(100));
   CHECK(CronJobJobName("nightly", *due.start) == fmt::format("nightly-{}", 1767261660 / 60));
+  // Off the minute: seconds, so that two starts of one minute differ.
+  CHECK(CronJobJobName("fast", *due.start + std::chrono::seconds(15)) ==
+        fmt::format("fast-{}s", 1767261660 + 15));
   CHECK(due.events.empty());
 }
 
