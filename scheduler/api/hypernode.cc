@@ -50,12 +50,14 @@ HyperNodeTree HyperNodeTree::Build(const HyperNodeMap& hypernodes,
         } catch (const std::regex_error&) {
         }
       } else if (m.by_labels) {
-        for (const auto& [name, node] : nodes) {
+        for (const auto& entry : nodes) {
+          // Not a structured binding: Clang 14 (the sanitizer builds) cannot capture one.
+          const auto& labels = entry.second.labels();
           const bool match = std::all_of(m.labels.begin(), m.labels.end(), [&](const auto& kv) {
-            auto it = node.labels().find(kv.first);
-            return it != node.labels().end() && it->second == kv.second;
+            auto it = labels.find(kv.first);
+            return it != labels.end() && it->second == kv.second;
           });
-          if (match) out.insert(name);
+          if (match) out.insert(entry.first);
         }
       }
     }
