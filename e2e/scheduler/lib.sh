@@ -22,8 +22,13 @@ free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",
 
 apply_crds() {
   kubectl apply --server-side --force-conflicts -f "$BASALT_REPO_ROOT/crds" >/dev/null
-  kubectl wait --for=condition=Established --timeout=60s \
-    crd/queues.scheduling.volcano.sh crd/podgroups.scheduling.volcano.sh >/dev/null
+  # Retried: right after a create, kubectl wait can fail on a CRD with no status yet
+  # (".status.conditions accessor error: <nil>") instead of waiting.
+  for _ in $(seq 1 30); do
+    kubectl wait --for=condition=Established --timeout=60s \
+      crd/queues.scheduling.volcano.sh crd/podgroups.scheduling.volcano.sh >/dev/null 2>&1 && break
+    sleep 1
+  done
 }
 
 # start_scheduler [flags...]: starts vc-scheduler and waits until /readyz passes.

@@ -56,8 +56,13 @@ else
     kubectl apply --server-side -f - >/dev/null
   kubectl apply --server-side -f "$REPO/crds/scheduling.volcano.sh_queues.yaml" >/dev/null
 fi
-kubectl wait --for=condition=Established --timeout=60s \
-  crd/queues.scheduling.volcano.sh crd/podgroups.scheduling.volcano.sh >/dev/null
+# Retried: right after a create, kubectl wait can fail on a CRD with no status yet
+# (".status.conditions accessor error: <nil>") instead of waiting.
+for _ in $(seq 1 30); do
+  kubectl wait --for=condition=Established --timeout=60s \
+    crd/queues.scheduling.volcano.sh crd/podgroups.scheduling.volcano.sh >/dev/null 2>&1 && break
+  sleep 1
+done
 served=$(kubectl get --raw /apis/scheduling.volcano.sh/v1beta1 | jq -r '[.resources[].name] | join(" ")')
 e2e_log "served: $served"
 if [[ " $served " == *" podgroups/status "* ]]; then
