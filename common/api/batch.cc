@@ -274,8 +274,12 @@ void Job::SetStatus(const JobStatus& st) {
   // Keep the struct equal to what a re-parse would give (times have seconds precision).
   auto trunc = [](std::optional<Time>& t) {
     if (t.has_value()) {
-      *t = std::chrono::time_point_cast<Time::duration>(
-          std::chrono::floor<std::chrono::seconds>(*t));
+      // Floored to seconds, but not below the earliest whole second a Time holds (flooring
+      // Time::min() would overflow the nanoseconds; found by fuzz_api_objects under UBSan).
+      constexpr auto kEarliest = std::chrono::ceil<std::chrono::seconds>(Time::duration::min());
+      const auto secs =
+          std::max(std::chrono::floor<std::chrono::seconds>(t->time_since_epoch()), kEarliest);
+      *t = Time(std::chrono::duration_cast<Time::duration>(secs));
     }
   };
   trunc(status_.state.last_transition_time);
