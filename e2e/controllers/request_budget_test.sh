@@ -135,3 +135,10 @@ if grep -q '^OVER: ' <<<"$report"; then
 else
   pass "every counted write within its budget ($BUDGET_FILE)"
 fi
+
+# Leave no terminating namespace behind: the next suite on this cluster starts controllers that
+# act on every namespace (leaderelection/ha counts their 403s from one).
+kubectl delete vcjob -n "$ns" --all --wait=false >/dev/null 2>&1 || true
+kubectl delete namespace "$ns" --wait=false >/dev/null 2>&1 || true
+ns_gone() { ! kubectl get namespace "$ns" >/dev/null 2>&1; }
+wait_for "namespace $ns gone" 120 ns_gone
