@@ -67,10 +67,12 @@ T Reparse(const T& o, std::string_view what) {
   return *std::move(again);
 }
 
+// As Job::SetStatus floors: not below the earliest whole second a Time holds.
 std::optional<api::Time> Seconds(std::optional<api::Time> t) {
   if (!t) return t;
-  return std::chrono::time_point_cast<api::Time::duration>(
-      std::chrono::floor<std::chrono::seconds>(*t));
+  constexpr auto kEarliest = std::chrono::ceil<std::chrono::seconds>(api::Time::duration::min());
+  return api::Time(std::chrono::duration_cast<api::Time::duration>(
+      std::max(std::chrono::floor<std::chrono::seconds>(t->time_since_epoch()), kEarliest)));
 }
 
 // metav1.Time has whole seconds: compare statuses at that precision.
