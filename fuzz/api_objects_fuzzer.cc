@@ -9,6 +9,7 @@
 //  - writing the decoded status (and PodGroup spec) back with the setters and re-parsing gives
 //    the same decoded values (a status update never corrupts what it does not change).
 
+#include <algorithm>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
