@@ -113,29 +113,40 @@ std::shared_ptr<const cache::CachedPod> Pod() {
   return p;
 }
 
+// The loop's dependencies on a FakeClock, Volcano's built-in default configuration, one
+// node and the default queue; `deps` as RunSchedulingLoop takes them (period 1 s, no arrival
+// delay).
+struct LoopFixture {
+  LoopFixture() {
+    deps.state = &state;
+    deps.config = &config;
+    deps.config_mu = &config_mu;
+    deps.cycle = CycleDeps{&plugins, &actions, &binder, nullptr, &sink};
+    deps.period = milliseconds(1000);
+    deps.clock = &clock;
+    state.UpsertQueue(DefaultQueue());
+    state.UpsertNode(Node());
+  }
+  FakeClock clock;
+  cache::ClusterState state{cache::ClusterStateOptions{.clock = &clock}};
+  const PluginRegistry plugins = NewInTreeRegistry();
+  const ActionRegistry actions = NewInTreeActionRegistry();
+  ConfigStore config{&plugins, &actions};
+  std::mutex config_mu;
+  RecordingBinder binder{&clock};  // never assumes: the pod stays pending in the cache
+  NullSink sink;
+  LoopDeps deps;
+};
+
 TEST_CASE(
     "RunSchedulingLoop: a change is scheduled a period after the last cycle, an idle cluster "
     "every 30 s, and stop ends the loop at once",
     "[sched][app]") {
-  FakeClock clock;
-  cache::ClusterStateOptions options;
-  options.clock = &clock;
-  cache::ClusterState state(options);
-  const PluginRegistry plugins = NewInTreeRegistry();
-  const ActionRegistry actions = NewInTreeActionRegistry();
-  ConfigStore config(&plugins, &actions);  // Volcano's built-in default
-  std::mutex config_mu;
-  RecordingBinder binder(&clock);  // never assumes: the pod stays pending in the cache
-  NullSink sink;
-  LoopDeps deps;
-  deps.state = &state;
-  deps.config = &config;
-  deps.config_mu = &config_mu;
-  deps.cycle = CycleDeps{&plugins, &actions, &binder, nullptr, &sink};
-  deps.period = milliseconds(1000);
-  deps.clock = &clock;
-  state.UpsertQueue(DefaultQueue());
-  state.UpsertNode(Node());
+  LoopFixture f;
+  FakeClock& clock = f.clock;
+  cache::ClusterState& state = f.state;
+  RecordingBinder& binder = f.binder;
+  LoopDeps& deps = f.deps;
   const Clock::TimePoint start = clock.Now();
 
   std::jthread loop([&](std::stop_token stop) { (void)RunSchedulingLoop(stop, deps); });
@@ -174,26 +185,12 @@ TEST_CASE(
     "RunSchedulingLoop with an arrival delay: a new pod is scheduled that long after it came, "
     "not a period later; other changes still wait for the period",
     "[sched][app]") {
-  FakeClock clock;
-  cache::ClusterStateOptions options;
-  options.clock = &clock;
-  cache::ClusterState state(options);
-  const PluginRegistry plugins = NewInTreeRegistry();
-  const ActionRegistry actions = NewInTreeActionRegistry();
-  ConfigStore config(&plugins, &actions);
-  std::mutex config_mu;
-  RecordingBinder binder(&clock);  // never assumes: the pod stays pending in the cache
-  NullSink sink;
-  LoopDeps deps;
-  deps.state = &state;
-  deps.config = &config;
-  deps.config_mu = &config_mu;
-  deps.cycle = CycleDeps{&plugins, &actions, &binder, nullptr, &sink};
-  deps.period = milliseconds(1000);
+  LoopFixture f;
+  FakeClock& clock = f.clock;
+  cache::ClusterState& state = f.state;
+  RecordingBinder& binder = f.binder;
+  LoopDeps& deps = f.deps;
   deps.arrival_delay = milliseconds(20);
-  deps.clock = &clock;
-  state.UpsertQueue(DefaultQueue());
-  state.UpsertNode(Node());
 
   std::jthread loop([&](std::stop_token stop) { (void)RunSchedulingLoop(stop, deps); });
   REQUIRE(clock.WaitForTimers(1));  // the first cycle ran; waiting for a change
