@@ -273,14 +273,7 @@ void Job::SetStatus(const JobStatus& st) {
   status_ = st;
   // Keep the struct equal to what a re-parse would give (times have seconds precision).
   auto trunc = [](std::optional<Time>& t) {
-    if (t.has_value()) {
-      // Floored to seconds, but not below the earliest whole second a Time holds (flooring
-      // Time::min() would overflow the nanoseconds; found by fuzz_api_objects under UBSan).
-      constexpr auto kEarliest = std::chrono::ceil<std::chrono::seconds>(Time::duration::min());
-      const auto secs =
-          std::max(std::chrono::floor<std::chrono::seconds>(t->time_since_epoch()), kEarliest);
-      *t = Time(std::chrono::duration_cast<Time::duration>(secs));
-    }
+    if (t.has_value()) *t = FloorToSeconds(*t);
   };
   trunc(status_.state.last_transition_time);
   for (JobCondition& c : status_.conditions) trunc(c.last_transition_time);

@@ -257,10 +257,7 @@ void Lease::SetSpec(const LeaseSpec& spec) {
   spec_ = spec;
   // Keep the struct equal to what a re-parse would give (microsecond precision).
   for (std::optional<Time>* t : {&spec_.acquire_time, &spec_.renew_time}) {
-    if (t->has_value()) {
-      **t = std::chrono::time_point_cast<Time::duration>(
-          std::chrono::floor<std::chrono::microseconds>(**t));
-    }
+    if (t->has_value()) **t = FloorToMicros(**t);
   }
 }
 
@@ -347,8 +344,7 @@ void Event::SetCount(int32_t count, Time last_timestamp) {
   WriteInt(mutable_doc(), "count", count, allocator());
   WriteTime(mutable_doc(), "lastTimestamp", last_timestamp, allocator());
   fields_.count = count;
-  fields_.last_timestamp = std::chrono::time_point_cast<Time::duration>(
-      std::chrono::floor<std::chrono::seconds>(last_timestamp));
+  fields_.last_timestamp = FloorToSeconds(last_timestamp);
 }
 
 }  // namespace basalt::api

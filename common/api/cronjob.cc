@@ -71,10 +71,7 @@ void CronJob::SetStatus(const CronJobStatus& st) {
   WriteOptTime(s, "lastSuccessfulTime", st.last_successful_time, a);
   status_ = st;
   auto trunc = [](std::optional<Time>& t) {
-    if (t.has_value()) {
-      *t = std::chrono::time_point_cast<Time::duration>(
-          std::chrono::floor<std::chrono::seconds>(*t));
-    }
+    if (t.has_value()) *t = FloorToSeconds(*t);
   };
   trunc(status_.last_schedule_time);
   trunc(status_.last_successful_time);

@@ -17,7 +17,7 @@ void WriteOptCounter(json::Value& obj, std::string_view key, int32_t v, json::Al
 
 void TruncateToSeconds(std::optional<Time>& t) {
   if (t.has_value()) {
-    *t = std::chrono::time_point_cast<Time::duration>(std::chrono::floor<std::chrono::seconds>(*t));
+    *t = FloorToSeconds(*t);
   }
 }
 

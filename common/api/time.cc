@@ -1,5 +1,6 @@
 #include "common/api/time.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 
@@ -64,6 +65,13 @@ Civil ToCivil(Time t) {
                static_cast<int>(second_of_day % 3600 / 60),
                static_cast<int>(second_of_day % 60),
                nanos};
+}
+
+template <typename Unit>
+Time FloorTo(Time t) {
+  constexpr Unit kEarliest = std::chrono::ceil<Unit>(Time::duration::min());
+  return Time(std::chrono::duration_cast<Time::duration>(
+      std::max(std::chrono::floor<Unit>(t.time_since_epoch()), kEarliest)));
 }
 
 // secs + nanos/1e9 (0 <= nanos < 1e9) as a Time, saturated to [Time::min(), Time::max()].
@@ -151,5 +159,8 @@ std::string FormatRfc3339Micro(Time t) {
   return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:06}Z", c.year, c.month, c.day, c.hour,
                      c.minute, c.second, c.nanos / 1000);
 }
+
+Time FloorToSeconds(Time t) { return FloorTo<std::chrono::seconds>(t); }
+Time FloorToMicros(Time t) { return FloorTo<std::chrono::microseconds>(t); }
 
 }  // namespace basalt::api

@@ -29,6 +29,13 @@ using Time = std::chrono::system_clock::time_point;
 // never mistaken for a realistic time; no arithmetic on it overflows in the parser.
 absl::StatusOr<Time> ParseRfc3339(std::string_view text);
 
+// t floored to whole seconds (metav1.Time) / microseconds (metav1.MicroTime), what a write and
+// re-parse of t gives. Never below the earliest whole second / microsecond a Time holds: a
+// plain floor of Time::min() lies before it and overflows int64 nanoseconds (fuzz_api_objects
+// found it under UBSan, in Job, PodGroup and CronJob statuses alike).
+Time FloorToSeconds(Time t);
+Time FloorToMicros(Time t);
+
 // "2024-05-01T10:00:00Z": seconds precision, truncating sub-seconds (metav1.Time).
 std::string FormatRfc3339(Time t);
 // "2024-05-01T10:00:00.123456Z": always six fraction digits (metav1.MicroTime).

@@ -49,8 +49,20 @@ absl::StatusOr<PodGroupControl::Ensured> PodGroupControl::Ensure(const api::Job&
   if (!existing) {
     // Basalt deletes a job's PodGroup only on whole-job kills, after which the job is not
     // Running; a PodGroup missing otherwise was deleted by someone else (by hand, a script).
-    const bool lost =
-        (!memory.uid.empty() && memory.deleted_uids.count(memory.uid) == 0) || lost_while_running;
+    const bool remembered = !memory.uid.empty() && memory.deleted_uids.count(memory.uid) == 0;
+    if (remembered) {
+      // We created (or saw) it and have not deleted it: most often the informer has not yet
+      // delivered our own creation. A read settles it; a second POST would cost a write, a 409
+      // and this same read.
+      absl::StatusOr<json::Document> got =
+          client_->Get(client::PodGroups(), job.namespace_name(), job.name());
+      if (got.ok() && StringAt(*got, {"metadata", "uid"}) == memory.uid) {
+        return Ensured{std::string(StringAt(*got, {"status", "phase"})), false};
+      }
+      if (!got.ok() && !absl::IsNotFound(got.status())) return got.status();
+      // Gone, or replaced by someone else's: fall through to (re)create.
+    }
+    const bool lost = remembered || lost_while_running;
     absl::StatusOr<json::Document> created =
         client_->Create(client::PodGroups(), job.namespace_name(), json::Serialize(desired));
     if (created.ok()) {

@@ -5,6 +5,8 @@
 
 #include "common/util/status.h"
 
+using basalt::api::FloorToMicros;
+using basalt::api::FloorToSeconds;
 using basalt::api::FormatRfc3339;
 using basalt::api::FormatRfc3339Micro;
 using basalt::api::ParseRfc3339;
@@ -92,4 +94,20 @@ TEST_CASE("Time: the last and first representable instants parse exactly", "[api
   CHECK(above_min->time_since_epoch().count() == Time::min().time_since_epoch().count() + 1);
   CHECK(*ParseRfc3339("1677-09-21T00:12:43.145224191Z") == Time::min());
   CHECK(FormatRfc3339Micro(*above_min) == "1677-09-21T00:12:43.145224Z");
+}
+
+TEST_CASE("Time: FloorToSeconds and FloorToMicros floor but never below the first whole unit",
+          "[api][time]") {
+  const Time t = *ParseRfc3339("2024-05-01T10:00:00.123456789Z");
+  CHECK(FloorToSeconds(t) == *ParseRfc3339("2024-05-01T10:00:00Z"));
+  CHECK(FloorToMicros(t) == *ParseRfc3339("2024-05-01T10:00:00.123456Z"));
+  const Time before_epoch = *ParseRfc3339("1969-12-31T23:59:59.5Z");
+  CHECK(FloorToSeconds(before_epoch) == *ParseRfc3339("1969-12-31T23:59:59Z"));
+  // A plain floor of Time::min() lies before it (overflow); the helpers stop at the first whole
+  // second / microsecond a Time holds, and FormatRfc3339 of that re-parses to itself.
+  CHECK(FloorToSeconds(Time::min()) == *ParseRfc3339("1677-09-21T00:12:44Z"));
+  CHECK(FloorToMicros(Time::min()) == *ParseRfc3339("1677-09-21T00:12:43.145225Z"));
+  CHECK(*ParseRfc3339(FormatRfc3339(FloorToSeconds(Time::min()))) ==
+        FloorToSeconds(Time::min()));
+  CHECK(FloorToSeconds(Time::max()) == *ParseRfc3339("2262-04-11T23:47:16Z"));
 }
