@@ -107,7 +107,6 @@ TEST_CASE("Time: FloorToSeconds and FloorToMicros floor but never below the firs
   // second / microsecond a Time holds, and FormatRfc3339 of that re-parses to itself.
   CHECK(FloorToSeconds(Time::min()) == *ParseRfc3339("1677-09-21T00:12:44Z"));
   CHECK(FloorToMicros(Time::min()) == *ParseRfc3339("1677-09-21T00:12:43.145225Z"));
-  CHECK(*ParseRfc3339(FormatRfc3339(FloorToSeconds(Time::min()))) ==
-        FloorToSeconds(Time::min()));
+  CHECK(*ParseRfc3339(FormatRfc3339(FloorToSeconds(Time::min()))) == FloorToSeconds(Time::min()));
   CHECK(FloorToSeconds(Time::max()) == *ParseRfc3339("2262-04-11T23:47:16Z"));
 }
