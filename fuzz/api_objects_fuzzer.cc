@@ -77,6 +77,10 @@ std::optional<api::Time> Seconds(std::optional<api::Time> t) {
 api::JobStatus AtSeconds(api::JobStatus s) {
   s.state.last_transition_time = Seconds(s.state.last_transition_time);
   for (auto& c : s.conditions) c.last_transition_time = Seconds(c.last_transition_time);
+  for (auto& c : s.typed_conditions) {
+    c.last_transition_time = Seconds(c.last_transition_time);
+    c.last_probe_time = Seconds(c.last_probe_time);
+  }
   return s;
 }
 

@@ -277,7 +277,10 @@ void Job::SetStatus(const JobStatus& st) {
   };
   trunc(status_.state.last_transition_time);
   for (JobCondition& c : status_.conditions) trunc(c.last_transition_time);
-  for (Condition& c : status_.typed_conditions) trunc(c.last_transition_time);
+  for (Condition& c : status_.typed_conditions) {
+    trunc(c.last_transition_time);
+    trunc(c.last_probe_time);
+  }
 }
 
 const Condition* JobStatus::FindTypedCondition(std::string_view type) const {

@@ -62,7 +62,8 @@ SchedulerMetrics::SchedulerMetrics(prometheus::Registry& registry)
                          "does not implement and skips")
                    .Register(registry)),
       skipped_actions_(skipped_.Add({{"kind", "action"}})),
-      skipped_plugins_(skipped_.Add({{"kind", "plugin"}})) {}
+      skipped_plugins_(skipped_.Add({{"kind", "plugin"}})),
+      volcano_(registry) {}
 
 void SchedulerMetrics::ObserveCycle(Clock::Duration d, size_t pending_jobs) {
   cycle_.Observe(Seconds(d));
@@ -76,6 +77,7 @@ void SchedulerMetrics::ObserveBind(const cache::BindResult& r) {
     bind_latency_.Observe(Seconds(r.latency));
   } else {
     bind_failures_.Increment();
+    volcano_.ObserveBindError();
   }
 }
 
@@ -140,7 +142,11 @@ absl::Status RunSchedulingLoop(std::stop_token stop, const LoopDeps& deps) {
     std::string uid = fmt::format(
         "cycle-{}-{}", cycle_number++,
         std::chrono::duration_cast<std::chrono::milliseconds>(wall.time_since_epoch()).count());
-    absl::Status s = RunCycleOn(snap.cluster, config, deps.cycle, std::move(uid), wall);
+    CycleDeps cycle = deps.cycle;
+    CycleReport report;
+    if (deps.metrics != nullptr) cycle.report = &report;
+    absl::Status s = RunCycleOn(snap.cluster, config, cycle, std::move(uid), wall);
+    if (s.ok() && deps.metrics != nullptr) deps.metrics->ObserveReport(report, snap.cluster);
     // Handed back, the snapshot is updated in place next cycle instead of copied (decision 6).
     if (s.ok()) deps.state->ReturnSnapshot(std::move(snap.cluster), snap.handout);
     last_end = clock.Now();

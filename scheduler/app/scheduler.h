@@ -24,6 +24,7 @@
 #include "prometheus/gauge.h"
 #include "prometheus/histogram.h"
 #include "prometheus/registry.h"
+#include "scheduler/app/volcano_metrics.h"
 #include "scheduler/cache/binder.h"
 #include "scheduler/cache/cluster_state.h"
 #include "scheduler/framework/config_store.h"
@@ -40,6 +41,10 @@ class SchedulerMetrics {
   // Sets basalt_scheduler_config_skipped_names{kind="action"|"plugin"}: how many names the
   // configuration in force skipped because Basalt does not implement them.
   void ObserveConfig(const SchedulerConfig& config);
+  // The volcano_* series (volcano_metrics.h) from one cycle's report.
+  void ObserveReport(const CycleReport& report, const ClusterInfo& cluster) {
+    volcano_.ObserveCycle(report, cluster);
+  }
 
  private:
   prometheus::Histogram& cycle_;
@@ -54,6 +59,7 @@ class SchedulerMetrics {
   prometheus::Family<prometheus::Gauge>& skipped_;
   prometheus::Gauge& skipped_actions_;
   prometheus::Gauge& skipped_plugins_;
+  VolcanoMetrics volcano_;
 };
 
 struct LoopDeps {

@@ -1,5 +1,7 @@
 #include "scheduler/framework/framework.h"
 
+#include <chrono>
+
 #include "common/util/log.h"
 #include "common/util/status.h"
 #include "fmt/format.h"
@@ -20,11 +22,20 @@ absl::Status RunCycleOn(ClusterInfo& snapshot, const SchedulerConfig& config, co
       return absl::InvalidArgumentError(fmt::format("unknown action \"{}\"", name));
     actions.push_back((*factory)());
   }
-  SessionOptions options{std::move(session_uid), now, deps.binder, deps.evictor, deps.node_sampler};
+  if (deps.report != nullptr) *deps.report = CycleReport();
+  SessionOptions options{std::move(session_uid), now,        deps.binder, deps.evictor,
+                         deps.node_sampler,      deps.report};
   BASALT_ASSIGN_OR_RETURN(
       std::unique_ptr<Session> ssn,
       Session::Open(std::move(snapshot), config, *deps.plugins, std::move(options)));
-  for (auto& action : actions) action->Execute(*ssn);
+  for (size_t i = 0; i < actions.size(); ++i) {
+    const auto start = std::chrono::steady_clock::now();
+    actions[i]->Execute(*ssn);
+    if (deps.report != nullptr) {
+      deps.report->actions.push_back(
+          CycleReport::Timing{config.actions[i], std::chrono::steady_clock::now() - start});
+    }
+  }
   ssn->Close(deps.sink);
   snapshot = std::move(ssn->cluster());
   return absl::OkStatus();

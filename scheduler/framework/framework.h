@@ -8,6 +8,7 @@
 #include "absl/status/status.h"
 #include "scheduler/api/cluster_info.h"
 #include "scheduler/conf/config.h"
+#include "scheduler/framework/cycle_report.h"
 #include "scheduler/framework/interfaces.h"
 #include "scheduler/framework/plugin.h"
 #include "scheduler/framework/session.h"
@@ -21,6 +22,8 @@ struct CycleDeps {
   Evictor* evictor = nullptr;
   StatusSink* sink = nullptr;
   NodeSampler* node_sampler = nullptr;  // may be null: default sampling options
+  // May be null. When set, RunCycleOn fills it (it is cleared first): timings, counts, queues.
+  CycleReport* report = nullptr;
 };
 
 // Returns kInvalidArgument if the config names an unknown action or plugin, or a plugin's

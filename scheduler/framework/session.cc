@@ -72,7 +72,15 @@ absl::StatusOr<std::unique_ptr<Session>> Session::Open(ClusterInfo cluster,
     }
   }
   // Open only after all plugins were built, so a bad config never half-opens a session.
-  for (auto& plugin : ssn->plugins_) plugin->OnSessionOpen(*ssn);
+  ssn->opened_at_ = std::chrono::steady_clock::now();
+  for (auto& plugin : ssn->plugins_) {
+    const auto start = std::chrono::steady_clock::now();
+    plugin->OnSessionOpen(*ssn);
+    if (ssn->options_.report != nullptr) {
+      ssn->options_.report->plugins.push_back(CycleReport::PluginTiming{
+          std::string(plugin->Name()), true, std::chrono::steady_clock::now() - start});
+    }
+  }
   ssn->PlanAll();
   return ssn;
 }

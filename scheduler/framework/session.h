@@ -28,6 +28,8 @@
 //
 // Single-threaded: a session and its snapshot belong to the scheduling thread.
 
+#include <chrono>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
@@ -39,6 +41,7 @@
 #include "absl/status/statusor.h"
 #include "scheduler/api/cluster_info.h"
 #include "scheduler/conf/config.h"
+#include "scheduler/framework/cycle_report.h"
 #include "scheduler/framework/interfaces.h"
 #include "scheduler/framework/node_sampling.h"
 #include "scheduler/framework/outcome.h"
@@ -106,6 +109,8 @@ struct SessionOptions {
   // Node sampling of the allocate action, with its start index kept across cycles. Not owned;
   // null: the session uses its own sampler with the default options.
   NodeSampler* node_sampler = nullptr;
+  // Not owned; may be null. Close() fills it (cycle_report.h); RunCycleOn adds action timings.
+  CycleReport* report = nullptr;
 };
 
 class Session {
@@ -214,6 +219,13 @@ class Session {
   // Records an event to be emitted at Close (e.g. an enqueue rejection on a PodGroup).
   void RecordEvent(EventRecord event) { events_.push_back(std::move(event)); }
 
+  // ---- Report (for the scheduler's metrics; no effect on decisions) ----
+  // A plugin's view of a queue this cycle (deserved share, real capability); the last report
+  // of a queue wins. Kept in the CycleReport when SessionOptions::report is set.
+  void ReportQueue(const std::string& queue, QueueShareReport report);
+  // The preempt action tried to place one preemptor task.
+  void NotePreemptionAttempt() { ++preemption_attempts_; }
+
  private:
   Session(ClusterInfo cluster, SchedulerConfig config, SessionOptions options);
 
@@ -249,6 +261,8 @@ class Session {
   void FireAllocate(const TaskInfo& task);
   void FireDeallocate(const TaskInfo& task);
   void WriteJobStatus(JobInfo& job, StatusSink* sink);
+  // Fills options_.report at the end of Close (cycle_report.cc).
+  void FillReport();
 
   ClusterInfo cluster_;
   SchedulerConfig config_;
@@ -258,6 +272,12 @@ class Session {
   mutable NodeSampler own_node_sampler_;  // when options_.node_sampler is null
   std::vector<std::unique_ptr<Plugin>> plugins_;
   std::vector<EventRecord> events_;
+  std::map<std::string, QueueShareReport> queue_reports_;
+  int64_t preemption_attempts_ = 0;
+  int64_t evictions_ = 0;
+  int64_t dispatched_ = 0;
+  std::vector<std::chrono::nanoseconds> task_latencies_;
+  std::chrono::steady_clock::time_point opened_at_{};
   // PodGroup status at open, to write only what changed at close.
   std::map<std::string, PodGroupStatus> old_status_;
 

@@ -130,6 +130,12 @@ void Session::Dispatch(const std::vector<TaskInfo*>& tasks) {
     NodeInfo* node = FindNode(task->node_name);
     if (job == nullptr || node == nullptr) continue;
     job->UpdateTaskStatus(task, TaskStatus::kBinding);
+    ++dispatched_;
+    if (options_.report != nullptr && task->creation_time != Timestamp{}) {
+      task_latencies_.push_back(std::max(std::chrono::nanoseconds::zero(),
+                                         std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                             options_.now - task->creation_time)));
+    }
     if (absl::Status s = node->UpdateTask(task, TaskStatus::kAllocated); !s.ok()) {
       BASALT_LOG_ERROR("Dispatch: node accounting broken", "task", task->Key(), "error",
                        MessageOf(s));
@@ -142,6 +148,7 @@ void Session::Dispatch(const std::vector<TaskInfo*>& tasks) {
 }
 
 void Session::SendEviction(const TaskInfo& task, const EvictionCause& cause) {
+  ++evictions_;
   if (options_.evictor != nullptr) options_.evictor->Evict(task, cause);
 }
 
@@ -230,7 +237,14 @@ void Session::WriteJobStatus(JobInfo& job, StatusSink* sink) {
 }
 
 void Session::Close(StatusSink* sink) {
-  for (auto& plugin : plugins_) plugin->OnSessionClose(*this);
+  for (auto& plugin : plugins_) {
+    const auto start = std::chrono::steady_clock::now();
+    plugin->OnSessionClose(*this);
+    if (options_.report != nullptr) {
+      options_.report->plugins.push_back(CycleReport::PluginTiming{
+          std::string(plugin->Name()), false, std::chrono::steady_clock::now() - start});
+    }
+  }
   for (auto& [id, job] : jobs()) {
     WriteJobStatus(job, sink);
     if (sink == nullptr) continue;
@@ -246,6 +260,8 @@ void Session::Close(StatusSink* sink) {
       }
     }
   }
+  // After the phases are decided (WriteJobStatus), against the status saved at open.
+  if (options_.report != nullptr) FillReport();
   if (sink == nullptr) return;
   // Queue status.allocated: the queue's own jobs, added up the parent chain.
   std::map<std::string, Resource> allocated;

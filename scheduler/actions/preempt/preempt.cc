@@ -202,6 +202,7 @@ class PreemptAction final : public Action {
   // pipelines the task there. Returns whether it did.
   static bool PreemptFor(Session& ssn, const QueueInfo& queue, const JobInfo& job, TaskInfo* task,
                          bool same_job, Statement& stmt) {
+    ssn.NotePreemptionAttempt();
     std::vector<NodePlan> plans;
     for (NodeInfo* node : ssn.node_list()) {
       Outcome o = ssn.Predicate(*task, *node);

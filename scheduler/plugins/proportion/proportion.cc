@@ -229,6 +229,13 @@ class ProportionPlugin final : public Plugin {
                                      [this, &ssn](const TaskInfo& t) { Update(ssn, t, -1); }});
   }
 
+  // For the metrics (volcano_queue_deserved_*, _real_capacity_*, volcano_queue_share).
+  void OnSessionClose(Session& ssn) override {
+    for (const auto& [name, a] : queues_) {
+      ssn.ReportQueue(name, QueueShareReport{a.deserved, a.real_capability, a.share});
+    }
+  }
+
  private:
   struct Attr {
     Resource deserved;

@@ -129,7 +129,7 @@ class FakeCluster {
     RecordingStatusSink sink;
     PluginRegistry plugins = NewInTreeRegistry();
     ActionRegistry actions = NewInTreeActionRegistry();
-    CycleDeps deps{&plugins, &actions, &binder, &evictor, &sink};
+    CycleDeps deps{&plugins, &actions, &binder, &evictor, &sink, nullptr, &last_report_};
     ++cycle_;
     BASALT_RETURN_IF_ERROR(
         sched::RunCycle(Snapshot(), config, deps, "cycle-" + std::to_string(cycle_), T(cycle_)));
@@ -189,6 +189,8 @@ class FakeCluster {
     return sum;
   }
   const Job& job(const std::string& id) const { return jobs_.at(id); }
+  // What the last cycle reported (framework/cycle_report.h).
+  const CycleReport& last_report() const { return last_report_; }
   int evictions() const { return evictions_; }
   // Every pod uid evicted so far, in order (a uid twice: evicted twice).
   const std::vector<std::string>& evicted_uids() const { return evicted_uids_; }
@@ -222,6 +224,7 @@ class FakeCluster {
   RecordingStatusSink last_sink_;
   RecordingBinder last_binder_;
   std::vector<EvictionCause> last_evictions_;
+  CycleReport last_report_;
   std::vector<std::string> evicted_uids_;
 };
 
