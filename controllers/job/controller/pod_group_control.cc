@@ -1,5 +1,6 @@
 #include "controllers/job/controller/pod_group_control.h"
 
+#include "common/api/codec.h"
 #include "common/api/scheduling.h"
 #include "common/api/vocabulary.h"
 #include "common/client/errors.h"
@@ -114,25 +115,23 @@ absl::Status PodGroupControl::Delete(const api::Job& job, PodGroupMemory& memory
 std::optional<api::Condition> PodGroupControl::PendingCondition(const api::Job& job) const {
   informer::Object cached = pod_groups_->Get(JobKey(job.namespace_name(), job.name()));
   if (!cached) return std::nullopt;
-  const json::Value* conditions = json::FindPath(cached.doc(), {"status", "conditions"});
-  if (conditions == nullptr || !conditions->IsArray()) return std::nullopt;
-  const json::Value* newest = nullptr;
-  std::string_view newest_time;
-  for (const auto& c : conditions->GetArray()) {
-    if (json::GetString(c, "status") != "True") continue;
-    std::string_view t = json::GetString(c, "lastTransitionTime");
-    if (newest == nullptr || t >= newest_time) {
+  // Only the conditions are decoded (the model's reader, not the whole PodGroup): this runs on
+  // every visit of a Pending job.
+  api::FieldReader status(json::Find(cached.doc(), "status"), "status");
+  const std::vector<api::Condition> conditions = status.Conditions("conditions");
+  const api::Condition* newest = nullptr;
+  for (const api::Condition& c : conditions) {
+    if (c.status != "True") continue;
+    if (newest == nullptr || c.last_transition_time.value_or(api::Time::min()) >=
+                                 newest->last_transition_time.value_or(api::Time::min())) {
       newest = &c;
-      newest_time = t;
     }
   }
-  if (newest == nullptr || json::GetString(*newest, "type") == api::kPodGroupScheduled) {
-    return std::nullopt;
-  }
+  if (newest == nullptr || newest->type == api::kPodGroupScheduled) return std::nullopt;
   api::Condition out;
-  out.type = std::string(json::GetString(*newest, "type"));
+  out.type = newest->type;
   out.status = "True";
-  out.message = std::string(json::GetString(*newest, "message"));
+  out.message = newest->message;
   return out;
 }
 

@@ -9,9 +9,12 @@
 #include <vector>
 
 #include "common/client/resource.h"
+#include "common/informer/store.h"
 #include "controllers/job/controller/plugin_objects.h"
 #include "controllers/job/controller/pod_control.h"
+#include "controllers/job/controller/pod_group_control.h"
 #include "controllers/job/controller/worker_pool.h"
+#include "fmt/format.h"
 #include "unit-tests/controllers/job/job_builder.h"
 
 namespace basalt::controllers {
@@ -141,6 +144,39 @@ TEST_CASE("IsJsonSubset: fields the API server added are no difference",
   CHECK(IsJsonSubset(*want, *have));
   CHECK_FALSE(IsJsonSubset(*have, *want));
   CHECK_FALSE(IsJsonSubset(*want, *other));
+}
+
+TEST_CASE("PodGroupControl: the newest True condition but Scheduled says why a gang waits",
+          "[controllers][job-controller][controls]") {
+  informer::Store store;
+  PodGroupControl control(nullptr, &store);
+  const api::Job job = MakeJob("train").Build();
+  auto put = [&](std::string_view conditions) {
+    auto doc = json::Parse(fmt::format(
+        R"({{"metadata":{{"name":"{}","namespace":"{}"}},"status":{{"conditions":{}}}}})",
+        job.name(), job.namespace_name(), conditions));
+    REQUIRE(doc.ok());
+    const std::string key = fmt::format("{}/{}", job.namespace_name(), job.name());
+    store.Upsert(
+        informer::Object::Make<json::Document>(key, "1", informer::ShareDocument(std::move(*doc))));
+  };
+  CHECK_FALSE(control.PendingCondition(job).has_value());  // no PodGroup
+  // Times compare as times, not strings: the fractional one is the newer.
+  put(R"([{"type":"Unschedulable","status":"True","message":"0/4 nodes are available",
+           "lastTransitionTime":"2026-12-02T10:00:00.5Z"},
+          {"type":"Inqueue","status":"True","message":"admitted",
+           "lastTransitionTime":"2026-12-02T10:00:00Z"},
+          {"type":"Unschedulable","status":"False","message":"old",
+           "lastTransitionTime":"2026-12-02T11:00:00Z"}])");
+  std::optional<api::Condition> c = control.PendingCondition(job);
+  REQUIRE(c.has_value());
+  CHECK(c->type == "Unschedulable");
+  CHECK(c->message == "0/4 nodes are available");
+  put(R"([{"type":"Unschedulable","status":"True","lastTransitionTime":"2026-12-02T10:00:00Z"},
+          {"type":"Scheduled","status":"True","lastTransitionTime":"2026-12-02T10:00:05Z"}])");
+  CHECK_FALSE(control.PendingCondition(job).has_value());
+  put("[]");
+  CHECK_FALSE(control.PendingCondition(job).has_value());
 }
 
 }  // namespace
