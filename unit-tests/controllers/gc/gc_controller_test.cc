@@ -32,5 +32,13 @@ TEST_CASE("JobExpiry: no TTL, or a job still running, never expires", "[controll
   CHECK(JobExpiry(Job(R"("ttlSecondsAfterFinished":0)", "Failed")).has_value());
 }
 
+TEST_CASE("JobExpiry: a TTL that is not a valid int32, or a negative one, never expires",
+          "[controllers][gc]") {
+  CHECK_FALSE(JobExpiry(Job(R"("ttlSecondsAfterFinished":-1)", "Completed")));
+  CHECK_FALSE(JobExpiry(Job(R"("ttlSecondsAfterFinished":"30")", "Completed")));
+  // Larger than the API's int32: never an overflowed time in the past.
+  CHECK_FALSE(JobExpiry(Job(R"("ttlSecondsAfterFinished":9223372036854775807)", "Completed")));
+}
+
 }  // namespace
 }  // namespace basalt::controllers
