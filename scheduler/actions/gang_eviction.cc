@@ -333,7 +333,6 @@ class GangEviction {
       });
       for (const TaskInfo* p : pods) units.push_back({p});
     }
-    if (units.size() <= 1) return original;
     std::set<const TaskInfo*> dropped;
     for (const auto& unit : units) {
       std::map<std::string, Resource> without = available;
@@ -401,10 +400,12 @@ class GangEviction {
     for (const TaskInfo* t : pending) need += t->init_resreq;
     for (const std::vector<NodeInfo*>& nodes : Domains(job)) {
       if (nodes.empty()) continue;
-      std::vector<Bundle> bundles = SelectBundles(queue, job, *pending.front(), nodes, need);
-      if (bundles.empty()) continue;
       Resource idle;
       for (const NodeInfo* node : nodes) idle += node->FutureIdle();
+      // Room already freed (victims of an earlier cycle still terminating) is used first.
+      if (need.LessEqual(idle) && Simulate(queue, job, pending, nodes, {}, stmt)) return;
+      std::vector<Bundle> bundles = SelectBundles(queue, job, *pending.front(), nodes, need);
+      if (bundles.empty()) continue;
       std::vector<Bundle> selected;
       Resource freed;
       for (Bundle& b : bundles) {
