@@ -15,7 +15,9 @@
 #   rigid    100 offline gangs of 8 x 1 GPU, minMember 8; online: 16 x 1 GPU, minMember 16.
 #            Minimum: 16 pods (2 whole gangs); preempt never breaks a gang, so it evicts none
 #            and the online job does not run (reported as "not running after <timeout> s").
-# Prints one line per run: action, scenario, seconds to Running, pods evicted, minimum.
+# Prints one line per run: action, scenario, seconds to Running, pods evicted, minimum. The
+# cluster is left running for another pass (--reuse); stop it with
+# e2e/cluster/down.sh --state-dir <state dir>.
 set -euo pipefail
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD_DIR=$REPO/_output/build STATE_DIR=$REPO/_output/bench-preempt REUSE=0 TIMEOUT=60
