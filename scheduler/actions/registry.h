@@ -5,7 +5,7 @@
 
 namespace basalt::sched {
 
-// Registers: enqueue, allocate, backfill, reclaim, preempt.
+// Registers: enqueue, allocate, backfill, reclaim, preempt, gangpreempt, gangreclaim.
 ActionRegistry NewInTreeActionRegistry();
 
 }  // namespace basalt::sched

@@ -263,6 +263,23 @@ absl::Status ValidateSchedulerConfig(const SchedulerConfig& config,
       return Invalid(fmt::format("configurations: unknown action \"{}\" (known actions: {})",
                                  c.name, Join(known_actions)));
     }
+    if (c.name == "gangpreempt" || c.name == "gangreclaim") {
+      // The arguments the gang actions read (scheduler/actions/gang_eviction.h).
+      auto prefix = [&c](const absl::Status& s) {
+        return Invalid(fmt::format("configurations: {}: {}", c.name, std::string(s.message())));
+      };
+      if (auto v = c.arguments.GetInt("maxDomains", 8); !v.ok()) return prefix(v.status());
+      if (auto v = c.arguments.GetBool("allowWholeBundle", true); !v.ok()) {
+        return prefix(v.status());
+      }
+      const std::string policy = c.arguments.GetString("victimOrderPolicy", "safe-first");
+      if (policy != "safe-first" && policy != "priority-first") {
+        return Invalid(fmt::format(
+            "configurations: {}: victimOrderPolicy must be safe-first or priority-first, got "
+            "\"{}\"",
+            c.name, policy));
+      }
+    }
   }
   std::set<std::string, std::less<>> seen;
   for (size_t t = 0; t < config.tiers.size(); ++t) {

@@ -350,7 +350,12 @@ bool Session::Preemptive(const QueueInfo& queue, const TaskInfo& task) const {
 
 std::vector<const TaskInfo*> Session::Evictable(const Extension<EvictableFn>& ext,
                                                 const TaskInfo& preemptor,
-                                                const std::vector<const TaskInfo*>& candidates) {
+                                                const std::vector<const TaskInfo*>& candidates,
+                                                std::string_view permit_all) {
+  const EvictableFn* permitted = nullptr;
+  if (!permit_all.empty()) {
+    if (auto it = ext.fns.find(permit_all); it != ext.fns.end()) permitted = &it->second;
+  }
   std::optional<std::vector<const TaskInfo*>> tier_result;
   std::vector<const TaskInfo*> winner;
   bool tier_failed = false;
@@ -358,7 +363,7 @@ std::vector<const TaskInfo*> Session::Evictable(const Extension<EvictableFn>& ex
       ext,
       [&](const EvictableFn& fn) {
         if (tier_failed) return true;
-        auto victims = fn(preemptor, candidates);
+        auto victims = &fn == permitted ? std::optional(candidates) : fn(preemptor, candidates);
         if (!victims.has_value()) return true;  // abstain
         if (!tier_result.has_value()) {
           tier_result = *std::move(victims);
@@ -404,6 +409,16 @@ std::vector<const TaskInfo*> Session::Preemptable(
 std::vector<const TaskInfo*> Session::Reclaimable(
     const TaskInfo& reclaimer, const std::vector<const TaskInfo*>& candidates) const {
   return Evictable(reclaimable_, reclaimer, candidates);
+}
+
+std::vector<const TaskInfo*> Session::GangPreemptable(
+    const TaskInfo& preemptor, const std::vector<const TaskInfo*>& candidates) const {
+  return Evictable(preemptable_, preemptor, candidates, "gang");
+}
+
+std::vector<const TaskInfo*> Session::GangReclaimable(
+    const TaskInfo& reclaimer, const std::vector<const TaskInfo*>& candidates) const {
+  return Evictable(reclaimable_, reclaimer, candidates, "gang");
 }
 
 }  // namespace basalt::sched

@@ -197,6 +197,13 @@ class Session {
                                            const std::vector<const TaskInfo*>& candidates) const;
   std::vector<const TaskInfo*> Reclaimable(const TaskInfo& reclaimer,
                                            const std::vector<const TaskInfo*>& candidates) const;
+  // Preemptable / Reclaimable for the gang-level actions (gangpreempt, gangreclaim): the gang
+  // plugin's function counts as allowing every candidate, since those actions keep each victim
+  // job's minAvailable themselves (victim bundles), as Volcano's gang permits all there.
+  std::vector<const TaskInfo*> GangPreemptable(
+      const TaskInfo& preemptor, const std::vector<const TaskInfo*>& candidates) const;
+  std::vector<const TaskInfo*> GangReclaimable(
+      const TaskInfo& reclaimer, const std::vector<const TaskInfo*>& candidates) const;
   std::optional<JobDomains> JobDomainsFor(const JobInfo& job) const;
 
   // ---- State changes ----
@@ -254,9 +261,11 @@ class Session {
   static void ForEach(const Extension<Fn>& ext, Visit visit, TierEnd tier_end);
   template <typename Fn, typename T>
   static int CompareBy(const Extension<Fn>& ext, const T& l, const T& r);
+  // `permit_all`: a plugin whose function is taken as returning every candidate (none: "").
   static std::vector<const TaskInfo*> Evictable(const Extension<EvictableFn>& ext,
                                                 const TaskInfo& preemptor,
-                                                const std::vector<const TaskInfo*>& candidates);
+                                                const std::vector<const TaskInfo*>& candidates,
+                                                std::string_view permit_all = {});
   static bool Vote(const Extension<JobVoteFn>& ext, const JobInfo& job);
   void FireAllocate(const TaskInfo& task);
   void FireDeallocate(const TaskInfo& task);
