@@ -206,4 +206,11 @@ std::string Resource::ToString() const {
   return out;
 }
 
+bool IsWholeUnitResource(std::string_view name) {
+  if (name == kCpu || name == kMemory || name == "ephemeral-storage" || name == "pods") {
+    return false;
+  }
+  return !name.starts_with("hugepages-") && !name.starts_with("attachable-volumes-");
+}
+
 }  // namespace basalt::sched

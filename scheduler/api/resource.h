@@ -131,6 +131,11 @@ class Resource {
   std::map<std::string, int64_t, std::less<>> scalars_;
 };
 
+// True for resources that only come in whole units: extended resources such as nvidia.com/gpu
+// (Kubernetes refuses fractional requests of them). False for cpu, memory, ephemeral-storage,
+// hugepages-* and attachable-volumes-*.
+bool IsWholeUnitResource(std::string_view name);
+
 // Formats one dimension's value readably: cpu as cores or millicores ("2", "1500m"), memory
 // with binary suffixes when exact ("2Gi"), scalars as units ("4", "1500m"). kUnbounded (and more,
 // short of saturation) prints "unlimited"; a saturated value prints with " or more" appended,

@@ -128,6 +128,7 @@ void Session::PlanAll() {
   Plan(preemptable_);
   Plan(reclaimable_);
   Plan(job_domains_);
+  Plan(queue_headroom_);
   opened_ = true;
 }
 
@@ -153,6 +154,7 @@ BASALT_SESSION_ADD_FN(AddPreemptiveFn, PreemptiveFn, preemptive_)
 BASALT_SESSION_ADD_FN(AddPreemptableFn, EvictableFn, preemptable_)
 BASALT_SESSION_ADD_FN(AddReclaimableFn, EvictableFn, reclaimable_)
 BASALT_SESSION_ADD_FN(AddJobDomainsFn, JobDomainsFn, job_domains_)
+BASALT_SESSION_ADD_FN(AddQueueHeadroomFn, QueueHeadroomFn, queue_headroom_)
 #undef BASALT_SESSION_ADD_FN
 
 void Session::AddEventHandler(EventHandler handler) {
@@ -334,6 +336,28 @@ bool Session::Overused(const QueueInfo& queue) const {
       },
       [] { return true; });
   return overused;
+}
+
+std::optional<Resource> Session::QueueHeadroom(const QueueInfo& queue) const {
+  std::optional<Resource> headroom;
+  ForEach(
+      queue_headroom_,
+      [&](const QueueHeadroomFn& fn) {
+        std::optional<Resource> h = fn(queue);
+        if (!h.has_value()) return true;
+        if (!headroom.has_value()) {
+          headroom = std::move(h);
+          return true;
+        }
+        Resource both = headroom->Min(*h, MissingAs::kInfinity);
+        for (const auto& [name, v] : h->scalars()) {
+          if (!headroom->Has(name)) both.Set(name, v);  // absent = unlimited
+        }
+        headroom = std::move(both);
+        return true;
+      },
+      [] { return true; });
+  return headroom;
 }
 
 bool Session::Preemptive(const QueueInfo& queue, const TaskInfo& task) const {

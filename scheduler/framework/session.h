@@ -18,6 +18,7 @@
 //                                    empty result moves to the next tier
 //   JobEnqueued, event handlers      call all
 //   JobDomains                       the first plugin with an answer (flag enabledHyperNodeOrder)
+//   QueueHeadroom                    per-dimension min over plugins (flag enabledAllocatable)
 //
 // State changes (allocate, pipeline, evict and their undo) go through a Statement or the direct
 // Allocate() below; every one fires the plugins' allocate/deallocate handlers, so plugin state
@@ -75,6 +76,10 @@ using JobVoteFn = std::function<int(const JobInfo& job)>;
 using JobEnqueuedFn = std::function<void(const JobInfo& job)>;
 using AllocatableFn = std::function<bool(const QueueInfo& queue, const TaskInfo& task)>;
 using OverusedFn = std::function<bool(const QueueInfo& queue)>;
+// How much more a queue may be allocated in this session (e.g. deserved - allocated), or
+// nullopt when the plugin does not limit it. Basalt: admission uses it so that admitted work a
+// queue may not place does not hold back the other queues (docs/scheduler.md, "Admission").
+using QueueHeadroomFn = std::function<std::optional<Resource>(const QueueInfo& queue)>;
 using PreemptiveFn = std::function<bool(const QueueInfo& queue, const TaskInfo& task)>;
 // Returns the victims this plugin allows among `candidates`, or nullopt to abstain.
 using EvictableFn = std::function<std::optional<std::vector<const TaskInfo*>>(
@@ -172,6 +177,7 @@ class Session {
   void AddPreemptableFn(std::string_view plugin, EvictableFn fn);
   void AddReclaimableFn(std::string_view plugin, EvictableFn fn);
   void AddJobDomainsFn(std::string_view plugin, JobDomainsFn fn);
+  void AddQueueHeadroomFn(std::string_view plugin, QueueHeadroomFn fn);
   void AddEventHandler(EventHandler handler);
 
   // ---- Dispatch (from actions) ----
@@ -205,6 +211,9 @@ class Session {
   std::vector<const TaskInfo*> GangReclaimable(
       const TaskInfo& reclaimer, const std::vector<const TaskInfo*>& candidates) const;
   std::optional<JobDomains> JobDomainsFor(const JobInfo& job) const;
+  // Per-dimension min of the plugins' headrooms; nullopt if no plugin limits the queue.
+  // Dimensions absent from the result are unlimited.
+  std::optional<Resource> QueueHeadroom(const QueueInfo& queue) const;
 
   // ---- State changes ----
   // Allocates `task` on `node` outside any statement (backfill). Once the job is ready, every
@@ -309,6 +318,7 @@ class Session {
   Extension<EvictableFn> preemptable_{flag::kPreemptable};
   Extension<EvictableFn> reclaimable_{flag::kReclaimable};
   Extension<JobDomainsFn> job_domains_{flag::kHyperNodeOrder};
+  Extension<QueueHeadroomFn> queue_headroom_{flag::kAllocatable};
   std::vector<EventHandler> event_handlers_;
 };
 

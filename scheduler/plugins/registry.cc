@@ -1,6 +1,7 @@
 #include "scheduler/plugins/registry.h"
 
 #include "scheduler/plugins/binpack/binpack.h"
+#include "scheduler/plugins/capacity/capacity.h"
 #include "scheduler/plugins/conformance/conformance.h"
 #include "scheduler/plugins/drf/drf.h"
 #include "scheduler/plugins/gang/gang.h"
@@ -17,6 +18,7 @@ namespace basalt::sched {
 PluginRegistry NewInTreeRegistry() {
   PluginRegistry r;
   r.Register(std::string(kBinpackPluginName), NewBinpackPlugin);
+  r.Register(std::string(kCapacityPluginName), NewCapacityPlugin);
   r.Register(std::string(kConformancePluginName), NewConformancePlugin);
   r.Register(std::string(kDrfPluginName), NewDrfPlugin);
   r.Register(std::string(kGangPluginName), NewGangPlugin);

@@ -54,6 +54,7 @@ class ReclaimAction final : public Action {
     cause.preemptor_job = job.uid;
     cause.preemptor_queue = job.queue;
     cause.preemptor_priority = job.priority;
+    const bool quota_bound = !ssn.Allocatable(queue, *task);
     for (NodeInfo* node : ssn.node_list()) {
       Outcome o = ssn.Predicate(*task, *node);
       if (o.code() == Code::kUnschedulableAndUnresolvable || o.code() == Code::kWait ||
@@ -85,12 +86,21 @@ class ReclaimAction final : public Action {
       std::sort(victims.begin(), victims.end(),
                 [&ssn](const TaskInfo* l, const TaskInfo* r) { return ssn.TaskOrder(*r, *l); });
       Statement node_stmt(&ssn);
+      // When the queue's quota rather than the node holds the task back (capacity: an ancestor
+      // at its capability while siblings borrow), room on the node is not enough: victims
+      // worth the task's request must go too, or the task is pipelined onto idle space its
+      // queue may not use and nothing is ever given back.
+      Resource evicted;
+      auto room = [&] {
+        return task->init_resreq.LessEqual(node->FutureIdle()) &&
+               (!quota_bound || task->resreq.LessEqualOn(evicted, task->resreq));
+      };
       for (const TaskInfo* v : victims) {
-        if (task->init_resreq.LessEqual(node->FutureIdle())) break;
+        if (room()) break;
         TaskInfo* victim = ssn.FindJob(v->job_id)->FindTask(v->uid);
-        (void)node_stmt.Evict(victim, cause);
+        if (node_stmt.Evict(victim, cause).ok()) evicted += v->resreq;
       }
-      if (task->init_resreq.LessEqual(node->FutureIdle()) && node_stmt.Pipeline(task, node).ok()) {
+      if (room() && node_stmt.Pipeline(task, node).ok()) {
         stmt.Merge(node_stmt);
         return;
       }

@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <optional>
+#include <string>
 
 #include "fmt/format.h"
 #include "scheduler/framework/session.h"
@@ -25,12 +28,13 @@ class OvercommitPlugin final : public Plugin {
       const PodGroupPhase phase = job.podgroup_status.phase;
       if (phase == PodGroupPhase::kInqueue ||
           (phase == PodGroupPhase::kRunning && job.ReadyTaskNum() >= job.min_available)) {
-        inqueue_ += job.min_resources->SubFloorZero(job.allocated());
+        queues_[job.queue].inqueue += job.min_resources->SubFloorZero(job.allocated());
       }
     }
     ssn.AddJobEnqueueableFn(Name(), [this, &ssn](const JobInfo& job) {
       if (!job.min_resources.has_value()) return kPermit;
-      const Resource wanted = inqueue_ + *job.min_resources;
+      if (!counted_ready_) CountAll(ssn);
+      const Resource wanted = counted_ + *job.min_resources;
       if (wanted.LessEqualOn(idle_, *job.min_resources)) return kPermit;
       std::string dims;
       for (const auto& d : job.min_resources->Names()) {
@@ -42,15 +46,58 @@ class OvercommitPlugin final : public Plugin {
       }
       return kReject;
     });
-    ssn.AddJobEnqueuedFn(Name(), [this](const JobInfo& job) {
-      if (job.min_resources.has_value()) inqueue_ += *job.min_resources;
+    ssn.AddJobEnqueuedFn(Name(), [this, &ssn](const JobInfo& job) {
+      if (!job.min_resources.has_value()) return;
+      if (!counted_ready_) CountAll(ssn);
+      QueueInqueue& q = queues_[job.queue];
+      if (!q.headroom_known) Recount(ssn, job.queue, q);
+      counted_ -= q.counted;
+      q.inqueue += *job.min_resources;
+      q.counted = Counted(q);
+      counted_ += q.counted;
     });
   }
 
  private:
+  struct QueueInqueue {
+    Resource inqueue;  // admitted minResources not yet allocated
+    bool headroom_known = false;
+    std::optional<Resource> headroom;  // Session::QueueHeadroom, read once
+    Resource counted;                  // what of `inqueue` counts against the cluster
+  };
+
+  // Basalt: admitted work counts against the cluster only up to what its own queue may still be
+  // allocated (its headroom, e.g. deserved - allocated). The rest cannot be placed while the
+  // queue is full, so counting it would hold back the other queues' admission while those GPUs
+  // sit idle: the stranding of issue 14. Volcano counts every Inqueue PodGroup.
+  static Resource Counted(const QueueInqueue& q) {
+    if (!q.headroom.has_value()) return q.inqueue;
+    return q.inqueue.Min(q.headroom->SubFloorZero(Resource()), MissingAs::kInfinity);
+  }
+
+  void Recount(const Session& ssn, const std::string& name, QueueInqueue& q) {
+    const QueueInfo* queue = ssn.FindQueue(name);
+    q.headroom = queue != nullptr ? ssn.QueueHeadroom(*queue) : std::nullopt;
+    q.headroom_known = true;
+    q.counted = Counted(q);
+  }
+
+  // Lazily, at the first admission question: the plugins that give headrooms (proportion,
+  // capacity) may open after this one.
+  void CountAll(const Session& ssn) {
+    counted_ = Resource();
+    for (auto& [name, q] : queues_) {
+      Recount(ssn, name, q);
+      counted_ += q.counted;
+    }
+    counted_ready_ = true;
+  }
+
   double factor_;
   Resource idle_;
-  Resource inqueue_;
+  std::map<std::string, QueueInqueue> queues_;
+  bool counted_ready_ = false;
+  Resource counted_;
 };
 
 }  // namespace

@@ -1,6 +1,8 @@
 #pragma once
 // overcommit: admits PodGroups (JobEnqueueable) while the minResources of everything admitted
 // but not yet running fit in `overcommit-factor` x cluster total - used (factor 1.2 by default).
+// Basalt: a queue's admitted work counts only up to its Session::QueueHeadroom (what the queue
+// may still be allocated), so that a full queue's backlog never blocks other queues' admission.
 
 #include <memory>
 #include <string_view>

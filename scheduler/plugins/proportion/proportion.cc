@@ -17,6 +17,59 @@ Resource RealCapability(const Resource& total, const Resource& all_guarantees,
   return real.Min(cap, MissingAs::kInfinity);
 }
 
+namespace {
+
+// Basalt: a fractional share of a whole-unit resource (1.5 GPUs) lets the queue place only the
+// whole part, and the fraction is lost to every queue. Each whole-unit dimension is rounded down
+// per queue and the units left over go to the largest remainders (then the heavier queue, then
+// the name), within each queue's request and real capability, so that the shares are whole and
+// sum to the water-filled total rounded to the nearest unit.
+void RoundWholeUnits(const Resource& total, const std::vector<QueueDemand>& queues,
+                     std::map<std::string, Resource>& deserved) {
+  constexpr int64_t kUnit = 1000;
+  for (const auto& [dim, total_value] : total.scalars()) {
+    if (!IsWholeUnitResource(dim)) continue;
+    int64_t sum = 0;
+    int64_t floors = 0;
+    struct Remainder {
+      int64_t remainder;
+      int32_t weight;
+      const QueueDemand* queue;
+    };
+    std::vector<Remainder> remainders;
+    for (const auto& q : queues) {
+      const int64_t v = deserved[q.name].Get(dim);
+      sum = SaturatingAdd(sum, v);
+      floors = SaturatingAdd(floors, v / kUnit * kUnit);
+      if (v % kUnit != 0) remainders.push_back(Remainder{v % kUnit, q.weight, &q});
+    }
+    if (remainders.empty()) continue;
+    const int64_t target = std::min((sum + kUnit / 2) / kUnit, total_value / kUnit) * kUnit;
+    int64_t extra = std::max<int64_t>(target - floors, 0) / kUnit;
+    std::sort(remainders.begin(), remainders.end(), [](const Remainder& l, const Remainder& r) {
+      if (l.remainder != r.remainder) return l.remainder > r.remainder;
+      if (l.weight != r.weight) return l.weight > r.weight;
+      return l.queue->name < r.queue->name;
+    });
+    for (const auto& r : remainders) {
+      Resource& d = deserved[r.queue->name];
+      const int64_t down = d.Get(dim) / kUnit * kUnit;
+      const int64_t cap =
+          std::min(r.queue->request.Get(dim), r.queue->real_capability.Has(dim)
+                                                  ? r.queue->real_capability.Get(dim)
+                                                  : Resource::kUnbounded);
+      if (extra > 0 && down + kUnit <= cap) {
+        d.Set(dim, down + kUnit);
+        --extra;
+      } else {
+        d.Set(dim, std::max(down, r.queue->guarantee.Get(dim)));
+      }
+    }
+  }
+}
+
+}  // namespace
+
 std::map<std::string, Resource> ComputeDeserved(const Resource& total,
                                                 const std::vector<QueueDemand>& queues) {
   std::map<std::string, Resource> deserved;
@@ -50,6 +103,7 @@ std::map<std::string, Resource> ComputeDeserved(const Resource& total,
     remaining = (remaining + decreased).SubFloorZero(increased);
     if (remaining.IsEmpty() || remaining == old_remaining) break;
   }
+  RoundWholeUnits(total, queues, deserved);
   return deserved;
 }
 
@@ -150,6 +204,11 @@ class ProportionPlugin final : public Plugin {
       auto it = queues_.find(q.name);
       if (it == queues_.end()) return false;
       return it->second.deserved.LessEqual(it->second.allocated);
+    });
+    ssn.AddQueueHeadroomFn(Name(), [this](const QueueInfo& q) -> std::optional<Resource> {
+      auto it = queues_.find(q.name);
+      if (it == queues_.end()) return std::nullopt;
+      return it->second.deserved.SubFloorZero(it->second.allocated);
     });
     auto fits = [this](const QueueInfo& q, const TaskInfo& task) {
       if (q.state != QueueState::kOpen) return false;

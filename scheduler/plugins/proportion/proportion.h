@@ -15,6 +15,10 @@
 //  * tasks and gangs that can never be placed (JobInfo::never_fit_tasks / never_fits, see
 //    api/feasibility.h) add nothing to `request` or `inqueue`: an unsatisfiable request must not
 //    raise the queue's share at the expense of other queues, nor hold its own queue's admission.
+//  * deserved shares of whole-unit resources (nvidia.com/gpu, any extended resource) are whole
+//    numbers, distributed by largest remainder and summing to the (rounded) total;
+//  * QueueHeadroom = deserved - allocated, so that overcommit counts a queue's admitted work
+//    only up to what the queue may still place (docs/scheduler.md, "Admission").
 
 #include <map>
 #include <memory>
@@ -47,7 +51,8 @@ struct QueueDemand {
 Resource RealCapability(const Resource& total, const Resource& all_guarantees,
                         const Resource& guarantee, const std::optional<Resource>& capability);
 
-// The water-filling of reference §4.4: deserved share per queue name.
+// The water-filling of reference §4.4: deserved share per queue name; whole-unit dimensions
+// rounded as described above.
 std::map<std::string, Resource> ComputeDeserved(const Resource& total,
                                                 const std::vector<QueueDemand>& queues);
 

@@ -329,6 +329,18 @@ class MakeQueue {
     q_.guarantee.Set(name, ParseTestQuantity(name, q));
     return *this;
   }
+  MakeQueue& Deserved(std::string_view name, std::string_view q) {
+    if (!q_.deserved) q_.deserved = Resource();
+    q_.deserved->Set(name, ParseTestQuantity(name, q));
+    return *this;
+  }
+  MakeQueue& Deserved(std::string_view name, int64_t units) {
+    return Deserved(name, std::string_view(std::to_string(units)));
+  }
+  MakeQueue& Parent(std::string parent) {
+    q_.parent = std::move(parent);
+    return *this;
+  }
   MakeQueue& Reclaimable(bool r) {
     q_.reclaimable = r;
     return *this;

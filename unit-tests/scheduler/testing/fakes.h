@@ -77,6 +77,45 @@ class FakeCluster {
   };
 
   void AddNode(NodeInfo n) { nodes_.push_back(NodeSpec{std::move(n)}); }
+  // kubectl cordon / uncordon.
+  void SetNodeUnschedulable(const std::string& name, bool unschedulable) {
+    for (auto& n : nodes_) {
+      if (n.node.name() == name) n.node.set_unschedulable(unschedulable);
+    }
+  }
+  // kubectl delete node: the node goes, and its pods with it (their controllers recreate them
+  // Pending, as after an eviction).
+  void RemoveNode(const std::string& name) {
+    std::erase_if(nodes_, [&](const NodeSpec& n) { return n.node.name() == name; });
+    for (auto& [id, j] : jobs_) {
+      for (auto& p : j.pods) {
+        if (p.node_name == name) {
+          p.node_name.clear();
+          p.status = TaskStatus::kPending;
+        }
+      }
+    }
+  }
+  bool HasNode(const std::string& name) const {
+    for (const auto& n : nodes_) {
+      if (n.node.name() == name) return true;
+    }
+    return false;
+  }
+  // Pending PodGroups of `queue` (not yet admitted).
+  int PendingJobsInQueue(const std::string& queue) const {
+    int n = 0;
+    for (const auto& [id, j] : jobs_) n += j.spec.queue == queue && j.spec.IsPending();
+    return n;
+  }
+  // Jobs of `queue` with no Running pod.
+  int WaitingJobsInQueue(const std::string& queue) const {
+    int n = 0;
+    for (const auto& [id, j] : jobs_) {
+      if (j.spec.queue == queue && RunningPods(id) == 0) ++n;
+    }
+    return n;
+  }
   void AddQueue(QueueInfo q) { queues_.push_back(std::move(q)); }
   void AddForeignPod(TaskInfo t) { foreign_.push_back(std::move(t)); }
   void AddJob(JobInfo spec, int replicas, TaskInfo pod_template) {
