@@ -7,8 +7,9 @@
 #      online pods carry nominatedNodeName while the victims terminate, and the online gang runs.
 #   2. gangpreempt evicts nothing when even every possible victim cannot make room (half of
 #      the pods are volcano.sh/preemptable "false" and the online gang needs 5 GPUs).
-#   3. gangreclaim: queue A fills every free GPU of the cluster with 2-pod gangs, queue B
-#      (same weight) submits a 2-pod gang: one whole gang of A is evicted and B's gang runs.
+#   3. gangreclaim (the configuration file rewritten, hot reload): queue A fills every free GPU
+#      of the cluster with 2-pod gangs, queue B (same weight) submits a 2-pod gang: one whole
+#      gang of A is evicted and B's gang runs.
 # shellcheck source=lib.sh
 source "$(dirname "$0")/lib.sh"
 
@@ -176,12 +177,15 @@ expect_eq "gang that cannot fit: Evicted events" "$(evicted_events | grep -c . |
 expect_eq "gang that cannot fit: online pods bound" "$(bound online-)" 0
 expect_eq "gang that cannot fit: offline pods left" "$(pods_left soft-)" 4
 reset
-if stop_scheduler; then pass "SIGTERM: vc-scheduler exited 0"; else fail "SIGTERM: non-zero exit"; fi
 
 # ---- 3. gangreclaim ----------------------------------------------------------------------------
+# The same scheduler, its configuration file rewritten (hot reload) to run gangreclaim instead.
 make_queue "$qa" 1
 make_queue "$qb" 1
+loads=$(grep -c 'Loaded the scheduler configuration' "$SCHED_LOG")
 write_conf gangreclaim
+reloaded() { (($(grep -c 'Loaded the scheduler configuration' "$SCHED_LOG") > loads)); }
+wait_for "the scheduler reloads its configuration (gangreclaim)" 15 reloaded
 total=0
 for n in $(kubectl get nodes -o jsonpath='{range .items[*]}{.status.allocatable.nvidia\.com/gpu}{"\n"}{end}'); do
   total=$((total + n))
@@ -190,7 +194,6 @@ used=$(kubectl get nodes -o jsonpath='{range .items[*]}{.metadata.name}{"\n"}{en
   awk 'NR == FNR {have[$1] = 1; next} ($1 in have) {s += $2} END {print s + 0}' - <(gpus_per_node))
 free=$((total - used))
 e2e_log "cluster GPUs: $total, free: $free"
-start_scheduler --scheduler-conf="$conf" --schedule-period=500ms
 # 2-pod gangs of 1 GPU each (one single-pod gang if the count is odd).
 { for ((i = 0; i < free / 2; i++)); do gang_yaml "$ns" "a-$i" 2 1 "$qa"; done
   if ((free % 2)); then gang_yaml "$ns" a-odd 1 1 "$qa"; fi; } | kubectl -n "$ns" apply -f - >/dev/null

@@ -120,6 +120,24 @@ TEST_CASE("gangpreempt: evictions name the preemptor and its pods are nominated"
   CHECK(cluster.RunningPods("ns/online") == 2);
 }
 
+TEST_CASE("gangpreempt: room still being freed by earlier victims is used, no second gang goes",
+          "[sched][gangpreempt]") {
+  const SchedulerConfig config = GangPreemptConfig();
+  FakeCluster cluster;
+  cluster.AddQueue(MakeQueue("default"));
+  AddGpuNodes(cluster, 1, 8);
+  AddGang(cluster, "off-a", 4);
+  AddGang(cluster, "off-b", 4);
+  Run(cluster, config, 3);
+  REQUIRE(cluster.RunningPods("ns/off-a") + cluster.RunningPods("ns/off-b") == 8);
+  // off-a's pods are terminating (evicted in an earlier cycle, their deletion not yet seen).
+  cluster.SetPodsStatus("ns/off-a", TaskStatus::kReleasing);
+  AddOnline(cluster, 4);
+  Run(cluster, config, 4);
+  CHECK(cluster.evictions() == 0);
+  CHECK(cluster.RunningPods("ns/off-b") == 4);
+}
+
 TEST_CASE("gangpreempt: an elastic job's spare pods go before a whole gang",
           "[sched][gangpreempt]") {
   const SchedulerConfig config = GangPreemptConfig();

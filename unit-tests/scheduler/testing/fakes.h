@@ -131,6 +131,10 @@ class FakeCluster {
   void SetMinAvailable(const std::string& job_id, int32_t n) {
     jobs_.at(job_id).spec.min_available = n;
   }
+  // Sets the status of every pod of `job_id` (e.g. kReleasing: being deleted, still on its node).
+  void SetPodsStatus(const std::string& job_id, TaskStatus status) {
+    for (auto& p : jobs_.at(job_id).pods) p.status = status;
+  }
   // Adds a pod of an existing job (e.g. a replica a job controller scaled up).
   void AddPodToJob(const std::string& job_id, TaskInfo pod) {
     Job& j = jobs_.at(job_id);
