@@ -281,14 +281,18 @@ class CapacityPlugin final : public Plugin {
 
   // The highest queue on the path (root first, so that a message names the ancestor that holds
   // the job back) where used + `req` exceeds realCapability on a dimension of `req`, and that
-  // dimension. At admission (`with_inqueue`), admitted work counts as used, and ancestors are
+  // dimension. At admission (`with_inqueue`), the leaf's admitted work counts as used, and
+  // ancestors are
   // not checked while the leaf stays within its deserved share: reclaim takes that share back
   // from borrowing siblings, so the job must be able to wait for it Inqueue.
   std::optional<std::pair<const Attr*, std::string>> Blocking(const Attr& leaf, const Resource& req,
                                                               bool with_inqueue) const {
     auto exceeds = [&](const Attr& a, const Resource& limit) -> std::optional<std::string> {
       Resource used = a.allocated + req;
-      if (with_inqueue) used = (used + a.inqueue).SubFloorZero(a.elastic);
+      // Basalt: an ancestor counts what is allocated in its subtree, not what its other
+      // children admitted but cannot place (issue 14: admitted work a queue may not place must
+      // not hold back other queues' admission). The leaf counts its own admitted work.
+      if (with_inqueue && &a == &leaf) used = (used + a.inqueue).SubFloorZero(a.elastic);
       for (const auto& dim : req.Names()) {
         if (used.Get(dim) > ValueOr(limit, dim, Resource::kUnbounded)) return dim;
       }
@@ -474,6 +478,17 @@ class CapacityPlugin final : public Plugin {
           const JobInfo* reclaimer_job = ssn.FindJob(reclaimer.job_id);
           const Attr* ra = reclaimer_job == nullptr ? nullptr : Find(reclaimer_job->queue);
           if (ra == nullptr) return victims;
+          // Ancestors of the reclaimer at their capability: only a victim inside all of their
+          // subtrees frees room the reclaimer may use (evicting elsewhere would leave the GPU
+          // idle and the victim coming back: a reclaim loop).
+          std::vector<std::string> capped;
+          for (size_t i = 0; i + 1 < ra->path.size(); ++i) {
+            const Attr& anc = attrs_.at(ra->path[i]);
+            if (!(anc.allocated + reclaimer.resreq)
+                     .LessEqualOn(anc.real_capability, reclaimer.resreq, MissingAs::kInfinity)) {
+              capped.push_back(anc.name);
+            }
+          }
           std::map<std::string, Resource> allocated;  // per queue, as victims are taken
           auto allocated_of = [&](const Attr& a) -> Resource& {
             return allocated.try_emplace(a.name, a.allocated).first->second;
@@ -483,6 +498,21 @@ class CapacityPlugin final : public Plugin {
             const Attr* va = job == nullptr ? nullptr : Find(job->queue);
             if (va == nullptr) continue;
             if (!SharesDimension(t->resreq, reclaimer.resreq)) continue;
+            bool inside = true;
+            for (const auto& c : capped) {
+              inside = inside && std::find(va->path.begin(), va->path.end(), c) != va->path.end();
+            }
+            if (!inside) continue;
+            // Never from a subtree that queue order serves before the reclaimer's: its pod would
+            // take the freed GPU back in the next allocate, and reclaim would start over.
+            if (hierarchy_ && va != ra) {
+              size_t i = 0;
+              while (i + 1 < ra->path.size() && i + 1 < va->path.size() &&
+                     ra->path[i] == va->path[i]) {
+                ++i;
+              }
+              if (CompareShare(attrs_.at(va->path[i]), attrs_.at(ra->path[i])) < 0) continue;
+            }
             Resource& va_allocated = allocated_of(*va);
             // A guarantee is never reclaimed.
             if (!va->guarantee.LessEqual(va_allocated - t->resreq)) continue;

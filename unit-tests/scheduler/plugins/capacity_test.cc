@@ -1,7 +1,10 @@
 #include "scheduler/plugins/capacity/capacity.h"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
+#include <random>
 #include <string>
+#include <vector>
 
 #include "fmt/format.h"
 #include "scheduler/conf/config.h"
@@ -303,6 +306,108 @@ TEST_CASE("capacity: ancestorReclaimLevel keeps reclaim inside an organisation t
   CHECK(cluster.RunningInQueue("team-b", "nvidia.com/gpu") == 32 * kGpu);
   CHECK(cluster.RunningInQueue("team-1", "nvidia.com/gpu") == 32 * kGpu);
   CHECK(cluster.evictions() == 0);
+}
+
+// Random queue trees (1-3 organisations of 1-3 teams, random deserved and capabilities, no
+// guarantees), floods arriving in random order while nodes are cordoned and uncordoned; once
+// every node is back and the scheduler has settled: no queue exceeds its capability, and no GPU is
+// idle while a team has pending work its queue chain would let it place.
+TEST_CASE("capacity: random trees and floods leave no GPU idle and no capability exceeded",
+          "[sched][capacity][hierarchy][random]") {
+  for (unsigned seed = 1; seed <= 100; ++seed) {
+    std::mt19937 rng(seed);
+    auto uniform = [&rng](int lo, int hi) {
+      return std::uniform_int_distribution<int>(lo, hi)(rng);
+    };
+    FakeCluster cluster;
+    struct Team {
+      std::string name;
+      std::string org;
+      int cap = 0;  // 0 = none
+      int jobs = 0;
+    };
+    std::vector<Team> teams;
+    std::map<std::string, int> org_cap;
+    const int orgs = uniform(1, 3);
+    for (int o = 0; o < orgs; ++o) {
+      const std::string org = fmt::format("org{}", o);
+      auto q = MakeQueue(org).Deserved("nvidia.com/gpu", uniform(8, 40)).Created(o + 1);
+      org_cap[org] = uniform(0, 2) == 0 ? 0 : uniform(8, 48);
+      if (org_cap[org] > 0) q.Capability("nvidia.com/gpu", org_cap[org]);
+      cluster.AddQueue(q);
+      const int n = uniform(1, 3);
+      for (int t = 0; t < n; ++t) {
+        Team team{fmt::format("{}-team{}", org, t), org, 0, uniform(4, 50)};
+        auto tq = MakeQueue(team.name).Parent(org).Deserved("nvidia.com/gpu", uniform(2, 24));
+        if (uniform(0, 3) == 0) {
+          team.cap = uniform(2, 30);
+          tq.Capability("nvidia.com/gpu", team.cap);
+        }
+        cluster.AddQueue(tq.Created(10 + static_cast<int>(teams.size())));
+        teams.push_back(team);
+      }
+    }
+    for (int i = 0; i < 8; ++i) {
+      cluster.AddNode(MakeNode(fmt::format("n{}", i))
+                          .Allocatable("cpu", "64")
+                          .Allocatable("memory", "256Gi")
+                          .Allocatable("nvidia.com/gpu", 8));
+    }
+    const SchedulerConfig config = CapacityConfig(/*hierarchy=*/true);
+    std::vector<int> order(teams.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int>(i);
+    std::shuffle(order.begin(), order.end(), rng);
+    for (int i : order) {
+      const std::string node = fmt::format("n{}", uniform(0, 7));
+      cluster.SetNodeUnschedulable(node, uniform(0, 1) == 0);
+      AddPods(cluster, teams[i].name, teams[i].name, teams[i].jobs, 10 + i, "1", "1Gi", 1);
+      Run(cluster, config, uniform(1, 3));
+    }
+    for (int i = 0; i < 8; ++i) cluster.SetNodeUnschedulable(fmt::format("n{}", i), false);
+    Run(cluster, config, 15);
+
+    INFO("seed " << seed);
+    std::map<std::string, int64_t> org_used;
+    int64_t used = 0;
+    for (const auto& t : teams) {
+      const int64_t u = cluster.RunningInQueue(t.name, "nvidia.com/gpu") / kGpu;
+      org_used[t.org] += u;
+      used += u;
+      INFO("team " << t.name << " uses " << u << " capability " << t.cap);
+      if (t.cap > 0) CHECK(u <= t.cap);
+    }
+    for (const auto& [org, cap] : org_cap) {
+      INFO("org " << org << " uses " << org_used[org] << " capability " << cap);
+      if (cap > 0) CHECK(org_used[org] <= cap);
+    }
+    CHECK(used <= 64);
+    if (used < 64) {
+      // Idle GPUs: every team with work left is at its own or its organisation's capability.
+      for (const auto& t : teams) {
+        const int64_t u = cluster.RunningInQueue(t.name, "nvidia.com/gpu") / kGpu;
+        if (u >= t.jobs) continue;
+        const bool team_capped = t.cap > 0 && u >= t.cap;
+        const bool org_capped = org_cap[t.org] > 0 && org_used[t.org] >= org_cap[t.org];
+        INFO("idle GPUs " << 64 - used << ", team " << t.name << " has " << t.jobs - u
+                          << " jobs waiting");
+        CHECK((team_capped || org_capped));
+        if (!(team_capped || org_capped)) {
+          std::string msg;
+          for (int j = 0; j < t.jobs; ++j) {
+            const std::string id = fmt::format("ns/{}-{}", t.name, j);
+            if (cluster.RunningPods(id) == 0) {
+              msg = fmt::format("phase {} {}",
+                                static_cast<int>(cluster.job(id).spec.podgroup_status.phase),
+                                ConditionMessage(cluster, id));
+              break;
+            }
+          }
+          WARN("seed " << seed << " " << t.name << " u " << u << " jobs " << t.jobs << " pending "
+                       << cluster.PendingJobsInQueue(t.name) << " : " << msg);
+        }
+      }
+    }
+  }
 }
 
 TEST_CASE("capacity: ancestorReclaimLevel must not be negative", "[sched][capacity]") {
