@@ -50,15 +50,28 @@ QueueCounts CountPodGroups(const std::vector<const json::Value*>& pod_groups) {
 
 std::string NextQueueState(std::string_view name, std::string_view state, std::string_view action,
                            bool has_pod_groups) {
+  if (name == api::kRootQueue) return std::string(api::kQueueOpen);
   std::string current(state.empty() ? api::kQueueOpen : state);
   if (action == api::ActionName(api::Action::kOpenQueue)) return std::string(api::kQueueOpen);
   if (action == api::ActionName(api::Action::kCloseQueue)) {
-    if (name == api::kRootQueue) return current;
     if (current == api::kQueueClosed) return current;
     return std::string(has_pod_groups ? api::kQueueClosing : api::kQueueClosed);
   }
   if (current == api::kQueueClosing && !has_pod_groups) return std::string(api::kQueueClosed);
   return current;
+}
+
+std::string RootQueueJson() {
+  return fmt::format(
+      R"({{"apiVersion":"scheduling.volcano.sh/v1beta1","kind":"Queue","metadata":{{"name":"{}"}},)"
+      R"("spec":{{"weight":1,"reclaimable":false}}}})",
+      api::kRootQueue);
+}
+
+std::optional<std::string> DefaultParentPatch(const json::Value& queue) {
+  if (StringAt(queue, {"metadata", "name"}) == api::kRootQueue) return std::nullopt;
+  if (!StringAt(queue, {"spec", "parent"}).empty()) return std::nullopt;
+  return fmt::format(R"({{"spec":{{"parent":"{}"}}}})", api::kRootQueue);
 }
 
 std::optional<std::string> QueueStatusPatch(const json::Value* s, std::string_view state,
@@ -141,7 +154,10 @@ class QueueController final : public Controller {
   }
 
   std::string_view Name() const override { return "queue"; }
-  void Run(std::stop_token stop) override { loop_->Run(stop, std::max(1, ctx_.workers / 2)); }
+  void Run(std::stop_token stop) override {
+    loop_->Add(std::string(api::kRootQueue));  // create it if missing
+    loop_->Run(stop, std::max(1, ctx_.workers / 2));
+  }
   bool HasSynced() const override {
     return queues_->HasSynced() && pod_groups_->HasSynced() && commands_->HasSynced();
   }
@@ -149,6 +165,7 @@ class QueueController final : public Controller {
  private:
   ReconcileResult Reconcile(const std::string& name) {
     informer::Object queue = queues_->store().Get(name);
+    if (!queue && name == api::kRootQueue) return EnsureRootQueue();
     if (!queue) {
       std::lock_guard<std::mutex> l(mu_);
       commands_by_queue_.erase(name);
@@ -162,6 +179,13 @@ class QueueController final : public Controller {
       for (const informer::Object& o : *pgs) docs.push_back(&o.doc());
     }
     const QueueCounts counts = CountPodGroups(docs);
+
+    if (std::optional<std::string> parent = DefaultParentPatch(queue.doc())) {
+      absl::StatusOr<json::Document> r =
+          ctx_.client->Patch(client::Queues(), "", name, client::PatchType::kMerge, *parent);
+      if (!r.ok() && !absl::IsNotFound(r.status())) return r.status();
+      if (r.ok()) BASALT_LOG_INFO("Defaulted the queue's parent", "queue", name, "parent", "root");
+    }
 
     std::deque<QueueCommand> commands;
     Memory memory;
@@ -221,6 +245,19 @@ class QueueController final : public Controller {
     std::lock_guard<std::mutex> l(mu_);
     memory_[name] = memory;
     return result;
+  }
+
+  // The cache has no root: read the server (the cache may lag a re-create) and create it.
+  ReconcileResult EnsureRootQueue() {
+    const std::string root(api::kRootQueue);
+    absl::StatusOr<json::Document> existing = ctx_.client->Get(client::Queues(), "", root);
+    if (existing.ok()) return std::optional<Clock::Duration>();
+    if (!absl::IsNotFound(existing.status())) return existing.status();
+    absl::StatusOr<json::Document> created =
+        ctx_.client->Create(client::Queues(), "", RootQueueJson());
+    if (!created.ok() && !absl::IsAlreadyExists(created.status())) return created.status();
+    if (created.ok()) BASALT_LOG_INFO("Created the root queue", "queue", root);
+    return std::optional<Clock::Duration>();
   }
 
   struct Memory {

@@ -18,6 +18,32 @@ TEST_CASE("NextQueueState: Volcano's queue state machine", "[controllers][queue]
   CHECK(NextQueueState("q", "Closing", "OpenQueue", true) == "Open");
   CHECK(NextQueueState("q", "Closed", "CloseQueue", true) == "Closed");
   CHECK(NextQueueState("root", "Open", "CloseQueue", false) == "Open");
+  // root is never closed, even when its status was edited to Closed.
+  CHECK(NextQueueState("root", "Closed", "", false) == "Open");
+  CHECK(NextQueueState("root", "Closing", "", true) == "Open");
+}
+
+TEST_CASE("DefaultParentPatch: parentless queues get parent root, root and parented ones not",
+          "[controllers][queue]") {
+  json::Document plain = *json::Parse(R"({"metadata":{"name":"q"},"spec":{"weight":1}})");
+  CHECK(DefaultParentPatch(plain) == std::optional<std::string>(R"({"spec":{"parent":"root"}})"));
+  json::Document no_spec = *json::Parse(R"({"metadata":{"name":"q"}})");
+  CHECK(DefaultParentPatch(no_spec).has_value());
+  json::Document parented = *json::Parse(R"({"metadata":{"name":"q"},"spec":{"parent":"org-a"}})");
+  CHECK_FALSE(DefaultParentPatch(parented).has_value());
+  json::Document root = *json::Parse(R"({"metadata":{"name":"root"},"spec":{}})");
+  CHECK_FALSE(DefaultParentPatch(root).has_value());
+}
+
+TEST_CASE("RootQueueJson: weight 1, not reclaimable, no parent or quotas", "[controllers][queue]") {
+  json::Document root = *json::Parse(RootQueueJson());
+  CHECK(json::GetString(*json::Find(root, "metadata"), "name") == "root");
+  const json::Value* spec = json::Find(root, "spec");
+  REQUIRE(spec != nullptr);
+  CHECK(json::GetInt(*spec, "weight") == 1);
+  CHECK(json::Find(*spec, "reclaimable")->IsFalse());
+  CHECK(json::Find(*spec, "parent") == nullptr);
+  CHECK(json::Find(*spec, "capability") == nullptr);
 }
 
 TEST_CASE("CountPodGroups: by phase, absent phase counts as pending", "[controllers][queue]") {
