@@ -165,7 +165,13 @@ class QueueController final : public Controller {
  private:
   ReconcileResult Reconcile(const std::string& name) {
     informer::Object queue = queues_->store().Get(name);
-    if (!queue && name == api::kRootQueue) return EnsureRootQueue();
+    if (!queue && name == api::kRootQueue) {
+      {
+        std::lock_guard<std::mutex> l(mu_);
+        memory_.erase(name);  // a new root starts without the old one's writes
+      }
+      return EnsureRootQueue();
+    }
     if (!queue) {
       std::lock_guard<std::mutex> l(mu_);
       commands_by_queue_.erase(name);
@@ -222,9 +228,12 @@ class QueueController final : public Controller {
     ReconcileResult result = std::optional<Clock::Duration>();
     const json::Value* current_status = json::Find(queue.doc(), "status");
     std::optional<std::string> patch = QueueStatusPatch(current_status, state, counts);
-    if (patch && memory.last_patch == *patch &&
+    const std::string resource_version(StringAt(queue.doc(), {"metadata", "resourceVersion"}));
+    if (patch && memory.last_patch == *patch && resource_version == memory.written_over &&
         clock_->Now() - memory.last_write < std::chrono::seconds(10)) {
-      patch.reset();  // written already; the cache has not caught up yet
+      // Written already and the cache still shows the object as it was before that write. A
+      // newer version that says otherwise (someone edited the status) is corrected.
+      patch.reset();
     }
     if (patch) {
       const Clock::TimePoint now = clock_->Now();
@@ -240,6 +249,7 @@ class QueueController final : public Controller {
         }
         memory.last_write = now;
         memory.last_patch = *patch;
+        memory.written_over = resource_version;
       }
     }
     std::lock_guard<std::mutex> l(mu_);
@@ -264,6 +274,7 @@ class QueueController final : public Controller {
     std::optional<std::string> state_override;  // set by a command, until the cache shows it
     Clock::TimePoint last_write{};
     std::string last_patch;
+    std::string written_over;  // the resourceVersion the last write was made over
   };
 
   const ControllerContext ctx_;
