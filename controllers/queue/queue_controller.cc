@@ -88,6 +88,31 @@ std::optional<std::string> QueueStatusPatch(const json::Value* s, std::string_vi
       state, c.pending, c.inqueue, c.running, c.unknown, c.completed);
 }
 
+QueuePodGroupMetrics::QueuePodGroupMetrics(prometheus::Registry& registry) {
+  for (const char* phase : {"Inqueue", "Pending", "Running", "Unknown", "Completed"}) {
+    std::string lower(phase);
+    lower[0] = static_cast<char>(lower[0] - 'A' + 'a');
+    families_.push_back(&prometheus::BuildGauge()
+                             .Name(fmt::format("volcano_queue_pod_group_{}_count", lower))
+                             .Help(fmt::format("The number of {} PodGroup in this queue", phase))
+                             .Register(registry));
+  }
+}
+
+void QueuePodGroupMetrics::Set(const std::string& queue, const QueueCounts& c) {
+  const int32_t values[] = {c.inqueue, c.pending, c.running, c.unknown, c.completed};
+  for (size_t i = 0; i < families_.size(); ++i) {
+    families_[i]->Add({{"queue_name", queue}}).Set(values[i]);
+  }
+}
+
+void QueuePodGroupMetrics::Remove(const std::string& queue) {
+  for (prometheus::Family<prometheus::Gauge>* f : families_) {
+    prometheus::Gauge& g = f->Add({{"queue_name", queue}});
+    f->Remove(&g);
+  }
+}
+
 namespace {
 
 struct QueueCommand {
@@ -101,6 +126,9 @@ class QueueController final : public Controller {
  public:
   explicit QueueController(const ControllerContext& ctx)
       : ctx_(ctx), clock_(ctx.clock != nullptr ? ctx.clock : Clock::Real()) {
+    if (ctx.metrics_registry != nullptr) {
+      pod_group_metrics_ = std::make_unique<QueuePodGroupMetrics>(*ctx.metrics_registry);
+    }
     queues_ = ctx.informers->InformerFor(client::Queues());
     pod_groups_ = ctx.informers->InformerFor(client::PodGroups());
     (void)pod_groups_->AddIndexers(
@@ -173,6 +201,7 @@ class QueueController final : public Controller {
       return EnsureRootQueue();
     }
     if (!queue) {
+      if (pod_group_metrics_) pod_group_metrics_->Remove(name);
       std::lock_guard<std::mutex> l(mu_);
       commands_by_queue_.erase(name);
       memory_.erase(name);
@@ -185,6 +214,7 @@ class QueueController final : public Controller {
       for (const informer::Object& o : *pgs) docs.push_back(&o.doc());
     }
     const QueueCounts counts = CountPodGroups(docs);
+    if (pod_group_metrics_) pod_group_metrics_->Set(name, counts);
 
     if (std::optional<std::string> parent = DefaultParentPatch(queue.doc())) {
       absl::StatusOr<json::Document> r =
@@ -283,6 +313,7 @@ class QueueController final : public Controller {
   informer::SharedInformer* pod_groups_;
   informer::SharedInformer* commands_;
   std::unique_ptr<ReconcileLoop> loop_;
+  std::unique_ptr<QueuePodGroupMetrics> pod_group_metrics_;  // null without a registry
   std::mutex mu_;
   std::map<std::string, std::deque<QueueCommand>> commands_by_queue_;  // guarded by mu_
   std::map<std::string, Memory> memory_;                               // guarded by mu_

@@ -28,6 +28,9 @@
 
 #include "absl/status/statusor.h"
 #include "controllers/app/controller.h"
+#include "prometheus/family.h"
+#include "prometheus/gauge.h"
+#include "prometheus/registry.h"
 
 namespace basalt::controllers {
 
@@ -60,6 +63,20 @@ std::optional<std::string> DefaultParentPatch(const json::Value& queue);
 // status object, may be null) already says so.
 std::optional<std::string> QueueStatusPatch(const json::Value* current_status,
                                             std::string_view state, const QueueCounts& counts);
+
+// Volcano's controller-manager gauges of a queue's PodGroups by phase,
+// volcano_queue_pod_group_{inqueue,pending,running,unknown,completed}_count{queue_name}, set
+// on every sync of the queue and removed when the queue is deleted. Thread-safe (prometheus-cpp
+// families are); the registry must outlive it.
+class QueuePodGroupMetrics {
+ public:
+  explicit QueuePodGroupMetrics(prometheus::Registry& registry);
+  void Set(const std::string& queue, const QueueCounts& counts);
+  void Remove(const std::string& queue);
+
+ private:
+  std::vector<prometheus::Family<prometheus::Gauge>*> families_;  // inqueue..completed
+};
 
 absl::StatusOr<std::unique_ptr<Controller>> NewQueueController(const ControllerContext& ctx);
 

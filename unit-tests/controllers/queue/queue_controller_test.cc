@@ -5,6 +5,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "prometheus/text_serializer.h"
+
 namespace basalt::controllers {
 namespace {
 
@@ -77,6 +79,45 @@ TEST_CASE("QueueStatusPatch: written only when state or counts change", "[contro
   // A merge patch of the counters only: the scheduler's `allocated` is left alone.
   CHECK(patch->find("allocated") == std::string::npos);
   CHECK(QueueStatusPatch(nullptr, "Open", QueueCounts{}).has_value());
+}
+
+}  // namespace
+}  // namespace basalt::controllers
+
+namespace basalt::controllers {
+namespace {
+
+std::string Scrape(prometheus::Registry& registry) {
+  return prometheus::TextSerializer().Serialize(registry.Collect());
+}
+
+TEST_CASE("QueuePodGroupMetrics: Volcano's per-queue gauges, removed with the queue",
+          "[controllers][queue]") {
+  prometheus::Registry registry;
+  QueuePodGroupMetrics metrics(registry);
+  QueueCounts c;
+  c.inqueue = 2;
+  c.pending = 3;
+  c.running = 1;
+  c.completed = 4;
+  metrics.Set("team-1", c);
+  metrics.Set("team-2", QueueCounts{});
+  std::string text = Scrape(registry);
+  CHECK(text.find(R"(volcano_queue_pod_group_inqueue_count{queue_name="team-1"} 2)") !=
+        std::string::npos);
+  CHECK(text.find(R"(volcano_queue_pod_group_pending_count{queue_name="team-1"} 3)") !=
+        std::string::npos);
+  CHECK(text.find(R"(volcano_queue_pod_group_running_count{queue_name="team-1"} 1)") !=
+        std::string::npos);
+  CHECK(text.find(R"(volcano_queue_pod_group_unknown_count{queue_name="team-1"} 0)") !=
+        std::string::npos);
+  CHECK(text.find(R"(volcano_queue_pod_group_completed_count{queue_name="team-1"} 4)") !=
+        std::string::npos);
+  metrics.Remove("team-1");
+  text = Scrape(registry);
+  CHECK(text.find(R"(queue_name="team-1")") == std::string::npos);
+  CHECK(text.find(R"(volcano_queue_pod_group_running_count{queue_name="team-2"} 0)") !=
+        std::string::npos);
 }
 
 }  // namespace
