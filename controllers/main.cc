@@ -132,6 +132,7 @@ int Main(int argc, char** argv) {
   ctx.recorder = &recorder;
   ctx.metrics = &metrics;
   ctx.queue_metrics = &queue_metrics;
+  ctx.metrics_registry = runner.metrics_registry().get();
   ctx.workers = workers;
   ctx.max_requeue_num = max_requeue_num;
   ctx.max_job_pods = max_job_pods;

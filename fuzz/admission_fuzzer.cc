@@ -56,9 +56,10 @@ wh::FakeLister* MakeLister() {
   lister->AddQueue("closed-q", "Closed");
   lister->AddQueue("closing-q", "Closing");
   lister->AddQueue("fresh-q", "");
-  lister->AddQueue(wh::QueueInfo{"parent-q", "Open", "root", {{"cpu", "100"}, {"memory", "1Ti"}}});
-  lister->AddQueue(wh::QueueInfo{"child-a", "Open", "parent-q", {{"cpu", "10"}}});
-  lister->AddQueue(wh::QueueInfo{"child-b", "Open", "parent-q", {{"nvidia.com/gpu", "8"}}});
+  lister->AddQueue(
+      wh::QueueInfo{"parent-q", "Open", "root", {{"cpu", "100"}, {"memory", "1Ti"}}, {}, {}});
+  lister->AddQueue(wh::QueueInfo{"child-a", "Open", "parent-q", {{"cpu", "10"}}, {}, {}});
+  lister->AddQueue(wh::QueueInfo{"child-b", "Open", "parent-q", {{"nvidia.com/gpu", "8"}}, {}, {}});
   lister->AddPodGroup("default", "pg-1", "ai-training");
   lister->AddJob("default", "job-1", "ai-training");
   lister->AddPriorityClass("high-priority");

@@ -29,6 +29,9 @@ struct QueueInfo {
   std::string parent;
   // spec.capability as resource name -> quantity text.
   std::map<std::string, std::string> capability;
+  // spec.deserved and spec.guarantee.resource, the same way.
+  std::map<std::string, std::string> deserved;
+  std::map<std::string, std::string> guarantee;
 };
 
 class ClusterLister {

@@ -31,6 +31,8 @@ struct ControllerContext {
   controller::EventRecorder* recorder = nullptr;  // may be null (tests)
   ReconcileMetrics* metrics = nullptr;            // may be null
   controller::WorkQueueMetrics* queue_metrics = nullptr;
+  // Where controllers register their own series (Volcano's volcano_* names); may be null.
+  prometheus::Registry* metrics_registry = nullptr;
   Clock* clock = nullptr;  // nullptr: Clock::Real()
   int workers = 8;
   // --max-requeue-num: rate-limited retries of a failing job key before it is dropped until

@@ -50,15 +50,28 @@ QueueCounts CountPodGroups(const std::vector<const json::Value*>& pod_groups) {
 
 std::string NextQueueState(std::string_view name, std::string_view state, std::string_view action,
                            bool has_pod_groups) {
+  if (name == api::kRootQueue) return std::string(api::kQueueOpen);
   std::string current(state.empty() ? api::kQueueOpen : state);
   if (action == api::ActionName(api::Action::kOpenQueue)) return std::string(api::kQueueOpen);
   if (action == api::ActionName(api::Action::kCloseQueue)) {
-    if (name == api::kRootQueue) return current;
     if (current == api::kQueueClosed) return current;
     return std::string(has_pod_groups ? api::kQueueClosing : api::kQueueClosed);
   }
   if (current == api::kQueueClosing && !has_pod_groups) return std::string(api::kQueueClosed);
   return current;
+}
+
+std::string RootQueueJson() {
+  return fmt::format(
+      R"({{"apiVersion":"scheduling.volcano.sh/v1beta1","kind":"Queue","metadata":{{"name":"{}"}},)"
+      R"("spec":{{"weight":1,"reclaimable":false}}}})",
+      api::kRootQueue);
+}
+
+std::optional<std::string> DefaultParentPatch(const json::Value& queue) {
+  if (StringAt(queue, {"metadata", "name"}) == api::kRootQueue) return std::nullopt;
+  if (!StringAt(queue, {"spec", "parent"}).empty()) return std::nullopt;
+  return fmt::format(R"({{"spec":{{"parent":"{}"}}}})", api::kRootQueue);
 }
 
 std::optional<std::string> QueueStatusPatch(const json::Value* s, std::string_view state,
@@ -75,6 +88,31 @@ std::optional<std::string> QueueStatusPatch(const json::Value* s, std::string_vi
       state, c.pending, c.inqueue, c.running, c.unknown, c.completed);
 }
 
+QueuePodGroupMetrics::QueuePodGroupMetrics(prometheus::Registry& registry) {
+  for (const char* phase : {"Inqueue", "Pending", "Running", "Unknown", "Completed"}) {
+    std::string lower(phase);
+    lower[0] = static_cast<char>(lower[0] - 'A' + 'a');
+    families_.push_back(&prometheus::BuildGauge()
+                             .Name(fmt::format("volcano_queue_pod_group_{}_count", lower))
+                             .Help(fmt::format("The number of {} PodGroup in this queue", phase))
+                             .Register(registry));
+  }
+}
+
+void QueuePodGroupMetrics::Set(const std::string& queue, const QueueCounts& c) {
+  const int32_t values[] = {c.inqueue, c.pending, c.running, c.unknown, c.completed};
+  for (size_t i = 0; i < families_.size(); ++i) {
+    families_[i]->Add({{"queue_name", queue}}).Set(values[i]);
+  }
+}
+
+void QueuePodGroupMetrics::Remove(const std::string& queue) {
+  for (prometheus::Family<prometheus::Gauge>* f : families_) {
+    prometheus::Gauge& g = f->Add({{"queue_name", queue}});
+    f->Remove(&g);
+  }
+}
+
 namespace {
 
 struct QueueCommand {
@@ -88,6 +126,9 @@ class QueueController final : public Controller {
  public:
   explicit QueueController(const ControllerContext& ctx)
       : ctx_(ctx), clock_(ctx.clock != nullptr ? ctx.clock : Clock::Real()) {
+    if (ctx.metrics_registry != nullptr) {
+      pod_group_metrics_ = std::make_unique<QueuePodGroupMetrics>(*ctx.metrics_registry);
+    }
     queues_ = ctx.informers->InformerFor(client::Queues());
     pod_groups_ = ctx.informers->InformerFor(client::PodGroups());
     (void)pod_groups_->AddIndexers(
@@ -141,7 +182,10 @@ class QueueController final : public Controller {
   }
 
   std::string_view Name() const override { return "queue"; }
-  void Run(std::stop_token stop) override { loop_->Run(stop, std::max(1, ctx_.workers / 2)); }
+  void Run(std::stop_token stop) override {
+    loop_->Add(std::string(api::kRootQueue));  // create it if missing
+    loop_->Run(stop, std::max(1, ctx_.workers / 2));
+  }
   bool HasSynced() const override {
     return queues_->HasSynced() && pod_groups_->HasSynced() && commands_->HasSynced();
   }
@@ -149,7 +193,15 @@ class QueueController final : public Controller {
  private:
   ReconcileResult Reconcile(const std::string& name) {
     informer::Object queue = queues_->store().Get(name);
+    if (!queue && name == api::kRootQueue) {
+      {
+        std::lock_guard<std::mutex> l(mu_);
+        memory_.erase(name);  // a new root starts without the old one's writes
+      }
+      return EnsureRootQueue();
+    }
     if (!queue) {
+      if (pod_group_metrics_) pod_group_metrics_->Remove(name);
       std::lock_guard<std::mutex> l(mu_);
       commands_by_queue_.erase(name);
       memory_.erase(name);
@@ -162,6 +214,14 @@ class QueueController final : public Controller {
       for (const informer::Object& o : *pgs) docs.push_back(&o.doc());
     }
     const QueueCounts counts = CountPodGroups(docs);
+    if (pod_group_metrics_) pod_group_metrics_->Set(name, counts);
+
+    if (std::optional<std::string> parent = DefaultParentPatch(queue.doc())) {
+      absl::StatusOr<json::Document> r =
+          ctx_.client->Patch(client::Queues(), "", name, client::PatchType::kMerge, *parent);
+      if (!r.ok() && !absl::IsNotFound(r.status())) return r.status();
+      if (r.ok()) BASALT_LOG_INFO("Defaulted the queue's parent", "queue", name, "parent", "root");
+    }
 
     std::deque<QueueCommand> commands;
     Memory memory;
@@ -198,9 +258,12 @@ class QueueController final : public Controller {
     ReconcileResult result = std::optional<Clock::Duration>();
     const json::Value* current_status = json::Find(queue.doc(), "status");
     std::optional<std::string> patch = QueueStatusPatch(current_status, state, counts);
-    if (patch && memory.last_patch == *patch &&
+    const std::string resource_version(StringAt(queue.doc(), {"metadata", "resourceVersion"}));
+    if (patch && memory.last_patch == *patch && resource_version == memory.written_over &&
         clock_->Now() - memory.last_write < std::chrono::seconds(10)) {
-      patch.reset();  // written already; the cache has not caught up yet
+      // Written already and the cache still shows the object as it was before that write. A
+      // newer version that says otherwise (someone edited the status) is corrected.
+      patch.reset();
     }
     if (patch) {
       const Clock::TimePoint now = clock_->Now();
@@ -216,6 +279,7 @@ class QueueController final : public Controller {
         }
         memory.last_write = now;
         memory.last_patch = *patch;
+        memory.written_over = resource_version;
       }
     }
     std::lock_guard<std::mutex> l(mu_);
@@ -223,10 +287,24 @@ class QueueController final : public Controller {
     return result;
   }
 
+  // The cache has no root: read the server (the cache may lag a re-create) and create it.
+  ReconcileResult EnsureRootQueue() {
+    const std::string root(api::kRootQueue);
+    absl::StatusOr<json::Document> existing = ctx_.client->Get(client::Queues(), "", root);
+    if (existing.ok()) return std::optional<Clock::Duration>();
+    if (!absl::IsNotFound(existing.status())) return existing.status();
+    absl::StatusOr<json::Document> created =
+        ctx_.client->Create(client::Queues(), "", RootQueueJson());
+    if (!created.ok() && !absl::IsAlreadyExists(created.status())) return created.status();
+    if (created.ok()) BASALT_LOG_INFO("Created the root queue", "queue", root);
+    return std::optional<Clock::Duration>();
+  }
+
   struct Memory {
     std::optional<std::string> state_override;  // set by a command, until the cache shows it
     Clock::TimePoint last_write{};
     std::string last_patch;
+    std::string written_over;  // the resourceVersion the last write was made over
   };
 
   const ControllerContext ctx_;
@@ -235,6 +313,7 @@ class QueueController final : public Controller {
   informer::SharedInformer* pod_groups_;
   informer::SharedInformer* commands_;
   std::unique_ptr<ReconcileLoop> loop_;
+  std::unique_ptr<QueuePodGroupMetrics> pod_group_metrics_;  // null without a registry
   std::mutex mu_;
   std::map<std::string, std::deque<QueueCommand>> commands_by_queue_;  // guarded by mu_
   std::map<std::string, Memory> memory_;                               // guarded by mu_

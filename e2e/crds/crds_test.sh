@@ -255,7 +255,7 @@ expect_eq "podgroup status not writable through the main resource" \
 kubectl patch queue ai-training --subresource=status --type=merge \
   -p '{"status":{"state":"Open","allocated":{"cpu":"32","memory":"256Gi","nvidia.com/gpu":"4"},"pending":1,"running":2,"inqueue":3}}' >/dev/null
 t=$(kubectl get q)
-expect_eq "queue columns" "$(header "$t")" "NAME STATE WEIGHT ALLOCATED-GPU CAPABILITY-GPU AGE"
+expect_eq "queue columns" "$(header "$t")" "NAME STATE WEIGHT PARENT ALLOCATED-GPU DESERVED-GPU CAPABILITY-GPU AGE"
 expect_eq "queue STATE" "$(cell "$t" ai-training STATE)" "Open"
 expect_eq "queue WEIGHT" "$(cell "$t" ai-training WEIGHT)" "10"
 expect_eq "queue ALLOCATED-GPU" "$(cell "$t" ai-training ALLOCATED-GPU)" "4"
@@ -263,7 +263,7 @@ expect_eq "queue CAPABILITY-GPU" "$(cell "$t" ai-training CAPABILITY-GPU)" "8"
 expect_eq "unlimited queue shows an empty CAPABILITY-GPU" "$(cell "$t" "$bare_q" CAPABILITY-GPU)" ""
 t=$(kubectl get q -o wide)
 expect_eq "queue -o wide columns" "$(header "$t")" \
-  "NAME STATE WEIGHT ALLOCATED-GPU CAPABILITY-GPU AGE PARENT ALLOCATED-CPU CAPABILITY-CPU ALLOCATED-MEMORY CAPABILITY-MEMORY INQUEUE PENDING RUNNING"
+  "NAME STATE WEIGHT PARENT ALLOCATED-GPU DESERVED-GPU CAPABILITY-GPU AGE ALLOCATED-CPU CAPABILITY-CPU ALLOCATED-MEMORY CAPABILITY-MEMORY INQUEUE PENDING RUNNING"
 expect_eq "queue CAPABILITY-CPU (wide)" "$(cell "$t" ai-training CAPABILITY-CPU)" "200"
 expect_eq "queue ALLOCATED-MEMORY (wide)" "$(cell "$t" ai-training ALLOCATED-MEMORY)" "256Gi"
 expect_eq "queue CAPABILITY-MEMORY (wide)" "$(cell "$t" ai-training CAPABILITY-MEMORY)" "500Gi"

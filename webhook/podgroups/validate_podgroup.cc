@@ -31,6 +31,19 @@ ErrorList ValidatePodGroupCreate(const json::Value& podgroup, const ClusterListe
                                    "`{}` status is `{}`.",
                                    queue_name, state));
     }
+    // As for Jobs: work goes to leaf queues only (Volcano checks this for Jobs only; a
+    // PodGroup in a parent queue would never be scheduled by the hierarchy-aware plugins).
+    if (queue_name == api::kRootQueue) {
+      errors.Forbidden(spec_path.Child("queue"), "can not submit PodGroup to root queue");
+    } else if (std::vector<std::string> children = lister.ChildQueues(queue_name);
+               !children.empty()) {
+      std::string list;
+      for (const std::string& c : children) list += (list.empty() ? "" : ", ") + c;
+      errors.Forbidden(spec_path.Child("queue"),
+                       fmt::format("can only submit PodGroup to leaf queue, queue `{}` has {} "
+                                   "child queues ({})",
+                                   queue_name, children.size(), list));
+    }
   }
   if (spec != nullptr) {
     ValidateNetworkTopology(json::Find(*spec, "networkTopology"),

@@ -1,6 +1,7 @@
 #pragma once
 // PodGroupValidator (/podgroups/validate): on CREATE the PodGroup's queue (default
-// `default`) must exist and be Open (a queue without status.state yet counts as Open), and
+// `default`) must exist, be Open (a queue without status.state yet counts as Open) and be a
+// leaf queue (not `root`, no child queues; Basalt also applies this Job rule to PodGroups), and
 // networkTopology / subGroupPolicy[*].networkTopology must not set both highestTierAllowed
 // and highestTierName. Thread-safe if the lister is.
 

@@ -20,15 +20,21 @@ JsonPatch MutateQueue(const json::Value& queue) {
                       fmt::format("1/{}", weights));
     }
   }
+  const json::Value* md = json::Find(queue, "metadata");
+  const bool is_root = md != nullptr && json::GetString(*md, "name") == api::kRootQueue;
   const json::Value* spec = json::Find(queue, "spec");
   if (spec == nullptr || !spec->IsObject()) {
     json::Value value(rapidjson::kObjectType);
     value.AddMember("weight", 1, patch.allocator());
     value.AddMember("reclaimable", true, patch.allocator());
+    if (!is_root) value.AddMember("parent", "root", patch.allocator());
     patch.Add("/spec", value);
     return patch;
   }
   if (json::GetInt(*spec, "weight") == 0) patch.AddInt("/spec/weight", 1);
+  if (!is_root && json::GetString(*spec, "parent").empty()) {
+    patch.AddString("/spec/parent", api::kRootQueue);
+  }
   const json::Value* reclaimable = json::Find(*spec, "reclaimable");
   if (reclaimable == nullptr || reclaimable->IsNull()) patch.AddBool("/spec/reclaimable", true);
   return patch;

@@ -1,6 +1,7 @@
 #pragma once
 // QueueMutator (/queues/mutate): defaults of a scheduling.volcano.sh/v1beta1 Queue on CREATE:
-// spec.weight 0 or unset -> 1, spec.reclaimable unset -> true, and legacy hierarchy
+// spec.weight 0 or unset -> 1, spec.reclaimable unset -> true, spec.parent unset -> `root`
+// (except on root itself; Volcano defaults it in the queue controller), and legacy hierarchy
 // annotations not rooted at `root` get the prefix `root/` (weights `1/`). Minimal JSON patch.
 // Other operations are allowed unchanged. Stateless; thread-safe.
 

@@ -174,6 +174,114 @@ void ValidateParent(std::string_view name, const json::Value* spec, const Cluste
   }
 }
 
+ResourceMap ParseQuantities(const std::map<std::string, std::string>& text) {
+  ResourceMap out;
+  for (const auto& [resource_name, value] : text) {
+    auto q = resource::Quantity::Parse(value);
+    if (q.ok()) out.emplace(resource_name, *q);
+  }
+  return out;
+}
+
+const std::map<std::string, std::string>& Field(const QueueInfo& q, std::string_view field) {
+  return field == "deserved" ? q.deserved : q.guarantee;
+}
+
+// Volcano's hierarchy quota rules, per resource dimension: the guarantees (and deserved) of a
+// parent's children add up to at most the parent's own, and no child's capability is above its
+// parent's. Checked both ways: this queue against its parent and siblings, and this queue's
+// children against it. A dimension the parent does not set is not limited (Basalt's choice:
+// Volcano treats an unset dimension the same way for deserved and capability).
+void ValidateTreeQuotas(std::string_view name, const json::Value& spec, const ClusterLister& lister,
+                        ErrorList& errors) {
+  ErrorList ignored;  // own quantities are reported by ValidateResources
+  const FieldPath spec_path("spec");
+  struct Dimension {
+    std::string_view field;
+    FieldPath path;
+    ResourceMap own;
+  };
+  std::vector<Dimension> dims;
+  dims.push_back({"guarantee", spec_path.Child("guarantee").Child("resource"),
+                  ReadResourceList(json::FindPath(spec, {"guarantee", "resource"}),
+                                   spec_path.Child("guarantee").Child("resource"), ignored)});
+  dims.push_back(
+      {"deserved", spec_path.Child("deserved"),
+       ReadResourceList(json::Find(spec, "deserved"), spec_path.Child("deserved"), ignored)});
+
+  const std::string_view parent = json::GetString(spec, "parent");
+  if (!parent.empty() && parent != api::kRootQueue && parent != name) {
+    auto parent_info = lister.GetQueue(parent);
+    if (parent_info.ok()) {
+      std::vector<QueueInfo> siblings;
+      for (const std::string& sibling : lister.ChildQueues(parent)) {
+        if (sibling == name) continue;
+        auto q = lister.GetQueue(sibling);
+        if (q.ok()) siblings.push_back(*std::move(q));
+      }
+      for (const Dimension& d : dims) {
+        const ResourceMap limit = ParseQuantities(Field(*parent_info, d.field));
+        for (const auto& [resource_name, own] : d.own) {
+          auto l = limit.find(resource_name);
+          if (l == limit.end()) continue;
+          resource::Quantity others;
+          for (const QueueInfo& s : siblings) {
+            const ResourceMap theirs = ParseQuantities(Field(s, d.field));
+            auto t = theirs.find(resource_name);
+            if (t != theirs.end()) others += t->second;
+          }
+          if (own + others > l->second) {
+            errors.Invalid(
+                d.path.Key(resource_name),
+                fmt::format("the children of queue `{}` may together have at most its {}[{}]={}; "
+                            "this queue's {} plus its siblings' {} is {}",
+                            parent, d.field, resource_name, l->second.String(), own.String(),
+                            others.String(), (own + others).String()));
+          }
+        }
+      }
+    }
+  }
+
+  std::vector<QueueInfo> children;
+  for (const std::string& child : lister.ChildQueues(name)) {
+    auto q = lister.GetQueue(child);
+    if (q.ok()) children.push_back(*std::move(q));
+  }
+  if (children.empty()) return;
+  for (const Dimension& d : dims) {
+    for (const auto& [resource_name, own] : d.own) {
+      resource::Quantity sum;
+      for (const QueueInfo& c : children) {
+        const ResourceMap theirs = ParseQuantities(Field(c, d.field));
+        auto t = theirs.find(resource_name);
+        if (t != theirs.end()) sum += t->second;
+      }
+      if (sum > own) {
+        errors.Invalid(
+            d.path.Key(resource_name),
+            fmt::format("{}[{}]={} must be >= the sum of its child queues' {}[{}]={}", d.field,
+                        resource_name, own.String(), d.field, resource_name, sum.String()));
+      }
+    }
+  }
+  const ResourceMap capability =
+      ReadResourceList(json::Find(spec, "capability"), spec_path.Child("capability"), ignored);
+  for (const auto& [resource_name, own] : capability) {
+    for (const QueueInfo& c : children) {
+      const ResourceMap theirs = ParseQuantities(c.capability);
+      auto t = theirs.find(resource_name);
+      if (t != theirs.end() && t->second > own) {
+        errors.Invalid(
+            spec_path.Child("capability").Key(resource_name),
+            fmt::format("capability[{}]={} must be >= capability[{}]={} of child queue "
+                        "`{}`",
+                        resource_name, own.String(), resource_name, t->second.String(), c.name));
+      }
+    }
+  }
+}
+
 bool SameMember(const json::Value* a, const json::Value* b, std::string_view key) {
   const json::Value* x = a ? json::Find(*a, key) : nullptr;
   const json::Value* y = b ? json::Find(*b, key) : nullptr;
@@ -212,8 +320,15 @@ ErrorList ValidateQueueCreateOrUpdate(const json::Value* old_queue, const json::
 
   bool parent_changed = old_queue == nullptr || !SameMember(old_spec, spec, "parent");
   bool capability_changed = old_queue == nullptr || !SameMember(old_spec, spec, "capability");
+  const size_t before_parent = errors.size();
   if (spec != nullptr && name != "root" && (parent_changed || capability_changed)) {
     ValidateParent(name, spec, lister, options, errors);
+  }
+  const bool parent_ok = errors.size() == before_parent;  // no quota sums across a broken tree
+  const bool quotas_changed = capability_changed || !SameMember(old_spec, spec, "deserved") ||
+                              !SameMember(old_spec, spec, "guarantee");
+  if (spec != nullptr && name != "root" && parent_ok && (parent_changed || quotas_changed)) {
+    ValidateTreeQuotas(name, *spec, lister, errors);
   }
   if (old_queue != nullptr && name == "root" && options.root_queue_protection) {
     for (std::string_view field : {"capability", "deserved", "guarantee"}) {

@@ -11,6 +11,10 @@
 //   - on CREATE or a parent change: the parent exists, is not the queue itself, and the
 //     hierarchy stays within --max-queue-depth; capability <= the nearest ancestor's
 //     capability per resource;
+//   - on CREATE or a change of parent, capability, deserved or guarantee (per resource, for
+//     the resources the parent sets): the guarantees and the deserved of a parent's children
+//     add up to at most the parent's; and this queue's guarantee/deserved cover the sum of its
+//     children's, its capability is not below any child's;
 //   - with root protection, `root`'s capability, deserved and guarantee never change.
 // DELETE: `default` and `root` are refused, as are queues with child queues and (Basalt's
 // stricter choice, so running work is never orphaned) queues that still have PodGroups or

@@ -14,6 +14,27 @@ namespace lister_internal {
 
 // Volcano's namespace annotation naming the queue PodGroups of the namespace go to.
 
+namespace {
+
+// A ResourceList as name -> quantity text; entries that are neither strings nor numbers are
+// skipped (admission of the queue itself reports them).
+void ReadQuantities(const json::Value* list, std::map<std::string, std::string>& out) {
+  if (list == nullptr || !list->IsObject()) return;
+  for (auto it = list->MemberBegin(); it != list->MemberEnd(); ++it) {
+    std::string value;
+    if (it->value.IsString()) {
+      value = std::string(json::AsView(it->value));
+    } else if (it->value.IsNumber()) {
+      value = json::Serialize(it->value);
+    } else {
+      continue;
+    }
+    out[std::string(json::AsView(it->name))] = std::move(value);
+  }
+}
+
+}  // namespace
+
 absl::StatusOr<QueueInfo> QueueInfoFromDocument(const json::Document& doc) {
   QueueInfo info;
   const json::Value* metadata = json::Find(doc, "metadata");
@@ -24,20 +45,9 @@ absl::StatusOr<QueueInfo> QueueInfoFromDocument(const json::Document& doc) {
   }
   if (const json::Value* spec = json::Find(doc, "spec")) {
     info.parent = std::string(json::GetString(*spec, "parent"));
-    if (const json::Value* capability = json::Find(*spec, "capability");
-        capability != nullptr && capability->IsObject()) {
-      for (auto it = capability->MemberBegin(); it != capability->MemberEnd(); ++it) {
-        std::string value;
-        if (it->value.IsString()) {
-          value = std::string(json::AsView(it->value));
-        } else if (it->value.IsNumber()) {
-          value = json::Serialize(it->value);
-        } else {
-          continue;
-        }
-        info.capability[std::string(json::AsView(it->name))] = std::move(value);
-      }
-    }
+    ReadQuantities(json::Find(*spec, "capability"), info.capability);
+    ReadQuantities(json::Find(*spec, "deserved"), info.deserved);
+    ReadQuantities(json::FindPath(*spec, {"guarantee", "resource"}), info.guarantee);
   }
   return info;
 }

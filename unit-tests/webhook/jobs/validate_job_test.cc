@@ -34,8 +34,8 @@ void Lister(FakeLister& lister) {
   lister.AddQueue("closed-q", "Closed");
   lister.AddQueue("fresh-q", "");  // created, not yet synced by the queue controller
   lister.AddQueue("root", "Open");
-  QueueInfo child_a{"child-a", "Open", "parent-q", {}};
-  QueueInfo child_b{"child-b", "Open", "parent-q", {}};
+  QueueInfo child_a{"child-a", "Open", "parent-q", {}, {}, {}};
+  QueueInfo child_b{"child-b", "Open", "parent-q", {}, {}, {}};
   lister.AddQueue("parent-q", "Open");
   lister.AddQueue(child_a);
   lister.AddQueue(child_b);

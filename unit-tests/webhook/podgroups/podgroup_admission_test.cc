@@ -56,6 +56,10 @@ TEST_CASE("PodGroupValidator: the queue must exist and be Open on CREATE", "[web
   lister.AddQueue("default", "Open");
   lister.AddQueue("closed-q", "Closed");
   lister.AddQueue("fresh-q", "");
+  lister.AddQueue("root", "Open");
+  lister.AddQueue(QueueInfo{"org-a", "Open", "root", {}, {}, {}});
+  lister.AddQueue(QueueInfo{"team-1", "Open", "org-a", {}, {}, {}});
+  lister.AddQueue(QueueInfo{"team-2", "Open", "org-a", {}, {}, {}});
   PodGroupValidator validator(lister);
   struct Case {
     std::string name;
@@ -72,6 +76,12 @@ TEST_CASE("PodGroupValidator: the queue must exist and be Open on CREATE", "[web
        "spec.queue: can only submit PodGroup to queue with state `Open`, queue `closed-q` status "
        "is "
        "`Closed`."},
+      {"a leaf queue", SimplePodGroup().SetString("/spec/queue", "team-1"), ""},
+      {"a parent queue", SimplePodGroup().SetString("/spec/queue", "org-a"),
+       "spec.queue: can only submit PodGroup to leaf queue, queue `org-a` has 2 child queues "
+       "(team-1, team-2)"},
+      {"the root queue", SimplePodGroup().SetString("/spec/queue", "root"),
+       "spec.queue: can not submit PodGroup to root queue"},
       {"networkTopology exclusivity",
        SimplePodGroup().Set("/spec/networkTopology",
                             R"({"highestTierAllowed":2,"highestTierName":"x"})"),

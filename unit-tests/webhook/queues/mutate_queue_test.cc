@@ -13,6 +13,9 @@ using testing::Canonical;
 using testing::JsonBuilder;
 using testing::Run;
 
+// The example queue with a parent already, so the other defaults are seen alone.
+JsonBuilder ParentedQueue() { return AiTrainingQueue().Set("/spec/parent", R"("root")"); }
+
 struct MutationCase {
   std::string name;
   std::string input;
@@ -20,44 +23,55 @@ struct MutationCase {
   std::string expected;
 };
 
-TEST_CASE("QueueMutator: weight, reclaimable and hierarchy defaults on CREATE",
+TEST_CASE("QueueMutator: weight, reclaimable, parent and hierarchy defaults on CREATE",
           "[webhook][queues]") {
   QueueMutator mutator;
   std::vector<MutationCase> cases = {
-      {"the ai-training example gets reclaimable", AiTrainingQueue(),
+      {"the ai-training example gets reclaimable", ParentedQueue(),
        R"([{"op":"add","path":"/spec/reclaimable","value":true}])",
-       AiTrainingQueue().Set("/spec/reclaimable", "true")},
+       ParentedQueue().Set("/spec/reclaimable", "true")},
       {"weight 0 becomes 1",
-       AiTrainingQueue().Set("/spec/weight", "0").Set("/spec/reclaimable", "false"),
+       ParentedQueue().Set("/spec/weight", "0").Set("/spec/reclaimable", "false"),
        R"([{"op":"add","path":"/spec/weight","value":1}])",
-       AiTrainingQueue().Set("/spec/weight", "1").Set("/spec/reclaimable", "false")},
+       ParentedQueue().Set("/spec/weight", "1").Set("/spec/reclaimable", "false")},
       {"weight unset becomes 1, reclaimable unset becomes true",
-       AiTrainingQueue().Remove("/spec/weight"),
+       ParentedQueue().Remove("/spec/weight"),
        R"([{"op":"add","path":"/spec/weight","value":1},{"op":"add","path":"/spec/reclaimable","value":true}])",
-       AiTrainingQueue().Set("/spec/weight", "1").Set("/spec/reclaimable", "true")},
+       ParentedQueue().Set("/spec/weight", "1").Set("/spec/reclaimable", "true")},
       {"no spec at all", JsonBuilder(R"({"metadata":{"name":"q"}})"),
+       R"([{"op":"add","path":"/spec","value":{"weight":1,"reclaimable":true,"parent":"root"}}])",
+       JsonBuilder(
+           R"({"metadata":{"name":"q"},"spec":{"weight":1,"reclaimable":true,"parent":"root"}})")},
+      {"a queue without parent gets parent root",
+       AiTrainingQueue().Set("/spec/reclaimable", "true"),
+       R"([{"op":"add","path":"/spec/parent","value":"root"}])",
+       AiTrainingQueue().Set("/spec/reclaimable", "true").Set("/spec/parent", R"("root")")},
+      {"root itself gets no parent", JsonBuilder(R"({"metadata":{"name":"root"}})"),
        R"([{"op":"add","path":"/spec","value":{"weight":1,"reclaimable":true}}])",
-       JsonBuilder(R"({"metadata":{"name":"q"},"spec":{"weight":1,"reclaimable":true}})")},
-      {"nothing to default", AiTrainingQueue().Set("/spec/reclaimable", "false"), "",
-       AiTrainingQueue().Set("/spec/reclaimable", "false")},
+       JsonBuilder(R"({"metadata":{"name":"root"},"spec":{"weight":1,"reclaimable":true}})")},
+      {"an explicit parent is kept",
+       AiTrainingQueue().Set("/spec/reclaimable", "true").Set("/spec/parent", R"("org-a")"), "",
+       AiTrainingQueue().Set("/spec/reclaimable", "true").Set("/spec/parent", R"("org-a")")},
+      {"nothing to default", ParentedQueue().Set("/spec/reclaimable", "false"), "",
+       ParentedQueue().Set("/spec/reclaimable", "false")},
       {"hierarchy annotations get rooted",
-       AiTrainingQueue()
+       ParentedQueue()
            .Set("/spec/reclaimable", "true")
            .Set("/metadata/annotations",
                 R"({"volcano.sh/hierarchy":"a/b","volcano.sh/hierarchy-weights":"2/3"})"),
        R"([{"op":"add","path":"/metadata/annotations/volcano.sh~1hierarchy","value":"root/a/b"},)"
        R"({"op":"add","path":"/metadata/annotations/volcano.sh~1hierarchy-weights","value":"1/2/3"}])",
-       AiTrainingQueue()
+       ParentedQueue()
            .Set("/spec/reclaimable", "true")
            .Set("/metadata/annotations",
                 R"({"volcano.sh/hierarchy":"root/a/b","volcano.sh/hierarchy-weights":"1/2/3"})")},
       {"rooted hierarchy is kept",
-       AiTrainingQueue()
+       ParentedQueue()
            .Set("/spec/reclaimable", "true")
            .Set("/metadata/annotations",
                 R"({"volcano.sh/hierarchy":"root/a","volcano.sh/hierarchy-weights":"1/2"})"),
        "",
-       AiTrainingQueue()
+       ParentedQueue()
            .Set("/spec/reclaimable", "true")
            .Set("/metadata/annotations",
                 R"({"volcano.sh/hierarchy":"root/a","volcano.sh/hierarchy-weights":"1/2"})")},

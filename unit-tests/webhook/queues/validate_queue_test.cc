@@ -24,11 +24,24 @@ struct Case {
 void Fill(FakeLister& lister) {
   lister.AddQueue("root", "Open");
   lister.AddQueue("default", "Open");
-  lister.AddQueue(QueueInfo{"research", "Open", "", {{"cpu", "100"}, {"memory", "1Ti"}}});
-  lister.AddQueue(QueueInfo{"nlp", "Open", "research", {{"cpu", "50"}}});
-  lister.AddQueue(QueueInfo{"l3", "Open", "nlp", {}});
-  lister.AddQueue(QueueInfo{"l4", "Open", "l3", {}});
-  lister.AddQueue(QueueInfo{"vision", "Open", "research", {}});
+  lister.AddQueue(QueueInfo{"research", "Open", "", {{"cpu", "100"}, {"memory", "1Ti"}}, {}, {}});
+  lister.AddQueue(QueueInfo{"nlp", "Open", "research", {{"cpu", "50"}}, {}, {}});
+  lister.AddQueue(QueueInfo{"l3", "Open", "nlp", {}, {}, {}});
+  lister.AddQueue(QueueInfo{"l4", "Open", "l3", {}, {}, {}});
+  lister.AddQueue(QueueInfo{"vision", "Open", "research", {}, {}, {}});
+  // org-a: guarantee 8 GPUs, deserved 32; team-1 holds 4 and 16 of them.
+  lister.AddQueue(QueueInfo{"org-a",
+                            "Open",
+                            "root",
+                            {{"nvidia.com/gpu", "40"}},
+                            {{"nvidia.com/gpu", "32"}},
+                            {{"nvidia.com/gpu", "8"}}});
+  lister.AddQueue(QueueInfo{"team-1",
+                            "Open",
+                            "org-a",
+                            {{"nvidia.com/gpu", "32"}},
+                            {{"nvidia.com/gpu", "16"}},
+                            {{"nvidia.com/gpu", "4"}}});
   lister.AddPodGroup("team-a", "pg1", "busy");
   lister.AddPodGroup("team-b", "pg2", "busy");
   lister.AddJob("team-a", "j1", "busy");
@@ -154,6 +167,56 @@ TEST_CASE("QueueValidator: hierarchy rules on parent", "[webhook][queues]") {
       {"unchanged parent is not re-checked on update", Operation::kUpdate,
        Queue().SetString("/spec/parent", "gone").Set("/spec/weight", "2"),
        Queue().SetString("/spec/parent", "gone"), ""},
+  });
+}
+
+// A child queue of org-a with the given GPU guarantee, deserved and capability.
+JsonBuilder Team(std::string_view name, std::string_view guarantee, std::string_view deserved,
+                 std::string_view capability) {
+  return JsonBuilder(R"({"metadata":{"name":"x"},"spec":{"weight":1,"parent":"org-a"}})")
+      .SetString("/metadata/name", name)
+      .Set("/spec/guarantee", R"({"resource":{}})")
+      .SetString("/spec/guarantee/resource/nvidia.com~1gpu", guarantee)
+      .Set("/spec/deserved", "{}")
+      .SetString("/spec/deserved/nvidia.com~1gpu", deserved)
+      .Set("/spec/capability", "{}")
+      .SetString("/spec/capability/nvidia.com~1gpu", capability);
+}
+
+// org-a as the webhook sees it in an UPDATE, with the given GPU quotas.
+JsonBuilder OrgA(std::string_view guarantee, std::string_view deserved,
+                 std::string_view capability) {
+  return Team("org-a", guarantee, deserved, capability).SetString("/spec/parent", "root");
+}
+
+TEST_CASE("QueueValidator: children's guarantee and deserved within the parent's",
+          "[webhook][queues]") {
+  RunCases({
+      {"team-2 fits beside team-1", Operation::kCreate, Team("team-2", "4", "16", "32"), "", ""},
+      {"team-2's guarantee over what org-a has left", Operation::kCreate,
+       Team("team-2", "5", "16", "32"), "",
+       "spec.guarantee.resource[nvidia.com/gpu]: the children of queue `org-a` may together "
+       "have at most its guarantee[nvidia.com/gpu]=8; this queue's 5 plus its siblings' 4 is 9"},
+      {"team-2's deserved over what org-a has left", Operation::kCreate,
+       Team("team-2", "4", "17", "32"), "",
+       "spec.deserved[nvidia.com/gpu]: the children of queue `org-a` may together have at most "
+       "its deserved[nvidia.com/gpu]=32; this queue's 17 plus its siblings' 16 is 33"},
+      {"team-2's capability over org-a's", Operation::kCreate, Team("team-2", "4", "16", "41"), "",
+       "spec.capability[nvidia.com/gpu]: capability[nvidia.com/gpu]=41 must be <= "
+       "capability[nvidia.com/gpu]=40 of ancestor queue `org-a`"},
+      {"team-1 raising its own deserved counts itself once", Operation::kUpdate,
+       Team("team-1", "4", "32", "32"), Team("team-1", "4", "16", "32"), ""},
+      {"org-a lowering its guarantee below its children's", Operation::kUpdate,
+       OrgA("3", "32", "40"), OrgA("8", "32", "40"),
+       "spec.guarantee.resource[nvidia.com/gpu]: guarantee[nvidia.com/gpu]=3 must be >= the sum "
+       "of its child queues' guarantee[nvidia.com/gpu]=4"},
+      {"org-a lowering its capability below a child's", Operation::kUpdate, OrgA("8", "24", "31"),
+       OrgA("8", "32", "40"),
+       "spec.capability[nvidia.com/gpu]: capability[nvidia.com/gpu]=31 must be >= "
+       "capability[nvidia.com/gpu]=32 of child queue `team-1`"},
+      {"org-a moved under its own child is a cycle", Operation::kUpdate,
+       OrgA("8", "32", "40").SetString("/spec/parent", "team-1"), OrgA("8", "32", "40"),
+       "spec.parent: queue hierarchy through `org-a` forms a cycle"},
   });
 }
 

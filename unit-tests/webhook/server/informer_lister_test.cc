@@ -31,7 +31,7 @@ absl::StatusOr<client::Response> Answer(const client::Request& r) {
     body = List(
         R"({"metadata":{"name":"default","resourceVersion":"1"},"spec":{"weight":1},"status":{"state":"Open"}},)"
         R"({"metadata":{"name":"root","resourceVersion":"2"},"spec":{}},)"
-        R"({"metadata":{"name":"team","resourceVersion":"3"},"spec":{"parent":"root","capability":{"cpu":"4"}},"status":{"state":"Closed"}})");
+        R"({"metadata":{"name":"team","resourceVersion":"3"},"spec":{"parent":"root","capability":{"cpu":"4"},"deserved":{"cpu":"2"},"guarantee":{"resource":{"cpu":1}}},"status":{"state":"Closed"}})");
   } else if (starts("/apis/scheduling.volcano.sh/v1beta1/podgroups")) {
     body = List(
         R"({"metadata":{"namespace":"a","name":"pg1","resourceVersion":"4"},"spec":{"queue":"team"}})");
@@ -82,6 +82,8 @@ TEST_CASE("InformerLister: not synced until every cache has listed, then answers
   CHECK(team->state == "Closed");
   CHECK(team->parent == "root");
   CHECK(team->capability.at("cpu") == "4");
+  CHECK(team->deserved.at("cpu") == "2");
+  CHECK(team->guarantee.at("cpu") == "1");
   CHECK(lister.GetQueue("nope").status().code() == absl::StatusCode::kNotFound);
   CHECK(lister.ChildQueues("root") == std::vector<std::string>{"team"});
   CHECK(lister.ChildQueues("team").empty());

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# vc-controller-manager's /metrics as a user scrapes it:
+#   - every series docs/metrics.md lists for vc-controller-manager is exported (the page is the
+#     list);
+#   - volcano_queue_pod_group_*_count{queue_name} follow a queue's PodGroups through Pending,
+#     Inqueue and Completed;
+#   - a deleted queue's series go away.
+source "$(dirname "$0")/../lib/testlib.sh"
+source "$(dirname "$0")/lib.sh"
+
+DOC=$BASALT_REPO_ROOT/docs/metrics.md
+q=cm-metrics-$RANDOM
+on_exit() {
+  local rc=$?
+  set +e
+  kubectl delete podgroup -n "$ns" --all --wait=false >/dev/null 2>&1
+  kubectl delete queue "$q" --ignore-not-found --wait=false >/dev/null 2>&1
+  (exit "$rc")
+  controllers_on_exit
+}
+install_crds
+ns=$(new_namespace cm-metrics)
+trap on_exit EXIT
+cm_start --controllers=queue,podgroup
+
+scrape() { curl -sf "http://127.0.0.1:$CM_METRICS_PORT/metrics"; }
+value() { scrape | awk -v s="$1{queue_name=\"$q\"}" '$1 == s {print $2}'; }
+value_is() { [[ $(value "$1") == "$2" ]]; }
+
+kubectl apply -f - >/dev/null <<Q
+apiVersion: scheduling.volcano.sh/v1beta1
+kind: Queue
+metadata: {name: $q}
+spec: {weight: 1}
+Q
+pg() {
+  kubectl apply -f - >/dev/null <<PG
+apiVersion: scheduling.volcano.sh/v1beta1
+kind: PodGroup
+metadata: {name: $1, namespace: $ns}
+spec: {minMember: 1, queue: $q}
+PG
+}
+pg a
+pg b
+wait_for "two Pending PodGroups counted" 20 value_is volcano_queue_pod_group_pending_count 2
+admit_podgroup "$ns" a
+wait_for "an admitted one moves to inqueue" 20 value_is volcano_queue_pod_group_inqueue_count 1
+expect_eq "pending is then 1" "$(value volcano_queue_pod_group_pending_count)" 1
+kubectl -n "$ns" patch podgroup b --subresource=status --type=merge -p '{"status":{"phase":"Completed"}}' >/dev/null
+wait_for "a Completed one is counted as completed" 20 value_is volcano_queue_pod_group_completed_count 1
+expect_eq "running and unknown are 0" \
+  "$(value volcano_queue_pod_group_running_count) $(value volcano_queue_pod_group_unknown_count)" "0 0"
+
+# Every documented vc-controller-manager series is exported.
+text=$(scrape)
+mapfile -t documented < <(awk '/^## vc-controller-manager/{on=1; next} /^## /{on=0} on && /^\| `/ {
+  n = $2; gsub(/`/, "", n); print n }' "$DOC")
+((${#documented[@]} >= 5)) || fail "docs/metrics.md lists only ${#documented[@]} vc-controller-manager series"
+missing=()
+for name in "${documented[@]}"; do
+  grep -q "^# TYPE $name " <<<"$text" || missing+=("$name")
+done
+expect_eq "documented series missing from /metrics" "${missing[*]}" ""
+e2e_log "all ${#documented[@]} documented vc-controller-manager series exported"
+
+# A deleted queue's series are removed.
+kubectl -n "$ns" delete podgroup a b --wait=true --timeout=20s >/dev/null
+kubectl delete queue "$q" --wait=true --timeout=20s >/dev/null
+gone() { ! scrape | grep -q "queue_name=\"$q\""; }
+wait_for "the deleted queue's series are gone" 20 gone
