@@ -1,9 +1,8 @@
-// vc-controller-manager: Basalt's controllers (job, queue, podgroup, gc, cronjob) in one process,
-// or any subset of them per process (--controllers), each a level-triggered reconcile loop over
-// shared informers. With leader election (the default) the informers start and the
-// controllers run only while this process holds the Lease named after its controller set.
-// /readyz passes once the caches have synced; SIGTERM stops the workers, releases the Lease
-// and exits.
+// vc-controller-manager: Basalt's controllers (job, queue, podgroup, gc, cronjob, jobflow) in one
+// process, or any subset of them per process (--controllers), each a level-triggered reconcile loop
+// over shared informers. With leader election (the default) the informers start and the controllers
+// run only while this process holds the Lease named after its controller set. /readyz passes once
+// the caches have synced; SIGTERM stops the workers, releases the Lease and exits.
 
 #include <algorithm>
 #include <chrono>
@@ -58,10 +57,10 @@ int Main(int argc, char** argv) {
   std::vector<std::string> scheduler_names = {"volcano"};
   bool create_default_queue = true;
   std::string hypernode_discovery_config;
-  flags.StringList(
-      "controllers", &requested,
-      "controllers to run: comma-separated subset of cronjob,gc,hypernode,job,podgroup,queue "
-      "('*' = all)");
+  flags.StringList("controllers", &requested,
+                   "controllers to run: comma-separated subset of "
+                   "cronjob,gc,hypernode,job,jobflow,podgroup,queue "
+                   "('*' = all)");
   flags.Int("worker-threads", &workers, "workers per controller (job; others use fewer)");
   flags.Int("max-requeue-num", &max_requeue_num,
             "rate-limited retries of a failing job before it is dropped until its next event "

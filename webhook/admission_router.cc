@@ -4,6 +4,7 @@
 
 #include "common/util/log.h"
 #include "webhook/cronjobs/validate_cronjob.h"
+#include "webhook/jobflows/validate_jobflow.h"
 #include "webhook/jobs/mutate_job.h"
 #include "webhook/jobs/validate_job.h"
 #include "webhook/podgroups/mutate_podgroup.h"
@@ -32,6 +33,7 @@ std::unique_ptr<Router> NewAdmissionRouter(const AdmissionDeps& deps) {
   router->Register("/cronjobs/validate", "CronJob",
                    std::make_unique<CronJobValidator>(lister, scheduler_name,
                                                       JobLimits{.max_pods = options.max_job_pods}));
+  router->Register("/jobflows/validate", "JobFlow", std::make_unique<JobFlowValidator>());
   router->Register("/queues/mutate", "Queue", std::make_unique<QueueMutator>());
   router->Register("/queues/validate", "Queue", std::make_unique<QueueValidator>(lister, options));
   router->Register("/podgroups/mutate", "PodGroup", std::make_unique<PodGroupMutator>(lister));

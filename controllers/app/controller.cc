@@ -30,7 +30,12 @@ absl::StatusOr<std::vector<std::string>> ResolveControllers(
 }
 
 std::string LeaseNameFor(const std::vector<std::string>& controllers) {
-  std::vector<std::string> sorted = controllers;
+  // "jobflow" came after the Lease name was fixed; leaving it out keeps the default Lease
+  // (vc-controller-manager-cronjob-gc-job-podgroup-queue) that deployments and tests know.
+  std::vector<std::string> sorted;
+  for (const std::string& c : controllers) {
+    if (c != "jobflow") sorted.push_back(c);
+  }
   std::sort(sorted.begin(), sorted.end());
   return fmt::format("vc-controller-manager-{}", fmt::join(sorted, "-"));
 }

@@ -3,6 +3,7 @@
 #include "controllers/gc/gc_controller.h"
 #include "controllers/hypernode/hypernode_controller.h"
 #include "controllers/job/controller/job_controller.h"
+#include "controllers/jobflow/jobflow_controller.h"
 #include "controllers/podgroup/podgroup_controller.h"
 #include "controllers/queue/queue_controller.h"
 
@@ -12,7 +13,8 @@ std::map<std::string, ControllerFactory, std::less<>> NewControllerRegistry() {
   return {
       {"cronjob", NewCronJobController},     {"gc", NewGarbageCollector},
       {"hypernode", NewHyperNodeController}, {"job", NewJobController},
-      {"podgroup", NewPodGroupController},   {"queue", NewQueueController},
+      {"jobflow", NewJobFlowController},     {"podgroup", NewPodGroupController},
+      {"queue", NewQueueController},
   };
 }
 

@@ -15,7 +15,8 @@ source "$(dirname "$0")/../lib/testlib.sh"
 CRDS_DIR=$BASALT_REPO_ROOT/crds
 TESTDATA=$(cd "$(dirname "$0")" && pwd)/testdata
 CRDS=(jobs.batch.volcano.sh queues.scheduling.volcano.sh podgroups.scheduling.volcano.sh
-  commands.bus.volcano.sh cronjobs.batch.volcano.sh)
+  commands.bus.volcano.sh cronjobs.batch.volcano.sh jobflows.flow.volcano.sh
+  jobtemplates.flow.volcano.sh)
 
 # Cluster-scoped objects this test created (deleted at the end; namespaces go through testlib).
 CREATED_CLUSTER_OBJECTS=()

@@ -65,7 +65,7 @@ expect_cannot_in volcano-controllers kube-system get leases.coordination.k8s.io/
 # of anything else.
 hooks=$(kubectl apply --dry-run=server -o json -f "$M/webhooks.yaml" | jq -c '[.items[] | .webhooks[]]')
 expect_eq "webhooks shipped" "$(jq -r 'map(.name) | sort | join(" ")' <<<"$hooks")" \
-  "mutatejob.volcano.sh mutatepodgroup.volcano.sh mutatequeue.volcano.sh validatecronjob.volcano.sh validatejob.volcano.sh validatepod.volcano.sh validatepodgroup.volcano.sh validatequeue.volcano.sh"
+  "mutatejob.volcano.sh mutatepodgroup.volcano.sh mutatequeue.volcano.sh validatecronjob.volcano.sh validatejob.volcano.sh validatejobflow.volcano.sh validatepod.volcano.sh validatepodgroup.volcano.sh validatequeue.volcano.sh"
 expect_eq "webhooks without failurePolicy Fail" "$(jq -r 'map(select(.failurePolicy != "Fail") | .name) | join(" ")' <<<"$hooks")" ""
 expect_eq "webhooks without sideEffects None" "$(jq -r 'map(select(.sideEffects != "None") | .name) | join(" ")' <<<"$hooks")" ""
 expect_eq "webhooks whose timeoutSeconds is not 10 (twice the default --request-timeout)" \

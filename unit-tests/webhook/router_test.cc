@@ -123,10 +123,10 @@ TEST_CASE("NewAdmissionRouter: registers every Basalt admission path", "[webhook
   AdmissionDeps deps;
   deps.lister = &lister;
   auto router = NewAdmissionRouter(deps);
-  CHECK(router->Paths() == std::vector<std::string>{"/cronjobs/validate", "/jobs/mutate",
-                                                    "/jobs/validate", "/podgroups/mutate",
-                                                    "/podgroups/validate", "/pods/validate",
-                                                    "/queues/mutate", "/queues/validate"});
+  CHECK(router->Paths() ==
+        std::vector<std::string>{"/cronjobs/validate", "/jobflows/validate", "/jobs/mutate",
+                                 "/jobs/validate", "/podgroups/mutate", "/podgroups/validate",
+                                 "/pods/validate", "/queues/mutate", "/queues/validate"});
 }
 
 TEST_CASE("NewAdmissionRouter: only handlers that read the cluster state wait for the caches",

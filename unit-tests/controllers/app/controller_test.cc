@@ -38,11 +38,18 @@ TEST_CASE("LeaseNameFor: one Lease per controller set, independent of flag order
   CHECK(LeaseNameFor(kKnown) == "vc-controller-manager-cronjob-gc-job-podgroup-queue");
 }
 
-TEST_CASE("NewControllerRegistry: the six controllers", "[controllers][app]") {
+TEST_CASE("LeaseNameFor: jobflow does not change the Lease of a controller set",
+          "[controllers][app]") {
+  CHECK(LeaseNameFor({"cronjob", "gc", "job", "jobflow", "podgroup", "queue"}) ==
+        "vc-controller-manager-cronjob-gc-job-podgroup-queue");
+  CHECK(LeaseNameFor({"jobflow", "job"}) == "vc-controller-manager-job");
+}
+
+TEST_CASE("NewControllerRegistry: the seven controllers", "[controllers][app]") {
   std::vector<std::string> names;
   for (const auto& [name, f] : NewControllerRegistry()) names.push_back(name);
-  CHECK(names ==
-        std::vector<std::string>{"cronjob", "gc", "hypernode", "job", "podgroup", "queue"});
+  CHECK(names == std::vector<std::string>{"cronjob", "gc", "hypernode", "job", "jobflow",
+                                          "podgroup", "queue"});
 }
 
 TEST_CASE("ParallelFor: every index exactly once", "[controllers][app]") {

@@ -1,0 +1,148 @@
+#include "webhook/jobflows/validate_jobflow.h"
+
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "common/api/flow.h"
+#include "fmt/format.h"
+
+namespace basalt::webhook {
+
+ErrorList ValidateJobFlow(const json::Value& job_flow) {
+  ErrorList errors;
+  const std::string_view flow_name = [&] {
+    const json::Value* n = json::FindPath(job_flow, {"metadata", "name"});
+    return n != nullptr && n->IsString() ? json::AsView(*n) : std::string_view();
+  }();
+  const FieldPath spec_path("spec");
+  const json::Value* spec = json::Find(job_flow, "spec");
+  const FieldPath flows_path = spec_path.Child("flows");
+  const json::Value* flows =
+      spec != nullptr && spec->IsObject() ? json::Find(*spec, "flows") : nullptr;
+  if (flows == nullptr || !flows->IsArray() || flows->Empty()) {
+    errors.Invalid(flows_path, "Required value: at least one flow");
+    return errors;
+  }
+
+  // Names first, so that targets can be checked against all of them.
+  std::map<std::string, size_t, std::less<>> index;
+  std::vector<std::string> names(flows->Size());
+  for (size_t i = 0; i < flows->Size(); ++i) {
+    const json::Value& f = (*flows)[static_cast<rapidjson::SizeType>(i)];
+    const FieldPath name_path = flows_path.Index(i).Child("name");
+    const json::Value* n = f.IsObject() ? json::Find(f, "name") : nullptr;
+    if (n == nullptr || !n->IsString() || n->GetStringLength() == 0) {
+      errors.Invalid(name_path, "Required value");
+      continue;
+    }
+    const std::string name(json::AsView(*n));
+    if (!IsDns1123Label(name)) {
+      errors.Invalid(name_path, fmt::format("Invalid value: \"{}\": a JobTemplate name must be a "
+                                            "DNS-1123 label (lower-case alphanumerics and '-')",
+                                            name));
+      continue;
+    }
+    const std::string job = api::FlowJobName(flow_name, name);
+    if (!flow_name.empty() && !IsDns1123Label(job)) {
+      errors.Invalid(name_path,
+                     fmt::format("Invalid value: \"{}\": the Job name \"{}\" (<jobflow>-<flow>) "
+                                 "must be a DNS-1123 label of at most 63 characters",
+                                 name, job));
+    }
+    if (index.contains(name)) {
+      errors.Invalid(name_path, fmt::format("Duplicate value: \"{}\"", name));
+      continue;
+    }
+    index[name] = i;
+    names[i] = name;
+  }
+
+  std::vector<std::vector<size_t>> edges(flows->Size());
+  for (size_t i = 0; i < flows->Size(); ++i) {
+    const json::Value& f = (*flows)[static_cast<rapidjson::SizeType>(i)];
+    const json::Value* dep = f.IsObject() ? json::Find(f, "dependsOn") : nullptr;
+    if (dep == nullptr || !dep->IsObject()) continue;
+    const FieldPath dep_path = flows_path.Index(i).Child("dependsOn");
+    if (const json::Value* probe = json::Find(*dep, "probe");
+        probe != nullptr && !probe->IsNull()) {
+      errors.Invalid(dep_path.Child("probe"),
+                     "Forbidden: probes (httpGetList, tcpSocketList, taskStatusList) are not "
+                     "supported: Volcano declares but never evaluates them; use "
+                     "dependsOn.targets");
+    }
+    const json::Value* targets = json::Find(*dep, "targets");
+    if (targets == nullptr || !targets->IsArray()) continue;
+    for (size_t j = 0; j < targets->Size(); ++j) {
+      const json::Value& t = (*targets)[static_cast<rapidjson::SizeType>(j)];
+      const FieldPath t_path = dep_path.Child("targets").Index(j);
+      const std::string_view target = t.IsString() ? json::AsView(t) : std::string_view();
+      auto it = index.find(target);
+      if (it == index.end()) {
+        errors.Invalid(t_path, fmt::format("Not found: \"{}\": not the name of a flow in "
+                                           "spec.flows",
+                                           target));
+        continue;
+      }
+      if (it->second == i) {
+        errors.Invalid(
+            t_path, fmt::format("Invalid value: \"{}\": a flow cannot depend on itself", target));
+        continue;
+      }
+      edges[i].push_back(it->second);
+    }
+  }
+
+  // Cycle search (depth first; 0 unseen, 1 on the stack, 2 done).
+  std::vector<int> mark(flows->Size(), 0);
+  std::vector<size_t> stack;
+  std::vector<size_t> cycle;
+  std::function<bool(size_t)> visit = [&](size_t v) {
+    mark[v] = 1;
+    stack.push_back(v);
+    for (size_t w : edges[v]) {
+      if (mark[w] == 1) {
+        auto from = std::find(stack.begin(), stack.end(), w);
+        cycle.assign(from, stack.end());
+        cycle.push_back(w);
+        return true;
+      }
+      if (mark[w] == 0 && visit(w)) return true;
+    }
+    stack.pop_back();
+    mark[v] = 2;
+    return false;
+  };
+  for (size_t v = 0; v < flows->Size() && cycle.empty(); ++v) {
+    if (mark[v] == 0) visit(v);
+  }
+  if (!cycle.empty()) {
+    std::vector<std::string> path;
+    for (size_t v : cycle) path.push_back(names[v]);
+    errors.Invalid(flows_path, fmt::format("Invalid value: jobflow flow is not dag: {} depends "
+                                           "on itself through dependsOn.targets ({})",
+                                           names[cycle.front()], fmt::join(path, " -> ")));
+  }
+
+  if (const json::Value* p = json::Find(*spec, "jobRetainPolicy"); p != nullptr && !p->IsNull()) {
+    const std::string_view v = p->IsString() ? json::AsView(*p) : std::string_view("?");
+    if (!v.empty() && v != api::kJobRetainPolicyRetain && v != api::kJobRetainPolicyDelete) {
+      errors.Invalid(spec_path.Child("jobRetainPolicy"),
+                     fmt::format("Unsupported value: \"{}\": supported values: \"retain\", "
+                                 "\"delete\"",
+                                 v));
+    }
+  }
+  return errors;
+}
+
+AdmissionResponse JobFlowValidator::Handle(const AdmissionRequest& request) const {
+  if ((request.operation == Operation::kCreate || request.operation == Operation::kUpdate) &&
+      request.object != nullptr) {
+    return ValidateJobFlow(*request.object).ToResponse();
+  }
+  return AdmissionResponse::Allow();
+}
+
+}  // namespace basalt::webhook
