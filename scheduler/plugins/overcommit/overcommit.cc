@@ -36,6 +36,7 @@ class OvercommitPlugin final : public Plugin {
       if (!counted_ready_) CountAll(ssn);
       const Resource wanted = counted_ + *job.min_resources;
       if (wanted.LessEqualOn(idle_, *job.min_resources)) return kPermit;
+      if (ReclaimCanMakeRoom(ssn, job)) return kPermit;
       std::string dims;
       for (const auto& d : job.min_resources->Names()) {
         if (wanted.Get(d) > idle_.Get(d))
@@ -73,6 +74,23 @@ class OvercommitPlugin final : public Plugin {
   static Resource Counted(const QueueInqueue& q) {
     if (!q.headroom.has_value()) return q.inqueue;
     return q.inqueue.Min(q.headroom->SubFloorZero(Resource()), MissingAs::kInfinity);
+  }
+
+  // Basalt (Volcano #4679): on a cluster other queues filled, a job larger than the headroom
+  // would never be admitted, and reclaim, which serves admitted jobs only, would never make
+  // room for it. So when reclaim is configured, a job whose queue may still be allocated it
+  // (within its share, after the queue's other admitted work) is admitted: reclaim takes that
+  // share back from the borrowers. Without reclaim nothing could free room, and the rule above
+  // stands.
+  bool ReclaimCanMakeRoom(const Session& ssn, const JobInfo& job) {
+    if (!ssn.config().HasAction("reclaim") && !ssn.config().HasAction("gangreclaim")) {
+      return false;
+    }
+    QueueInqueue& q = queues_[job.queue];
+    if (!q.headroom_known) Recount(ssn, job.queue, q);
+    if (!q.headroom.has_value()) return false;  // no plugin knows the queue's share
+    return (q.inqueue + *job.min_resources)
+        .LessEqualOn(*q.headroom, *job.min_resources, MissingAs::kInfinity);
   }
 
   void Recount(const Session& ssn, const std::string& name, QueueInqueue& q) {
