@@ -20,6 +20,7 @@
 #include "cli/yaml_json.h"
 #include "common/api/batch.h"
 #include "common/api/core.h"
+#include "common/api/flow.h"
 #include "common/api/scheduling.h"
 #include "common/api/vocabulary.h"
 #include "common/client/config.h"
@@ -559,6 +560,155 @@ int FlowList(const Options& o, client::Client& client, Api& api, Printer& p) {
   return kExitOk;
 }
 
+// The documents of a YAML file, split at "---" lines as Volcano's vcctl does; blank documents
+// are skipped. Each is one object of `kind` (an absent kind is taken as `kind`).
+absl::StatusOr<std::vector<api::Object>> ReadFlowFile(const std::string& path,
+                                                      std::string_view kind,
+                                                      const std::string& default_ns) {
+  absl::StatusOr<std::string> text = client::ReadFileToString(path);
+  if (!text.ok()) return absl::InvalidArgumentError(std::string(MessageOf(text.status())));
+  std::vector<std::string> docs(1);
+  std::vector<int> first_line(1, 1);
+  int line_no = 0;
+  for (std::string_view line : Split(*text, '\n')) {
+    ++line_no;
+    std::string_view trimmed = line;
+    while (!trimmed.empty() && (trimmed.back() == ' ' || trimmed.back() == '\r')) {
+      trimmed.remove_suffix(1);
+    }
+    if (trimmed == "---" || trimmed.rfind("--- ", 0) == 0) {
+      docs.emplace_back();
+      first_line.push_back(line_no + 1);
+      continue;
+    }
+    docs.back() += std::string(line) + "\n";
+  }
+  std::vector<api::Object> out;
+  for (size_t i = 0; i < docs.size(); ++i) {
+    if (docs[i].find_first_not_of(" \t\r\n") == std::string::npos) continue;
+    bool only_comments = true;
+    for (std::string_view line : Split(docs[i], '\n')) {
+      const size_t at = line.find_first_not_of(" \t\r");
+      if (at != std::string_view::npos && line[at] != '#') only_comments = false;
+    }
+    if (only_comments) continue;
+    const std::string where =
+        docs.size() > 1 ? fmt::format("{} (document at line {})", path, first_line[i]) : path;
+    absl::StatusOr<std::string> json_text = YamlToJson(docs[i]);
+    if (!json_text.ok()) {
+      return absl::InvalidArgumentError(
+          fmt::format("{}: {}", where, MessageOf(json_text.status())));
+    }
+    absl::StatusOr<api::Object> obj = api::Object::Parse(*json_text);
+    if (!obj.ok()) {
+      return absl::InvalidArgumentError(fmt::format("{}: {}", where, MessageOf(obj.status())));
+    }
+    if (!obj->kind().empty() && obj->kind() != kind) {
+      return absl::InvalidArgumentError(fmt::format("{}: the object is a {}, not a {} ({})", where,
+                                                    obj->kind(), kind, api::kFlowApiVersion));
+    }
+    if (obj->api_version().empty() || obj->kind().empty()) {
+      obj->SetApiVersionKind(api::kFlowApiVersion, kind);
+    }
+    if (obj->name().empty()) {
+      return absl::InvalidArgumentError(
+          fmt::format("{}: the {} has no metadata.name", where, kind));
+    }
+    if (obj->namespace_name().empty()) obj->SetNamespace(default_ns);
+    out.push_back(*std::move(obj));
+  }
+  if (out.empty()) {
+    return absl::InvalidArgumentError(fmt::format("{}: no {} in the file", path, kind));
+  }
+  return out;
+}
+
+constexpr std::string_view kJobFlowKind = "JobFlow";
+constexpr std::string_view kJobTemplateKind = "JobTemplate";
+
+struct FlowKind {
+  ResourceRef ref;
+  std::string_view kind;
+};
+
+FlowKind KindOf(const Options& o) {
+  if (o.group == "jobflow") return {client::JobFlows(), kJobFlowKind};
+  return {client::JobTemplates(), kJobTemplateKind};
+}
+
+// Create and delete -f go on past a failed object (Volcano's aggregate error) and exit 6 if any
+// failed.
+int FlowCreate(const Options& o, client::Client& client, Api& api, Printer& p) {
+  const FlowKind k = KindOf(o);
+  absl::StatusOr<std::vector<api::Object>> objects =
+      ReadFlowFile(o.filename, k.kind, client.default_namespace());
+  if (!objects.ok()) {
+    p.Err(fmt::format("vcctl: {}", MessageOf(objects.status())));
+    return kExitUsage;
+  }
+  int code = kExitOk;
+  for (const api::Object& obj : *objects) {
+    const std::string ns(obj.namespace_name());
+    absl::StatusOr<json::Document> created = api.Create(k.ref, ns, obj.ToJson());
+    if (!created.ok()) {
+      p.Err(
+          fmt::format("create {} {}/{}: {}", k.kind, ns, obj.name(), MessageOf(created.status())));
+      code = kExitApiError;
+      continue;
+    }
+    p.Out(fmt::format("Created {}: {}/{}", k.kind, ns, obj.name()));
+  }
+  return code;
+}
+
+int FlowGet(const Options& o, client::Client& client, Api& api, Printer& p) {
+  const FlowKind k = KindOf(o);
+  const std::string ns = ResolveNamespace(o, client);
+  absl::StatusOr<json::Document> doc = api.Get(k.ref, ns, o.name);
+  if (!doc.ok()) return Fail(p, doc.status());
+  if (o.output == "json") {
+    p.Out(FormatJson(*doc));
+    return kExitOk;
+  }
+  if (o.output == "yaml") {
+    p.Out(FormatYaml(*doc));
+    return kExitOk;
+  }
+  absl::StatusOr<api::Object> obj = api::Object::FromDocument(*std::move(doc));
+  if (!obj.ok()) return Fail(p, obj.status());
+  std::vector<api::Object> one;
+  one.push_back(*std::move(obj));
+  p.Out(o.group == "jobflow" ? FormatJobFlowList(one, Now()) : FormatJobTemplateList(one));
+  return kExitOk;
+}
+
+int FlowDelete(const Options& o, client::Client& client, Api& api, Printer& p) {
+  const FlowKind k = KindOf(o);
+  if (o.filename.empty()) {
+    const std::string ns = ResolveNamespace(o, client);
+    if (absl::Status s = api.Delete(k.ref, ns, o.name); !s.ok()) return Fail(p, s);
+    p.Out(fmt::format("Deleted {}: {}/{}", k.kind, ns, o.name));
+    return kExitOk;
+  }
+  const std::string default_ns = ResolveNamespace(o, client);
+  absl::StatusOr<std::vector<api::Object>> objects = ReadFlowFile(o.filename, k.kind, default_ns);
+  if (!objects.ok()) {
+    p.Err(fmt::format("vcctl: {}", MessageOf(objects.status())));
+    return kExitUsage;
+  }
+  int code = kExitOk;
+  for (const api::Object& obj : *objects) {
+    const std::string ns(obj.namespace_name());
+    if (absl::Status s = api.Delete(k.ref, ns, obj.name()); !s.ok()) {
+      p.Err(fmt::format("delete {} {}/{}: {}", k.kind, ns, obj.name(), MessageOf(s)));
+      code = kExitApiError;
+      continue;
+    }
+    p.Out(fmt::format("Deleted {}: {}/{}", k.kind, ns, obj.name()));
+  }
+  return code;
+}
+
 }  // namespace
 
 int RunCommand(const Options& o, client::Client& client, std::ostream& out, std::ostream& err) {
@@ -583,7 +733,12 @@ int RunCommand(const Options& o, client::Client& client, std::ostream& out, std:
   }
   if (g == "pod" && v == "list") return PodList(o, client, api, p);
   if (g == "podgroup" && v == "list") return PodGroupList(o, client, api, p);
-  if ((g == "jobflow" || g == "jobtemplate") && v == "list") return FlowList(o, client, api, p);
+  if (g == "jobflow" || g == "jobtemplate") {
+    if (v == "list") return FlowList(o, client, api, p);
+    if (v == "create") return FlowCreate(o, client, api, p);
+    if (v == "get") return FlowGet(o, client, api, p);
+    if (v == "delete") return FlowDelete(o, client, api, p);
+  }
   p.Err(fmt::format("vcctl: unknown command \"{} {}\"", g, v));
   return kExitUsage;
 }

@@ -31,8 +31,15 @@ constexpr Command kCommands[] = {
     {"queue", "delete", "delete a queue"},
     {"podgroup", "list", "list PodGroups"},
     {"pod", "list", "list the pods of Volcano jobs"},
+    {"jobflow", "create", "create the JobFlows of a YAML file (-f; documents split by ---)"},
+    {"jobflow", "get", "show one JobFlow (a table row, or -o yaml|json)"},
     {"jobflow", "list", "list JobFlows (flow.volcano.sh)"},
+    {"jobflow", "delete", "delete a JobFlow (-N), or the JobFlows of a YAML file (-f)"},
+    {"jobtemplate", "create",
+     "create the JobTemplates of a YAML file (-f; documents split by ---)"},
+    {"jobtemplate", "get", "show one JobTemplate (a table row, or -o yaml|json)"},
     {"jobtemplate", "list", "list JobTemplates (flow.volcano.sh)"},
+    {"jobtemplate", "delete", "delete a JobTemplate (-N), or the JobTemplates of a YAML file (-f)"},
 };
 
 const Command* FindCommand(std::string_view group, std::string_view verb) {
@@ -148,8 +155,21 @@ void AddCommandFlags(FlagSet& flags, Options& o) {
       flags.String("a", &o.action, "alias of --action");
     }
   }
-  if (g == "jobflow") AddNamespaceFlags(flags, o, true);
-  if (g == "jobtemplate") AddNamespaceFlags(flags, o, false);
+  if (g == "jobflow" || g == "jobtemplate") {
+    if (v != "create") AddNamespaceFlags(flags, o, g == "jobflow" && v == "list");
+    if (v == "get" || v == "delete") {
+      flags.String("name", &o.name, fmt::format("the name of the {}", g));
+      flags.String("N", &o.name, "alias of --name");
+    }
+    if (v == "create" || v == "delete") {
+      flags.String("file", &o.filename, fmt::format("the path to the YAML file of the {}s", g));
+      flags.String("f", &o.filename, "alias of --file");
+    }
+    if (v == "get") {
+      flags.String("output", &o.output, "the output format: table (default), yaml or json");
+      flags.String("o", &o.output, "alias of --output");
+    }
+  }
   if (g == "pod" || g == "podgroup") {
     AddNamespaceFlags(flags, o, true);
     flags.String("job", &o.job, "list only those of this job");
@@ -258,7 +278,9 @@ absl::StatusOr<Options> ParseOptions(const std::vector<std::string>& args) {
   const std::string usage = CommandUsage(o, flags);
   if (!s.ok()) return Usage(MessageOf(s), usage);
 
-  const bool takes_name = !(o.verb == "list" || (o.group == "job" && o.verb == "run"));
+  const bool flow_group = o.group == "jobflow" || o.group == "jobtemplate";
+  const bool takes_name = !(o.verb == "list" || (o.group == "job" && o.verb == "run") ||
+                            (flow_group && o.verb == "create"));
   if (!positional.empty()) {
     if (!takes_name || positional.size() > 1 || !o.name.empty()) {
       return Usage(fmt::format("unexpected argument \"{}\"", positional[0]), usage);
@@ -284,6 +306,27 @@ absl::StatusOr<Options> ParseOptions(const std::vector<std::string>& args) {
     }
     if (o.replicas < 1 || o.min_available < 0 || o.min_available > o.replicas) {
       return Usage("--replicas must be at least 1 and --min between 0 and --replicas", usage);
+    }
+  }
+  if (o.group == "jobflow" || o.group == "jobtemplate") {
+    if (o.verb == "create" && o.filename.empty()) {
+      return Usage(fmt::format("the file (--file/-f) is mandatory to create {}s", o.group), usage);
+    }
+    if (o.verb == "get" && o.name.empty()) {
+      return Usage(
+          fmt::format("name (--name/-N) is mandatory to get the particular {} details", o.group),
+          usage);
+    }
+    if (o.verb == "delete" && o.name.empty() == o.filename.empty()) {
+      return Usage(fmt::format("{} name (--name/-N) or a file (--file/-f) must be specified, not "
+                               "both",
+                               o.group),
+                   usage);
+    }
+    if (o.verb == "get" && !o.output.empty() && o.output != "table" && o.output != "yaml" &&
+        o.output != "json") {
+      return Usage(fmt::format("--output must be table, yaml or json, not \"{}\"", o.output),
+                   usage);
     }
   }
   if (o.group == "queue" && o.verb == "create" && o.weight < 1) {

@@ -24,7 +24,7 @@ struct Options {
   std::string name;  // -N/--name (jobs), -n/--name (queues), or the one positional argument
 
   // job run
-  std::string filename;  // -f/--filename
+  std::string filename;  // -f/--filename (job run), -f/--file (jobflow/jobtemplate)
   std::string image = "busybox";
   int min_available = 1;
   int replicas = 1;
@@ -44,6 +44,9 @@ struct Options {
   int weight = 0;  // create defaults to 1
   std::string state = "Open";
   std::string action;  // open, close, update
+
+  // jobflow / jobtemplate get
+  std::string output;  // -o/--output: "" or table, yaml, json
 
   // pod / podgroup list
   std::string job;  // -j/--job

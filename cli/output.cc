@@ -7,6 +7,8 @@
 #include "common/util/duration.h"
 #include "common/util/json.h"
 #include "fmt/format.h"
+#include "rapidjson/prettywriter.h"
+#include "rapidjson/stringbuffer.h"
 
 namespace basalt::cli {
 namespace {
@@ -435,6 +437,98 @@ std::string FormatJobTemplateList(const std::vector<api::Object>& jobtemplates) 
   for (const api::Object& t : jobtemplates) {
     out += Pad(t.name(), name_w + kSpacing) + Pad(t.namespace_name(), ns_w + kSpacing) + "\n";
   }
+  return out;
+}
+
+namespace {
+
+bool IsScalar(const json::Value& v) {
+  return !(v.IsObject() && v.MemberCount() > 0) && !(v.IsArray() && !v.Empty());
+}
+
+// Whether a plain (unquoted) YAML scalar would read back as this string.
+bool PlainSafe(std::string_view s) {
+  if (s.empty() || s.front() == ' ' || s.back() == ' ') return false;
+  static constexpr std::string_view kWords[] = {
+      "true", "false", "yes", "no",   "on",   "off",   "null", "~", "True", "False", "Yes",
+      "No",   "On",    "Off", "NULL", "TRUE", "FALSE", "Null", "y", "n",    "Y",     "N"};
+  for (std::string_view w : kWords) {
+    if (s == w) return false;
+  }
+  if (std::string_view("-?:,[]{}#&*!|>'\"%@`0123456789.+").find(s.front()) !=
+      std::string_view::npos) {
+    return false;
+  }
+  for (size_t i = 0; i < s.size(); ++i) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c < 0x20 || c == 0x7f) return false;
+    if (c == ':' && (i + 1 == s.size() || s[i + 1] == ' ')) return false;
+    if (c == '#' && s[i - 1] == ' ') return false;
+  }
+  return true;
+}
+
+std::string YamlScalar(const json::Value& v) {
+  if (v.IsNull()) return "null";
+  if (v.IsBool()) return v.GetBool() ? "true" : "false";
+  if (v.IsString()) {
+    std::string_view s = json::AsView(v);
+    return PlainSafe(s) ? std::string(s) : json::Serialize(v);  // JSON strings are YAML
+  }
+  if (v.IsObject()) return "{}";
+  if (v.IsArray()) return "[]";
+  return json::Serialize(v);
+}
+
+void EmitYaml(const json::Value& v, size_t indent, std::string& out);
+
+// One sequence item: "- " then the value, nested collections indented past the dash.
+void EmitItem(const json::Value& item, size_t indent, std::string& out) {
+  const std::string pad(indent, ' ');
+  if (IsScalar(item)) {
+    out += pad + "- " + YamlScalar(item) + "\n";
+    return;
+  }
+  std::string nested;
+  EmitYaml(item, indent + 2, nested);
+  out += pad + "- " + nested.substr(indent + 2);
+}
+
+void EmitYaml(const json::Value& v, size_t indent, std::string& out) {
+  const std::string pad(indent, ' ');
+  if (v.IsArray()) {
+    for (const json::Value& item : v.GetArray()) EmitItem(item, indent, out);
+    return;
+  }
+  for (const auto& m : v.GetObject()) {
+    std::string key(json::AsView(m.name));
+    if (!PlainSafe(key)) key = json::Serialize(m.name);
+    if (IsScalar(m.value)) {
+      out += pad + key + ": " + YamlScalar(m.value) + "\n";
+    } else if (m.value.IsArray()) {
+      out += pad + key + ":\n";
+      EmitYaml(m.value, indent, out);
+    } else {
+      out += pad + key + ":\n";
+      EmitYaml(m.value, indent + 2, out);
+    }
+  }
+}
+
+}  // namespace
+
+std::string FormatJson(const json::Value& object) {
+  rapidjson::StringBuffer buf;
+  rapidjson::PrettyWriter<rapidjson::StringBuffer> w(buf);
+  w.SetIndent(' ', 2);
+  object.Accept(w);
+  return std::string(buf.GetString(), buf.GetSize()) + "\n";
+}
+
+std::string FormatYaml(const json::Value& object) {
+  if (IsScalar(object)) return YamlScalar(object) + "\n";
+  std::string out;
+  EmitYaml(object, 0, out);
   return out;
 }
 

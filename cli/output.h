@@ -15,6 +15,7 @@
 #include "common/api/core.h"
 #include "common/api/scheduling.h"
 #include "common/api/time.h"
+#include "common/util/json.h"
 
 namespace basalt::cli {
 
@@ -74,5 +75,12 @@ std::string FormatPodGroupList(const std::vector<api::PodGroup>& podgroups, bool
 std::string FormatJobFlowList(const std::vector<api::Object>& jobflows, api::Time now);
 // `vcctl jobtemplate list`: Name Namespace, each column its longest value or title plus 4.
 std::string FormatJobTemplateList(const std::vector<api::Object>& jobtemplates);
+
+// `-o json`: the object as indented JSON (2 spaces), ending in a newline.
+std::string FormatJson(const json::Value& object);
+// `-o yaml`: the object as block YAML, keys in the object's order, kubectl's layout (sequence
+// items at their key's indentation). Strings that YAML would read as another type (true, 1,
+// null, "", leading/trailing space, ": ", "#", newlines...) are double-quoted.
+std::string FormatYaml(const json::Value& object);
 
 }  // namespace basalt::cli

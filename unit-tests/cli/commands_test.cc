@@ -339,5 +339,115 @@ TEST_CASE("vcctl jobflow list: the flows of the namespace, a hint when the CRD i
         "installed?)\n");
 }
 
+constexpr char kFlows[] = "/apis/flow.volcano.sh/v1alpha1/namespaces/default/jobflows";
+constexpr char kTemplates[] = "/apis/flow.volcano.sh/v1alpha1/namespaces/ml/jobtemplates";
+
+std::filesystem::path WriteTemp(std::string_view name, std::string_view text) {
+  const std::filesystem::path file =
+      std::filesystem::temp_directory_path() / fmt::format("vcctl-{}-{}.yaml", name, ::getpid());
+  std::ofstream(file) << text;
+  return file;
+}
+
+TEST_CASE("vcctl jobtemplate create -f: every document of the file, in its namespace",
+          "[cli][commands]") {
+  const std::filesystem::path file = WriteTemp(
+      "templates",
+      "# two templates\n---\napiVersion: flow.volcano.sh/v1alpha1\nkind: JobTemplate\nmetadata:\n"
+      "  name: a\n  namespace: ml\nspec:\n  tasks: []\n---\n---\nkind: JobTemplate\nmetadata:\n"
+      "  name: b\n  namespace: ml\n");
+  Fixture f;
+  f.transport->AddJson("POST", kTemplates, 201, R"({"metadata":{"name":"a","namespace":"ml"}})");
+  f.transport->AddJson(
+      "POST", kTemplates, 409,
+      Status(409, "AlreadyExists", "jobtemplates.flow.volcano.sh \\\"b\\\" already exists"));
+  CHECK(f.Run({"jobtemplate", "create", "-f", file.string()}) == kExitApiError);
+  CHECK(f.out.str() == "Created JobTemplate: ml/a\n");
+  CHECK(f.err.str() ==
+        "create JobTemplate ml/b: Error from server (AlreadyExists): "
+        "jobtemplates.flow.volcano.sh \"b\" already exists\n");
+  REQUIRE(f.Sent("POST").size() == 2);
+  json::Document b = *json::Parse(f.Sent("POST").at(1).body);
+  CHECK(json::GetString(b, "apiVersion") == "flow.volcano.sh/v1alpha1");
+  CHECK(json::GetString(b, "kind") == "JobTemplate");
+  std::filesystem::remove(file);
+
+  const std::filesystem::path wrong = WriteTemp("wrong", "kind: Job\nmetadata:\n  name: j\n");
+  CHECK(f.Run({"jobflow", "create", "-f", wrong.string()}) == kExitUsage);
+  CHECK(f.err.str() == fmt::format("vcctl: {}: the object is a Job, not a JobFlow "
+                                   "(flow.volcano.sh/v1alpha1)\n",
+                                   wrong.string()));
+  std::filesystem::remove(wrong);
+  CHECK(f.Run({"jobflow", "create", "-f", "/nonexistent/flow.yaml"}) == kExitUsage);
+  CHECK(f.err.str().find("/nonexistent/flow.yaml") != std::string::npos);
+  CHECK(f.Sent("POST").size() == 2);
+}
+
+TEST_CASE("vcctl jobflow create: the webhook's denial verbatim, default namespace",
+          "[cli][commands]") {
+  const std::filesystem::path file =
+      WriteTemp("flow", "kind: JobFlow\nmetadata:\n  name: bad\nspec:\n  flows:\n  - name: x\n");
+  Fixture f;
+  f.transport->AddJson(
+      "POST", kFlows, 400,
+      Status(400, "BadRequest",
+             "admission webhook \\\"validatejobflow.volcano.sh\\\" denied the request: "
+             "spec.flows[0].name: jobtemplate x not found"));
+  CHECK(f.Run({"jobflow", "create", "-f", file.string()}) == kExitApiError);
+  CHECK(f.err.str() ==
+        "create JobFlow default/bad: Error from server (BadRequest): admission webhook "
+        "\"validatejobflow.volcano.sh\" denied the request: spec.flows[0].name: jobtemplate x "
+        "not found\n");
+  std::filesystem::remove(file);
+}
+
+TEST_CASE("vcctl jobflow get: a table row, -o yaml or json, a missing flow named",
+          "[cli][commands]") {
+  const std::string flow =
+      R"({"apiVersion":"flow.volcano.sh/v1alpha1","kind":"JobFlow","metadata":{"name":"pipe",)"
+      R"("namespace":"default"},"status":{"state":{"phase":"Running"}}})";
+  Fixture f;
+  f.transport->AddJson("GET", std::string(kFlows) + "/pipe", 200, flow);
+  REQUIRE(f.Run({"jobflow", "get", "-N", "pipe"}) == kExitOk);
+  CHECK(f.out.str().find("Name    Namespace    Phase      Age") == 0);
+  CHECK(f.out.str().find("pipe    default      Running") != std::string::npos);
+
+  f.transport->AddJson("GET", std::string(kFlows) + "/pipe", 200, flow);
+  REQUIRE(f.Run({"jobflow", "get", "-N", "pipe", "-o", "yaml"}) == kExitOk);
+  CHECK(f.out.str() ==
+        "apiVersion: flow.volcano.sh/v1alpha1\nkind: JobFlow\nmetadata:\n  name: pipe\n  "
+        "namespace: default\nstatus:\n  state:\n    phase: Running\n");
+
+  f.transport->AddJson("GET", std::string(kFlows) + "/pipe", 200, flow);
+  REQUIRE(f.Run({"jobflow", "get", "-N", "pipe", "-o", "json"}) == kExitOk);
+  CHECK(json::GetString(*json::Parse(f.out.str()), "kind") == "JobFlow");
+
+  f.transport->AddJson("GET", std::string(kFlows) + "/nope", 404,
+                       Status(404, "NotFound", "jobflows.flow.volcano.sh \\\"nope\\\" not found"));
+  CHECK(f.Run({"jobflow", "get", "-N", "nope"}) == kExitApiError);
+  CHECK(f.err.str() ==
+        "Error from server (NotFound): jobflows.flow.volcano.sh \"nope\" not found\n");
+}
+
+TEST_CASE("vcctl jobtemplate delete: by -N, or each object of -f", "[cli][commands]") {
+  Fixture f;
+  f.transport->AddJson("DELETE", std::string(kTemplates) + "/a", 200, R"({"kind":"Status"})");
+  REQUIRE(f.Run({"jobtemplate", "delete", "-N", "a", "-n", "ml"}) == kExitOk);
+  CHECK(f.out.str() == "Deleted JobTemplate: ml/a\n");
+
+  const std::filesystem::path file = WriteTemp(
+      "del",
+      "kind: JobTemplate\nmetadata:\n  name: a\n---\nkind: JobTemplate\nmetadata:\n  name: b\n");
+  f.transport->AddJson("DELETE", std::string(kTemplates) + "/a", 404,
+                       Status(404, "NotFound", "jobtemplates.flow.volcano.sh \\\"a\\\" not found"));
+  f.transport->AddJson("DELETE", std::string(kTemplates) + "/b", 200, R"({"kind":"Status"})");
+  CHECK(f.Run({"jobtemplate", "delete", "-f", file.string(), "-n", "ml"}) == kExitApiError);
+  CHECK(f.out.str() == "Deleted JobTemplate: ml/b\n");
+  CHECK(f.err.str() ==
+        "delete JobTemplate ml/a: Error from server (NotFound): jobtemplates.flow.volcano.sh "
+        "\"a\" not found\n");
+  std::filesystem::remove(file);
+}
+
 }  // namespace
 }  // namespace basalt::cli

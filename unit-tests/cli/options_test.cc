@@ -157,5 +157,52 @@ TEST_CASE("vcctl options: --help prints the command's flags with their aliases",
   CHECK(top->help.find("queue operate") != std::string::npos);
 }
 
+TEST_CASE("vcctl options: jobflow and jobtemplate create, get, delete take Volcano's flags",
+          "[cli][options]") {
+  absl::StatusOr<Options> c = Parse({"jobflow", "create", "-f", "flow.yaml"});
+  REQUIRE(c.ok());
+  CHECK(c->filename == "flow.yaml");
+  c = Parse({"jobtemplate", "create", "--file=t.yaml"});
+  REQUIRE(c.ok());
+  CHECK(c->filename == "t.yaml");
+
+  absl::StatusOr<Options> g = Parse({"jobflow", "get", "-N", "pipe", "-n", "ml", "-o", "yaml"});
+  REQUIRE(g.ok());
+  CHECK(g->name == "pipe");
+  CHECK(g->namespace_name == "ml");
+  CHECK(g->output == "yaml");
+  g = Parse({"jobtemplate", "get", "tmpl", "--output", "json"});
+  REQUIRE(g.ok());
+  CHECK(g->name == "tmpl");
+
+  absl::StatusOr<Options> d = Parse({"jobtemplate", "delete", "-N", "t", "-n", "ml"});
+  REQUIRE(d.ok());
+  CHECK(d->name == "t");
+  d = Parse({"jobflow", "delete", "-f", "flow.yaml"});
+  REQUIRE(d.ok());
+  CHECK(d->filename == "flow.yaml");
+
+  absl::StatusOr<Options> l = Parse({"jobflow", "list", "--all-namespaces"});
+  REQUIRE(l.ok());
+  CHECK(l->all_namespaces);
+}
+
+TEST_CASE("vcctl options: jobflow and jobtemplate refusals name the flag", "[cli][options]") {
+  CHECK(ErrorOf({"jobflow", "create"})
+            .find("the file (--file/-f) is mandatory to create "
+                  "jobflows") == 0);
+  CHECK(ErrorOf({"jobtemplate", "get", "-n", "ml"})
+            .find("name (--name/-N) is mandatory to get the particular jobtemplate details") == 0);
+  CHECK(ErrorOf({"jobflow", "delete"})
+            .find("jobflow name (--name/-N) or a file (--file/-f) must be specified") == 0);
+  CHECK(ErrorOf({"jobflow", "delete", "-N", "a", "-f", "x.yaml"})
+            .find("jobflow name (--name/-N) or a file (--file/-f) must be specified, not both") ==
+        0);
+  CHECK(ErrorOf({"jobflow", "get", "-N", "a", "-o", "wide"})
+            .find("--output must be table, yaml or json, not \"wide\"") == 0);
+  CHECK(ErrorOf({"jobflow", "create", "-f", "a.yaml", "extra"}).find("unexpected argument") == 0);
+  CHECK(ErrorOf({"jobtemplate", "list", "-A"}).find("-A") != std::string::npos);
+}
+
 }  // namespace
 }  // namespace basalt::cli

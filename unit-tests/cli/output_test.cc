@@ -188,5 +188,48 @@ TEST_CASE("FormatJobFlowList and FormatJobTemplateList: Volcano's columns, width
   CHECK(lines[1] == "pretrain-template    ml           ");
 }
 
+TEST_CASE("FormatYaml: kubectl's block layout, strings quoted when YAML would retype them",
+          "[cli][output]") {
+  json::Document d = *json::Parse(
+      R"({"apiVersion":"flow.volcano.sh/v1alpha1","kind":"JobFlow","metadata":{"name":"f",)"
+      R"("labels":{}},"spec":{"flows":[{"name":"a"},{"name":"b","dependsOn":{"targets":["a"]}}],)"
+      R"("jobRetainPolicy":"delete"},"x":{"num":3,"t":true,"z":null,"s1":"true","s2":"10",)"
+      R"("s3":"","s4":"a: b","s5":"two\nlines","s6":"#c","list":[[1,2]],"e":[]}})");
+  CHECK(FormatYaml(d) ==
+        "apiVersion: flow.volcano.sh/v1alpha1\n"
+        "kind: JobFlow\n"
+        "metadata:\n"
+        "  name: f\n"
+        "  labels: {}\n"
+        "spec:\n"
+        "  flows:\n"
+        "  - name: a\n"
+        "  - name: b\n"
+        "    dependsOn:\n"
+        "      targets:\n"
+        "      - a\n"
+        "  jobRetainPolicy: delete\n"
+        "x:\n"
+        "  num: 3\n"
+        "  t: true\n"
+        "  z: null\n"
+        "  s1: \"true\"\n"
+        "  s2: \"10\"\n"
+        "  s3: \"\"\n"
+        "  s4: \"a: b\"\n"
+        "  s5: \"two\\nlines\"\n"
+        "  s6: \"#c\"\n"
+        "  list:\n"
+        "  - - 1\n"
+        "    - 2\n"
+        "  e: []\n");
+}
+
+TEST_CASE("FormatJson: two-space indented JSON ending in a newline", "[cli][output]") {
+  json::Document d = *json::Parse(R"({"metadata":{"name":"t"},"n":[1]})");
+  CHECK(FormatJson(d) ==
+        "{\n  \"metadata\": {\n    \"name\": \"t\"\n  },\n  \"n\": [\n    1\n  ]\n}\n");
+}
+
 }  // namespace
 }  // namespace basalt::cli
