@@ -232,9 +232,23 @@ class Run {
       if (!s.ok()) return s;
     }
     for (const auto& uid : drop) {
-      summary_.dropped_tasks += static_cast<int64_t>(cluster_.FindJob(uid)->tasks().size());
+      // Its pods stay in the snapshot as pending pods outside any PodGroup on no node, as an
+      // unplaceable pod stays Pending in a real cluster: no action looks at them, but plugins
+      // that learn the workload from the snapshot (fgd) still count them.
+      std::vector<TaskInfo> tasks;
+      for (const auto& [tuid, t] : cluster_.FindJob(uid)->tasks()) tasks.push_back(t);
+      summary_.dropped_tasks += static_cast<int64_t>(tasks.size());
       s = RemoveJob(uid);
       if (!s.ok()) return s;
+      for (TaskInfo& t : tasks) {
+        t.job_id.clear();
+        t.node_name.clear();
+        t.status = TaskStatus::kPending;
+        t.gpu_ids.clear();
+        t.gpu_node.clear();
+        s = cluster_.AddTask(std::move(t));
+        if (!s.ok()) return s;
+      }
     }
     for (auto it = active_.begin(); it != active_.end();) {
       it = finishing_.count(it->first) != 0 ? active_.erase(it) : std::next(it);
