@@ -45,7 +45,28 @@ void NodeInfo::Account(const TaskInfo& task, TaskStatus status, int sign) {
       pod_count_ += sign;
       break;
   }
+  // Pipelined tasks hold no device: they are placed on the GPUs once they become Allocated.
+  if (status != TaskStatus::kPipelined) AccountGpus(task, sign);
   future_idle_ = idle_ + releasing_ - pipelined_;
+}
+
+void NodeInfo::AccountGpus(const TaskInfo& task, int sign) {
+  if (task.gpu.Empty() || gpus_.empty()) return;
+  if (sign > 0) {
+    // Keep an assignment made on this node (a pod read back with its devices); choose otherwise.
+    bool keep =
+        task.gpu_node == name_ && static_cast<int32_t>(task.gpu_ids.size()) == task.gpu.count;
+    for (int32_t i : task.gpu_ids) {
+      keep = keep && i >= 0 && i < gpus_.size() && gpus_.free_milli()[i] >= task.gpu.milli;
+    }
+    if (!keep) {
+      task.gpu_ids = gpus_.ChooseOrMostFree(task.gpu);
+      task.gpu_node = name_;
+    }
+    gpus_.Account(task.gpu_ids, task.gpu.milli, +1);
+  } else if (task.gpu_node == name_) {
+    gpus_.Account(task.gpu_ids, task.gpu.milli, -1);
+  }
 }
 
 bool NodeInfo::HostPortsConflict(const std::vector<HostPort>& ports) const {
@@ -63,7 +84,7 @@ absl::Status NodeInfo::AddTask(TaskInfo* task) {
         fmt::format("task {} is already on node {}", task->Key(), name_));
   }
   if ((task->status == TaskStatus::kAllocated || task->status == TaskStatus::kBinding) &&
-      !task->resreq.LessEqual(idle_)) {
+      (!task->resreq.LessEqual(idle_) || !GpuFits(*task))) {
     return absl::FailedPreconditionError(
         fmt::format("task {} ({}) does not fit on node {} (idle {})", task->Key(),
                     task->resreq.ToString(), name_, idle_.ToString()));
@@ -95,7 +116,7 @@ absl::Status NodeInfo::UpdateTask(TaskInfo* task, TaskStatus old_status) {
   }
   Account(*task, old_status, -1);
   if ((task->status == TaskStatus::kAllocated || task->status == TaskStatus::kBinding) &&
-      old_status == TaskStatus::kPipelined && !task->resreq.LessEqual(idle_)) {
+      old_status == TaskStatus::kPipelined && (!task->resreq.LessEqual(idle_) || !GpuFits(*task))) {
     Account(*task, old_status, +1);
     return absl::FailedPreconditionError(
         fmt::format("task {} does not fit on node {}", task->Key(), name_));

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "scheduler/api/gpu_devices.h"
 #include "scheduler/api/resource.h"
 #include "scheduler/api/task_info.h"
 
@@ -29,6 +30,16 @@ class NodeInfo {
   // Idle + Releasing - Pipelined: what the node will have once releasing pods are gone.
   // Kept up to date on every change (it is read for every task/node pair).
   const Resource& FutureIdle() const { return future_idle_; }
+
+  // The node's physical GPUs with the free share of each (empty: no per-GPU accounting; then
+  // only the nvidia.com/gpu total is checked). Set before tasks are added.
+  const GpuDevices& gpus() const { return gpus_; }
+  void set_gpus(GpuDevices gpus) { gpus_ = std::move(gpus); }
+  // True if the task's GpuRequest fits on this node's GPUs (always true for a task without one;
+  // false for a GPU task on a node without a device list).
+  bool GpuFits(const TaskInfo& task) const {
+    return task.gpu.Empty() || (!gpus_.empty() && gpus_.Fits(task.gpu));
+  }
 
   int64_t max_pods() const { return max_pods_; }
   // Pods counted against `pods` allocatable (every task on the node except Pipelined ones).
@@ -78,6 +89,7 @@ class NodeInfo {
 
  private:
   void Account(const TaskInfo& task, TaskStatus status, int sign);
+  void AccountGpus(const TaskInfo& task, int sign);
 
   std::string name_;
   Resource allocatable_;
@@ -86,6 +98,7 @@ class NodeInfo {
   Resource releasing_;
   Resource pipelined_;
   Resource future_idle_;
+  GpuDevices gpus_;
   int64_t max_pods_ = 110;
   int64_t pod_count_ = 0;
   std::map<std::string, std::string> labels_;

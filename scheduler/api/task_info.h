@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "scheduler/api/gpu_devices.h"
 #include "scheduler/api/resource.h"
 
 namespace basalt::sched {
@@ -179,6 +180,14 @@ struct TaskInfo {
 
   Resource resreq;       // sum of regular containers + overhead
   Resource init_resreq;  // max(resreq, each init container): what must fit to start
+  // Per-GPU request (whole GPUs, or a share of one GPU), checked against the node's GpuDevices.
+  // resreq carries the same total as its nvidia.com/gpu scalar (count * milli milli-units).
+  GpuRequest gpu;
+  // The node's GPUs this task holds (indices into GpuDevices), set by NodeInfo when the task is
+  // accounted on `gpu_node`. Mutable: it is node accounting state carried with the task, written
+  // by NodeInfo through the const task reference it is given on removal.
+  mutable std::vector<int32_t> gpu_ids;
+  mutable std::string gpu_node;
 
   std::map<std::string, std::string> labels;
   std::map<std::string, std::string> node_selector;

@@ -1,9 +1,12 @@
 #include "scheduler/plugins/registry.h"
 
+#include "scheduler/plugins/bestfit/bestfit.h"
 #include "scheduler/plugins/binpack/binpack.h"
 #include "scheduler/plugins/capacity/capacity.h"
 #include "scheduler/plugins/conformance/conformance.h"
+#include "scheduler/plugins/deviceshare/deviceshare.h"
 #include "scheduler/plugins/drf/drf.h"
+#include "scheduler/plugins/fgd/fgd.h"
 #include "scheduler/plugins/gang/gang.h"
 #include "scheduler/plugins/network_topology/network_topology.h"
 #include "scheduler/plugins/nodegroup/nodegroup.h"
@@ -12,13 +15,17 @@
 #include "scheduler/plugins/predicates/predicates.h"
 #include "scheduler/plugins/priority/priority.h"
 #include "scheduler/plugins/proportion/proportion.h"
+#include "scheduler/plugins/randomscore/randomscore.h"
 
 namespace basalt::sched {
 
 PluginRegistry NewInTreeRegistry() {
   PluginRegistry r;
+  r.Register(std::string(kBestFitPluginName), NewBestFitPlugin);
   r.Register(std::string(kBinpackPluginName), NewBinpackPlugin);
   r.Register(std::string(kCapacityPluginName), NewCapacityPlugin);
+  r.Register(std::string(kDeviceSharePluginName), NewDeviceSharePlugin);
+  r.Register(std::string(kFgdPluginName), NewFgdPlugin);
   r.Register(std::string(kConformancePluginName), NewConformancePlugin);
   r.Register(std::string(kDrfPluginName), NewDrfPlugin);
   r.Register(std::string(kGangPluginName), NewGangPlugin);
@@ -29,6 +36,7 @@ PluginRegistry NewInTreeRegistry() {
   r.Register(std::string(kPredicatesPluginName), NewPredicatesPlugin);
   r.Register(std::string(kPriorityPluginName), NewPriorityPlugin);
   r.Register(std::string(kProportionPluginName), NewProportionPlugin);
+  r.Register(std::string(kRandomScorePluginName), NewRandomScorePlugin);
   return r;
 }
 

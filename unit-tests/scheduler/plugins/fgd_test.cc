@@ -1,0 +1,146 @@
+#include "scheduler/plugins/fgd/fgd.h"
+
+#include <catch2/catch.hpp>
+
+#include "fmt/format.h"
+#include "scheduler/plugins/bestfit/bestfit.h"
+#include "scheduler/plugins/deviceshare/deviceshare.h"
+#include "unit-tests/scheduler/testing/builders.h"
+
+namespace basalt::sched {
+namespace {
+
+using testing::MakeNode;
+using testing::MakeTask;
+
+FgdTaskType Type(int64_t cpu, int32_t count, int32_t milli, double weight) {
+  FgdTaskType t;
+  t.milli_cpu = cpu;
+  t.gpu.count = count;
+  t.gpu.milli = milli;
+  t.weight = weight;
+  return t;
+}
+
+// A node with GPUs whose free shares are `free` (set by placing shares on them).
+NodeInfo NodeWithFree(std::string name, const std::vector<int32_t>& free,
+                      std::vector<TaskInfo>& holders) {
+  const int n = static_cast<int>(free.size());
+  NodeInfo node = MakeNode(name)
+                      .Allocatable("cpu", "32")
+                      .Allocatable("memory", "64Gi")
+                      .Allocatable("nvidia.com/gpu", n);
+  node.set_gpus(GpuDevices("V100", n));
+  holders.reserve(16);
+  for (int i = 0; i < n; ++i) {
+    if (free[i] == 1000) continue;
+    TaskInfo t = MakeTask(fmt::format("{}-h{}", name, i)).Node(name).Status(TaskStatus::kRunning);
+    t.gpu.count = 1;
+    t.gpu.milli = 1000 - free[i];
+    t.gpu_ids = {i};
+    t.gpu_node = name;
+    t.resreq.Set(kGpu, t.gpu.milli);
+    holders.push_back(t);
+    REQUIRE(node.AddTask(&holders.back()).ok());
+  }
+  REQUIRE(node.gpus().free_milli() == free);
+  return node;
+}
+
+TaskInfo Share(std::string name, int32_t milli) {
+  TaskInfo t = MakeTask(std::move(name)).Request("cpu", "1");
+  t.gpu.count = 1;
+  t.gpu.milli = milli;
+  t.resreq.Set(kGpu, milli);
+  return t;
+}
+
+TEST_CASE("fgd: fragmentation of a node for one task type", "[sched][fgd]") {
+  const std::vector<int32_t> free{1000, 300};
+  // A half-GPU task can use GPU 0; GPU 1's 300 are a fragment.
+  CHECK(GpuFragmentation(8000, 1 << 30, "V100", free, Type(1000, 1, 500, 1)) == 300);
+  // Two whole GPUs: only one is whole, so the task cannot run here; everything is a fragment.
+  CHECK(GpuFragmentation(8000, 1 << 30, "V100", free, Type(1000, 2, 1000, 1)) == 1300);
+  // A task without GPUs cannot use any of them.
+  CHECK(GpuFragmentation(8000, 1 << 30, "V100", free, Type(1000, 0, 0, 1)) == 1300);
+  // Not enough CPU left: all of it.
+  CHECK(GpuFragmentation(500, 1 << 30, "V100", free, Type(1000, 1, 500, 1)) == 1300);
+  // GPU model not allowed: all of it.
+  FgdTaskType t4 = Type(1000, 1, 500, 1);
+  t4.gpu.models = {"T4"};
+  CHECK(GpuFragmentation(8000, 1 << 30, "V100", free, t4) == 1300);
+  // Expected over 50% half-GPU and 50% two-GPU tasks.
+  CHECK(ExpectedGpuFragmentation(8000, 1 << 30, "V100", free,
+                                 {Type(1000, 1, 500, 0.5), Type(1000, 2, 1000, 0.5)}) ==
+        Approx(800));
+}
+
+TEST_CASE("fgd: a share goes where it fragments least, not where it fits tightest",
+          "[sched][fgd]") {
+  std::vector<TaskInfo> ha, hb;
+  NodeInfo a = NodeWithFree("a", {1000, 1000}, ha);
+  NodeInfo b = NodeWithFree("b", {700, 1000}, hb);
+  const std::vector<FgdTaskType> types{Type(1000, 1, 600, 1)};  // the workload: 0.6-GPU tasks
+  TaskInfo task = Share("t", 300);
+  // On a: [700, 1000], both still fit 0.6: no fragment. On b: [400, 1000]: 400 is a fragment.
+  CHECK(NodeExpectedFragmentation(a, types) == Approx(0));
+  CHECK(FragmentationAfterPlacing(task, a, types) == Approx(0));
+  CHECK(NodeExpectedFragmentation(b, types) == Approx(0));
+  CHECK(FragmentationAfterPlacing(task, b, types) == Approx(400));
+  // BestFit prefers b, the fuller node.
+  CHECK(BestFitScore(task, b) > BestFitScore(task, a));
+}
+
+TEST_CASE("fgd: filling a fragment lowers the node's fragmentation", "[sched][fgd]") {
+  std::vector<TaskInfo> h;
+  NodeInfo node = NodeWithFree("n", {1000, 500}, h);
+  const std::vector<FgdTaskType> types{Type(1000, 1, 1000, 1)};  // whole-GPU workload
+  CHECK(NodeExpectedFragmentation(node, types) == Approx(500));
+  CHECK(FragmentationAfterPlacing(Share("t", 500), node, types) == Approx(0));
+}
+
+TEST_CASE("fgd: task types are learned from the snapshot with their popularity", "[sched][fgd]") {
+  ClusterInfo c;
+  REQUIRE(c.AddJob(testing::MakeJob("ns", "j")).ok());
+  for (int i = 0; i < 3; ++i) {
+    TaskInfo t = Share(fmt::format("s{}", i), 500);
+    t.job_id = "ns/j";
+    REQUIRE(c.AddTask(t).ok());
+  }
+  TaskInfo cpu = MakeTask("c").Job("ns/j").Request("cpu", "2");
+  REQUIRE(c.AddTask(cpu).ok());
+  const std::vector<FgdTaskType> types = FgdTaskTypes(c);
+  REQUIRE(types.size() == 2);
+  CHECK(types[0].gpu.milli == 500);
+  CHECK(types[0].weight == Approx(0.75));
+  CHECK(types[1].gpu.Empty());
+  CHECK(types[1].milli_cpu == 2000);
+  CHECK(types[1].weight == Approx(0.25));
+}
+
+TEST_CASE("deviceshare: the predicate names why the GPUs do not fit", "[sched][deviceshare]") {
+  std::vector<TaskInfo> h;
+  NodeInfo node = NodeWithFree("n", {400, 1000}, h);
+  CHECK(CheckGpuDevices(Share("t", 1000), node).ok());
+  TaskInfo two = Share("two", 1000);
+  two.gpu.count = 2;
+  Outcome o = CheckGpuDevices(two, node);
+  CHECK(o.code() == Code::kUnschedulable);
+  CHECK(o.Message() == "fewer than 2 GPUs with 1000m free");
+  TaskInfo t4 = Share("t4", 100);
+  t4.gpu.models = {"T4"};
+  CHECK(CheckGpuDevices(t4, node).Message() == "GPU model V100 not requested");
+  NodeInfo cpu_only = MakeNode("c").Allocatable("cpu", "8");
+  CHECK(CheckGpuDevices(Share("t", 100), cpu_only).code() == Code::kUnschedulableAndUnresolvable);
+  CHECK(CheckGpuDevices(MakeTask("plain").Request("cpu", "1"), cpu_only).ok());
+}
+
+TEST_CASE("bestfit: the score is the share of the node left unused, inverted", "[sched][bestfit]") {
+  NodeInfo node = MakeNode("n").Allocatable("cpu", "4").Allocatable("memory", "8Gi");
+  TaskInfo t = MakeTask("t").Request("cpu", "2").Request("memory", "2Gi");
+  // Left: cpu 2/4, memory 6/8 -> mean 0.625 -> 37.5.
+  CHECK(BestFitScore(t, node) == Approx(37.5));
+}
+
+}  // namespace
+}  // namespace basalt::sched

@@ -1,0 +1,125 @@
+#include "sim/simulator.h"
+
+#include <catch2/catch.hpp>
+#include <sstream>
+
+#include "fmt/format.h"
+#include "scheduler/actions/registry.h"
+#include "scheduler/framework/framework.h"
+#include "scheduler/plugins/registry.h"
+#include "sim/workload.h"
+
+namespace basalt::sim {
+namespace {
+
+sched::SchedulerConfig Config(std::string_view scoring) {
+  const std::string yaml = fmt::format(R"(actions: "allocate"
+tiers:
+- plugins:
+  - name: priority
+  - name: gang
+- plugins:
+  - name: predicates
+  - name: deviceshare
+  - name: {}
+)",
+                                       scoring);
+  auto c = sched::LoadSchedulerConfig(yaml, sched::NewInTreeRegistry(),
+                                      sched::NewInTreeActionRegistry());
+  REQUIRE(c.ok());
+  return *c;
+}
+
+Workload Trace(uint64_t seed) {
+  std::vector<SimNode> nodes;
+  for (int i = 0; i < 6; ++i) {
+    nodes.push_back(SimNode{fmt::format("n{}", i), 32000, int64_t{64} << 30, i % 2 == 0 ? 2 : 8,
+                            i % 2 == 0 ? "T4" : "V100"});
+  }
+  std::vector<SimTask> tasks;
+  const int32_t shares[] = {1000, 500, 250, 750};
+  for (int i = 0; i < 12; ++i) {
+    SimTask t;
+    t.name = fmt::format("t{}", i);
+    t.milli_cpu = 2000 + 1000 * (i % 3);
+    t.memory = int64_t{4} << 30;
+    t.gpu.count = i % 5 == 4 ? 2 : 1;
+    t.gpu.milli = t.gpu.count == 2 ? 1000 : shares[i % 4];
+    if (i % 6 == 5) t.gpu.models = {"V100"};
+    tasks.push_back(t);
+  }
+  return SampleOpenbWorkload(nodes, tasks, 1.3, seed);
+}
+
+std::string RunCsv(const Workload& w, std::string_view scoring, SimSummary* summary) {
+  std::ostringstream csv;
+  SimOptions o;
+  o.csv = &csv;
+  auto s = RunSimulation(w, Config(scoring), o);
+  REQUIRE(s.ok());
+  *summary = *s;
+  return csv.str();
+}
+
+TEST_CASE("basalt-sim: the same seed gives the same CSV", "[sim]") {
+  SimSummary a, b, c;
+  const std::string first = RunCsv(Trace(7), "fgd", &a);
+  const std::string second = RunCsv(Trace(7), "fgd", &b);
+  CHECK(first == second);
+  CHECK(first.rfind("time_s,arrived_gpu_pct,gpu_alloc_pct", 0) == 0);
+  CHECK(a.placed_tasks == b.placed_tasks);
+  CHECK(a.gpu_alloc_at_mark == b.gpu_alloc_at_mark);
+  // Another seed samples another task sequence.
+  CHECK(RunCsv(Trace(8), "fgd", &c) != first);
+}
+
+TEST_CASE("basalt-sim: the trace protocol reads allocation at 100% arrival", "[sim]") {
+  SimSummary s;
+  RunCsv(Trace(3), "bestfit", &s);
+  CHECK(s.gpu_capacity_milli == 30000);
+  CHECK(s.gpu_alloc_at_mark > 0.5);
+  CHECK(s.gpu_alloc_at_mark <= 1.0);
+  CHECK(s.placed_tasks + s.dropped_tasks == s.tasks);
+  CHECK(s.partial_gang_gpu_seconds == 0);
+}
+
+TEST_CASE("basalt-sim: YAML gangs are placed whole or not at all, and finish", "[sim]") {
+  auto w = ParseWorkloadYaml(R"(
+nodes:
+- {name: gpu, count: 2, cpuMilli: 16000, memoryMiB: 65536, gpus: 4, model: A100}
+queues:
+- {name: research, weight: 2}
+jobs:
+- {name: big, queue: research, arrival: 0, duration: 100, replicas: 3, gpus: 4, cpuMilli: 1000}
+- {name: share, arrival: 5, duration: 50, count: 4, every: 1, gpus: 1, gpuMilli: 500}
+)");
+  REQUIRE(w.ok());
+  CHECK(w->jobs.size() == 5);
+  std::ostringstream csv;
+  SimOptions o;
+  o.csv = &csv;
+  o.drop_unplaced = false;
+  auto s = RunSimulation(*w, Config("binpack"), o);
+  REQUIRE(s.ok());
+  // The 3x4-GPU gang never fits 2 nodes of 4 GPUs: it is never partly placed.
+  CHECK(s->placed_tasks == 4);
+  CHECK(s->partial_gang_gpu_seconds == 0);
+  CHECK(csv.str().find("share_research") != std::string::npos);
+}
+
+TEST_CASE("basalt-sim: bad YAML names the field", "[sim]") {
+  auto w = ParseWorkloadYaml(R"(
+nodes:
+- {name: n, cpuMilli: 1000}
+jobs:
+- {name: j, replicas: 2, minAvailable: 3}
+)");
+  REQUIRE_FALSE(w.ok());
+  CHECK(w.status().message() == "jobs[0].minAvailable must be within 1..replicas");
+  auto q = ParseWorkloadYaml("nodes:\n- {cpuMilli: 1}\njobs:\n- {queue: nope}\n");
+  REQUIRE_FALSE(q.ok());
+  CHECK(q.status().message() == "jobs[0].queue: queue \"nope\" is not in queues");
+}
+
+}  // namespace
+}  // namespace basalt::sim
