@@ -259,10 +259,14 @@ class QueueController final : public Controller {
     const json::Value* current_status = json::Find(queue.doc(), "status");
     std::optional<std::string> patch = QueueStatusPatch(current_status, state, counts);
     const std::string resource_version(StringAt(queue.doc(), {"metadata", "resourceVersion"}));
-    if (patch && memory.last_patch == *patch && resource_version == memory.written_over &&
+    if (!memory.written_rv.empty() && resource_version == memory.written_rv) {
+      memory.seen_own_write = true;
+    }
+    if (patch && memory.last_patch == *patch && !memory.seen_own_write &&
         clock_->Now() - memory.last_write < std::chrono::seconds(10)) {
-      // Written already and the cache still shows the object as it was before that write. A
-      // newer version that says otherwise (someone edited the status) is corrected.
+      // Written already and the cache has not shown that write yet (it may show versions from
+      // before it: another writer's, such as the scheduler's allocated). Once it has, a version
+      // that says otherwise (someone edited the status) is corrected.
       patch.reset();
     }
     if (patch) {
@@ -279,7 +283,8 @@ class QueueController final : public Controller {
         }
         memory.last_write = now;
         memory.last_patch = *patch;
-        memory.written_over = resource_version;
+        memory.written_rv = std::string(StringAt(*r, {"metadata", "resourceVersion"}));
+        memory.seen_own_write = false;
       }
     }
     std::lock_guard<std::mutex> l(mu_);
@@ -304,7 +309,8 @@ class QueueController final : public Controller {
     std::optional<std::string> state_override;  // set by a command, until the cache shows it
     Clock::TimePoint last_write{};
     std::string last_patch;
-    std::string written_over;  // the resourceVersion the last write was made over
+    std::string written_rv;       // the resourceVersion the last write produced
+    bool seen_own_write = false;  // the cache has shown that version
   };
 
   const ControllerContext ctx_;

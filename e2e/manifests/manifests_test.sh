@@ -81,7 +81,7 @@ expect_eq "namespaced webhooks that may see a control-plane namespace (kube-syst
 # Only Basalt's resources, and pods only through the schedulerName condition.
 expect_eq "resources the webhooks match" \
   "$(jq -r '[.[].rules[] | (.apiGroups[0] + "/" + .resources[])] | unique | join(" ")' <<<"$hooks")" \
-  "/pods batch.volcano.sh/cronjobs batch.volcano.sh/jobs scheduling.volcano.sh/podgroups scheduling.volcano.sh/queues"
+  "/pods batch.volcano.sh/cronjobs batch.volcano.sh/jobs flow.volcano.sh/jobflows scheduling.volcano.sh/podgroups scheduling.volcano.sh/queues"
 expect_eq "pod webhooks without a schedulerName matchCondition" \
   "$(jq -r 'map(select(any(.rules[].resources[]; . == "pods")) |
       select([.matchConditions[]?.expression | select(test("schedulerName == .volcano."))] | length == 0) | .name) | join(" ")' <<<"$hooks")" ""
