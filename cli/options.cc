@@ -313,9 +313,9 @@ absl::StatusOr<Options> ParseOptions(const std::vector<std::string>& args) {
       return Usage(fmt::format("the file (--file/-f) is mandatory to create {}s", o.group), usage);
     }
     if (o.verb == "get" && o.name.empty()) {
-      return Usage(
-          fmt::format("name (--name/-N) is mandatory to get the particular {} details", o.group),
-          usage);
+      return Usage(fmt::format("name (--name/-N) is mandatory to get the particular {} details",
+                               o.group == "jobflow" ? "jobflow" : "job template"),
+                   usage);
     }
     if (o.verb == "delete" && o.name.empty() == o.filename.empty()) {
       return Usage(fmt::format("{} name (--name/-N) or a file (--file/-f) must be specified, not "

@@ -389,13 +389,13 @@ TEST_CASE("vcctl jobflow create: the webhook's denial verbatim, default namespac
       WriteTemp("flow", "kind: JobFlow\nmetadata:\n  name: bad\nspec:\n  flows:\n  - name: x\n");
   Fixture f;
   f.transport->AddJson(
-      "POST", kFlows, 400,
-      Status(400, "BadRequest",
+      "POST", kFlows, 422,
+      Status(422, "Invalid",
              "admission webhook \\\"validatejobflow.volcano.sh\\\" denied the request: "
              "spec.flows[0].name: jobtemplate x not found"));
   CHECK(f.Run({"jobflow", "create", "-f", file.string()}) == kExitApiError);
   CHECK(f.err.str() ==
-        "create JobFlow default/bad: Error from server (BadRequest): admission webhook "
+        "create JobFlow default/bad: Error from server (Invalid): admission webhook "
         "\"validatejobflow.volcano.sh\" denied the request: spec.flows[0].name: jobtemplate x "
         "not found\n");
   std::filesystem::remove(file);

@@ -192,7 +192,7 @@ TEST_CASE("vcctl options: jobflow and jobtemplate refusals name the flag", "[cli
             .find("the file (--file/-f) is mandatory to create "
                   "jobflows") == 0);
   CHECK(ErrorOf({"jobtemplate", "get", "-n", "ml"})
-            .find("name (--name/-N) is mandatory to get the particular jobtemplate details") == 0);
+            .find("name (--name/-N) is mandatory to get the particular job template details") == 0);
   CHECK(ErrorOf({"jobflow", "delete"})
             .find("jobflow name (--name/-N) or a file (--file/-f) must be specified") == 0);
   CHECK(ErrorOf({"jobflow", "delete", "-N", "a", "-f", "x.yaml"})
