@@ -69,5 +69,24 @@ sleep 8
 expect_eq "reclaimable false: Evicted events" "$(kubectl -n "$ns" get events --field-selector reason=Evicted -o name | grep -c . || true)" 0
 expect_eq "reclaimable false: queue A pods left" "$(a_left)" "$free"
 expect_eq "reclaimable false: queue B pods bound" "$(bound_with_prefix "$ns" b-)" 0
+
+# Volcano #4679: a gang of queue B (under its share) larger than overcommit's headroom (20 % of
+# a cluster queue A filled) is admitted because reclaim can make room for it, and exactly its
+# size is reclaimed from A.
+kubectl patch queue "$qa" --type merge -p '{"spec":{"reclaimable":true}}' >/dev/null
+kubectl -n "$ns" delete pods b-0-0 b-1-0 b-2-0 b-3-0 --grace-period=0 --force >/dev/null 2>&1 || true
+kubectl -n "$ns" delete podgroups b-0 b-1 b-2 b-3 >/dev/null 2>&1 || true
+wait_for "queue B's pods gone" 30 b_gone
+big=$((free / 2))
+if ((big * 5 > total)); then
+  gang_yaml "$ns" big "$big" 1 "$qb" | kubectl -n "$ns" apply -f - >/dev/null
+  wait_for "queue B's $big-pod gang (beyond the admission headroom) runs after reclaim" 90 \
+    bash -c "[[ \$(kubectl -n $ns get pods -o jsonpath='{range .items[*]}{.metadata.name} {.spec.nodeName}{\"\\n\"}{end}' | awk 'index(\$1, \"big-\") == 1 && NF == 2' | wc -l) -eq $big ]]"
+  wait_for "exactly $big of queue A's pods evicted for it" 30 bash -c "[[ \$(kubectl -n $ns get pods -o name | grep -c '^pod/a-') -eq $((free - big)) ]]"
+  expect_eq "PodGroup big phase" "$(pg_phase "$ns" big)" "Running"
+  expect_no_oversubscription
+else
+  e2e_log "skipped the #4679 check: $free free GPUs of $total leave no gang beyond the headroom"
+fi
 rm -f "$conf"
 if stop_scheduler; then pass "SIGTERM: vc-scheduler exited 0"; else fail "SIGTERM: non-zero exit"; fi
