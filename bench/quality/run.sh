@@ -3,7 +3,7 @@
 # trace, averaged over seeds, for each policy in bench/quality/conf/, with basalt-sim.
 #
 #   bench/quality/run.sh [--seeds N] [--variants "default gpushare40 ..."] [--out FILE.md]
-#                        [--build-dir DIR] [--jobs J]
+#                        [--policies "fgd bestfit ..."] [--build-dir DIR] [--jobs J]
 # Prints a Markdown table (and writes it to --out); per-run summaries go to _output/quality/.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -12,6 +12,7 @@ variants="default gpushare40 multigpu20 gpuspec10 cpu050"
 out=""
 build="$root/_output/build"
 jobs=1
+policies="randomscore leastrequested binpack bestfit fgd"
 while [[ $# -gt 0 ]]; do
   case $1 in
     --seeds) seeds=$2; shift 2 ;;
@@ -19,6 +20,7 @@ while [[ $# -gt 0 ]]; do
     --out) out=$2; shift 2 ;;
     --build-dir) build=$2; shift 2 ;;
     --jobs) jobs=$2; shift 2 ;;
+    --policies) policies=$2; shift 2 ;;
     -h|--help) sed -n 2,8p "$0"; exit 0 ;;
     *) echo "run.sh: unknown argument $1" >&2; exit 2 ;;
   esac
@@ -27,7 +29,6 @@ data=${BASALT_OPENB_DIR:-$root/../shared/data/alibaba-gpu-v2023}
 [[ -d $data ]] || data=/work/shared/data/alibaba-gpu-v2023
 sim=${BASALT_SIM:-$build/sim/basalt-sim}
 [[ -x $sim ]] || { echo "run.sh: build basalt-sim first ($sim)" >&2; exit 2; }
-policies="randomscore leastrequested binpack bestfit fgd"
 logs="$root/_output/quality"
 mkdir -p "$logs"
 
