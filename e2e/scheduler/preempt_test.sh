@@ -62,56 +62,8 @@ expect_contains "skipped-names metric" "$skipped" 'kind="plugin"} 1'
 expect_contains "skipped-names metric" "$skipped" 'kind="action"} 1'
 wait_for "the scheduler logs the skipped plugin sla" 10 grep -q 'name="sla"' "$SCHED_LOG"
 
-# pg NAME MIN QUEUE CLASS [ANNOTATIONS]
-pg() {
-  cat <<YAML
----
-apiVersion: scheduling.volcano.sh/v1beta1
-kind: PodGroup
-metadata:
-  name: $1
-  labels: {volcano.sh/job-name: $1}
-  annotations: {${5:-}}
-spec:
-  minMember: $2
-  queue: $3
-  priorityClassName: $4
-YAML
-}
-# pods GROUP COUNT CLASS [POD_ANNOTATIONS] [FINALIZER]
-pods() {
-  local i
-  for ((i = 0; i < $2; i++)); do
-    cat <<YAML
----
-apiVersion: v1
-kind: Pod
-metadata:
-  name: $1-$i
-  annotations: {scheduling.k8s.io/group-name: $1${4:+, $4}}
-  labels: {volcano.sh/job-name: $1}
-  finalizers: [${5:-}]
-spec:
-  schedulerName: volcano
-  priorityClassName: $3
-  terminationGracePeriodSeconds: 0
-  nodeSelector: {basalt.dev/pool: $pool}
-  containers:
-  - name: main
-    image: busybox
-    resources:
-      requests: {cpu: "1", memory: 1Gi, nvidia.com/gpu: "1"}
-      limits: {nvidia.com/gpu: "1"}
-YAML
-  done
-}
-apply() { kubectl -n "$ns" apply -f - >/dev/null; }
-bound() { bound_with_prefix "$ns" "$1"; }
-pods_left() { kubectl -n "$ns" get pods -o name | grep -c "^pod/$1" || true; }
-evicted_events() {
-  kubectl -n "$ns" get events --field-selector reason=Evicted \
-    -o jsonpath='{range .items[*]}{.involvedObject.kind} {.involvedObject.name} {.message}{"\n"}{end}'
-}
+# shellcheck source=preempt_lib.sh
+source "$(dirname "$0")/preempt_lib.sh"
 terminating() { # pods being deleted
   kubectl -n "$ns" get pods -o jsonpath='{range .items[*]}{.metadata.name} {.metadata.deletionTimestamp}{"\n"}{end}' | awk 'NF == 2 {print $1}'
 }
