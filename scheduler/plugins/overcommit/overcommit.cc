@@ -25,6 +25,9 @@ class OvercommitPlugin final : public Plugin {
     idle_ = ssn.total_resource().Scale(permille, 1000).SubFloorZero(used);
     for (const auto& [id, job] : ssn.jobs()) {
       if (!job.min_resources.has_value() || !job.never_fits.empty()) continue;
+      // Admitted PodGroups of a queue that is gone (deleted with its jobs still terminating)
+      // can never be placed: counting them would hold back every other queue's admission.
+      if (ssn.FindQueue(job.queue) == nullptr) continue;
       const PodGroupPhase phase = job.podgroup_status.phase;
       if (phase == PodGroupPhase::kInqueue ||
           (phase == PodGroupPhase::kRunning && job.ReadyTaskNum() >= job.min_available)) {

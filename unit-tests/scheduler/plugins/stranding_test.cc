@@ -86,6 +86,27 @@ TEST_CASE("stranding: 1:3 queues flooded while every node is cordoned settle at 
   CHECK(cluster.RunningInQueue("q3", "nvidia.com/gpu") == 48 * kGpu);
 }
 
+TEST_CASE("stranding: admitted PodGroups of a deleted queue do not hold back other queues",
+          "[sched][stranding]") {
+  FakeCluster cluster;
+  cluster.AddQueue(MakeQueue("q1").Weight(1).Created(1));
+  for (int i = 0; i < kNodes; ++i) cluster.AddNode(GpuNode(i));
+  // 70 Inqueue gangs of a queue that was deleted while its namespace is still terminating.
+  for (int j = 0; j < 70; ++j) {
+    cluster.AddJob(MakeJob("gone-ns", "left-" + std::to_string(j))
+                       .Queue("deleted")
+                       .MinAvailable(1)
+                       .MinResources("nvidia.com/gpu", 1)
+                       .Phase(PodGroupPhase::kInqueue)
+                       .Created(0),
+                   0, MakeTask("tmpl").Request("cpu", "1").Request("nvidia.com/gpu", 1));
+  }
+  AddOneGpuJobs(cluster, "q1", 0, 8, 10);
+  const SchedulerConfig config = DefaultSchedulerConfig();
+  for (int i = 0; i < 5; ++i) REQUIRE(cluster.RunCycle(config).ok());
+  CHECK(UsedGpus(cluster, {"q1"}) == 8 * kGpu);
+}
+
 TEST_CASE("stranding: 1:3 queues on 6 GPUs get whole GPUs 2 and 4, not 1.5 and 4.5",
           "[sched][stranding]") {
   FakeCluster cluster;
