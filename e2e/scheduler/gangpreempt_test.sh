@@ -12,27 +12,15 @@
 #      gang of A is evicted and B's gang runs.
 # shellcheck source=lib.sh
 source "$(dirname "$0")/lib.sh"
+# shellcheck source=preempt_lib.sh
+source "$(dirname "$0")/preempt_lib.sh"
 
 apply_crds
 ns=$(new_namespace sched-gangpreempt)
 suffix=$RANDOM
 q=gq-$suffix qa=gra-$suffix qb=grb-$suffix pool=gangpreempt-$suffix
 make_queue "$q" 1
-add_fake_node "$pool-a" 4 "basalt.dev/pool=$pool"
-add_fake_node "$pool-b" 4 "basalt.dev/pool=$pool"
-kubectl apply -f - >/dev/null <<'YAML'
-apiVersion: scheduling.k8s.io/v1
-kind: PriorityClass
-metadata: {name: online-critical}
-value: 1000000
-description: online core service, must not be preempted
----
-apiVersion: scheduling.k8s.io/v1
-kind: PriorityClass
-metadata: {name: offline-batch}
-value: 100
-description: offline batch work, may be preempted
-YAML
+preempt_pool_setup
 
 conf=$(mktemp)
 write_conf() { # ACTION
@@ -65,8 +53,6 @@ else
   pass "gangpreempt is a known action"
 fi
 
-# shellcheck source=preempt_lib.sh
-source "$(dirname "$0")/preempt_lib.sh"
 terminating() {
   kubectl -n "$ns" get pods -o jsonpath='{range .items[*]}{.metadata.name} {.metadata.deletionTimestamp}{"\n"}{end}' | awk 'NF == 2 {print $1}'
 }

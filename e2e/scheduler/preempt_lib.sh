@@ -53,3 +53,23 @@ evicted_events() {
   kubectl -n "$ns" get events --field-selector reason=Evicted \
     -o jsonpath='{range .items[*]}{.involvedObject.kind} {.involvedObject.name} {.message}{"\n"}{end}'
 }
+
+# preempt_pool_setup: the suite's two KWOK nodes of 4 GPUs in pool $pool, and the article's
+# PriorityClasses online-critical (1000000) and offline-batch (100).
+preempt_pool_setup() {
+  add_fake_node "$pool-a" 4 "basalt.dev/pool=$pool"
+  add_fake_node "$pool-b" 4 "basalt.dev/pool=$pool"
+  kubectl apply -f - >/dev/null <<'YAML'
+apiVersion: scheduling.k8s.io/v1
+kind: PriorityClass
+metadata: {name: online-critical}
+value: 1000000
+description: online core service, must not be preempted
+---
+apiVersion: scheduling.k8s.io/v1
+kind: PriorityClass
+metadata: {name: offline-batch}
+value: 100
+description: offline batch work, may be preempted
+YAML
+}

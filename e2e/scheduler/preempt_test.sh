@@ -13,6 +13,8 @@
 # skipped, logged and counted, and preempt runs.
 # shellcheck source=lib.sh
 source "$(dirname "$0")/lib.sh"
+# shellcheck source=preempt_lib.sh
+source "$(dirname "$0")/preempt_lib.sh"
 
 apply_crds
 ns=$(new_namespace sched-preempt)
@@ -20,21 +22,7 @@ suffix=$RANDOM
 q=pq-$suffix qo=po-$suffix pool=preempt-$suffix
 make_queue "$q" 1
 make_queue "$qo" 1
-add_fake_node "$pool-a" 4 "basalt.dev/pool=$pool"
-add_fake_node "$pool-b" 4 "basalt.dev/pool=$pool"
-kubectl apply -f - >/dev/null <<'YAML'
-apiVersion: scheduling.k8s.io/v1
-kind: PriorityClass
-metadata: {name: online-critical}
-value: 1000000
-description: online core service, must not be preempted
----
-apiVersion: scheduling.k8s.io/v1
-kind: PriorityClass
-metadata: {name: offline-batch}
-value: 100
-description: offline batch work, may be preempted
-YAML
+preempt_pool_setup
 
 conf=$(mktemp)
 cat >"$conf" <<'YAML'
@@ -62,8 +50,6 @@ expect_contains "skipped-names metric" "$skipped" 'kind="plugin"} 1'
 expect_contains "skipped-names metric" "$skipped" 'kind="action"} 1'
 wait_for "the scheduler logs the skipped plugin sla" 10 grep -q 'name="sla"' "$SCHED_LOG"
 
-# shellcheck source=preempt_lib.sh
-source "$(dirname "$0")/preempt_lib.sh"
 terminating() { # pods being deleted
   kubectl -n "$ns" get pods -o jsonpath='{range .items[*]}{.metadata.name} {.metadata.deletionTimestamp}{"\n"}{end}' | awk 'NF == 2 {print $1}'
 }
