@@ -8,9 +8,12 @@
 # Unless BASALT_SANITIZERS=0 (or ctest arguments are given, which select a subset), the
 # sanitizer and fuzz stages of hack/test-sanitizers.sh run in the background while ctest runs
 # the suites, in their own Clang build tree, niced: by default ASan+UBSan unit tests and each
-# fuzzer for BASALT_FUZZ_TIME seconds (BASALT_SANITIZER_STAGES=asan,fuzz,tsan adds the TSan
-# unit tests, BASALT_ASAN_LABELS='unit|integration' the integration tests under ASan). They are
-# time-boxed (BASALT_SANITIZERS_TIMEOUT seconds, killed after), waited for after ctest, and
+# fuzzer for BASALT_FUZZ_TIME seconds, and the TSan unit tests of the threaded code
+# (BASALT_SANITIZER_STAGES picks a subset of asan,fuzz,tsan; BASALT_ASAN_LABELS='unit|integration'
+# and BASALT_TSAN_LABELS='unit|integration' add the integration tests). They are time-boxed
+# (BASALT_SANITIZERS_TIMEOUT seconds, killed after; by default what is left of
+# BASALT_RUN_BUDGET, 2640 s from the start of this script, at least 600 s, so that a cold run
+# ends within CI's 45 minutes), waited for after ctest, and
 # stopped on any exit. A failing test, a sanitizer report or a fuzzer crash fails the run; so
 # does a time box that ends while tests or fuzzers run. A time box that ends during a sanitizer
 # *build* (a cold ccache: the first run on a machine) is reported and does not fail the run:
@@ -59,9 +62,11 @@ if [[ -z $SANITIZERS ]]; then
 fi
 [[ $SANITIZERS == [01] ]] || { hlog "BASALT_SANITIZERS must be 0 or 1, got '$SANITIZERS'"; exit 2; }
 FUZZ_TIME=${BASALT_FUZZ_TIME:-20}
-SAN_TIMEOUT=${BASALT_SANITIZERS_TIMEOUT:-1800}
-SAN_STAGES=${BASALT_SANITIZER_STAGES:-asan,fuzz}
+SAN_TIMEOUT=${BASALT_SANITIZERS_TIMEOUT:-}
+RUN_BUDGET=${BASALT_RUN_BUDGET:-2640}
+SAN_STAGES=${BASALT_SANITIZER_STAGES:-asan,fuzz,tsan}
 ASAN_LABELS=${BASALT_ASAN_LABELS:-unit}
+TSAN_LABELS=${BASALT_TSAN_LABELS:-unit}
 
 "$HACK_DIR/install-deps.sh"
 
@@ -95,13 +100,19 @@ hlog "control-plane binaries: $((SECONDS - t))s"
 ensure_kubectl
 
 if ((SANITIZERS)); then
-  hlog "sanitizer stages $SAN_STAGES in the background (ASan labels '$ASAN_LABELS', ${FUZZ_TIME}s per fuzzer, at most ${SAN_TIMEOUT}s; log: _output/sanitizers.log; BASALT_SANITIZERS=0 skips them)"
+  if [[ -z $SAN_TIMEOUT ]]; then
+    # What the run budget leaves after the build: a cold build shortens the box (and a box that
+    # ends during a sanitizer build is reported, not failed), a warm one leaves the whole of it.
+    SAN_TIMEOUT=$((RUN_BUDGET - (SECONDS - T0)))
+    ((SAN_TIMEOUT >= 600)) || SAN_TIMEOUT=600
+  fi
+  hlog "sanitizer stages $SAN_STAGES in the background (ASan labels '$ASAN_LABELS', TSan labels '$TSAN_LABELS', ${FUZZ_TIME}s per fuzzer, at most ${SAN_TIMEOUT}s; log: _output/sanitizers.log; BASALT_SANITIZERS=0 skips them)"
   rm -f "$REPO_ROOT/_output/sanitizers.stage"
   t_san=$SECONDS
   # Niced below the suites (which have timing bounds, e.g. the HA take-over): the builds run at
   # nice 19, the sanitizer tests and fuzzers at 15, on the cores the suites leave idle.
   nice -n 10 timeout --kill-after=30 "$SAN_TIMEOUT" "$HACK_DIR/test-sanitizers.sh" --fuzz-time "$FUZZ_TIME" \
-    --stages "$SAN_STAGES" --asan-labels "$ASAN_LABELS" \
+    --stages "$SAN_STAGES" --asan-labels "$ASAN_LABELS" --tsan-labels "$TSAN_LABELS" \
     </dev/null >"$SAN_LOG" 2>&1 &
   SAN_PID=$!
 fi

@@ -208,7 +208,7 @@ int Main(int argc, char** argv) {
     return 1;
   }
   informer::SharedInformerFactory factory(client->get());
-  InformerLister lister(&factory);
+  InformerLister lister(&factory, client->get());
   AdmissionDeps deps;
   deps.lister = &lister;
   deps.options.scheduler_names = options.scheduler_names;

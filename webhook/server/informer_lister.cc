@@ -121,7 +121,8 @@ informer::InformerOptions Options(client::ResourceRef resource, informer::Transf
 }
 }  // namespace
 
-InformerLister::InformerLister(informer::SharedInformerFactory* factory) {
+InformerLister::InformerLister(informer::SharedInformerFactory* factory, client::Client* live)
+    : live_(live) {
   queues_ = factory->InformerFor(Options(client::Queues(), li::QueueInfoTransform(),
                                          {{li::kParentIndex, li::ParentIndexFunc()}}));
   podgroups_ = factory->InformerFor(Options(client::PodGroups(), li::SpecQueueTransform(),
@@ -150,10 +151,13 @@ std::vector<std::string> InformerLister::Unsynced() const {
 }
 
 absl::StatusOr<QueueInfo> InformerLister::GetQueue(std::string_view name) const {
-  informer::Object obj = queues_->store().Get(name);
-  if (!obj)
-    return absl::NotFoundError(fmt::format("queues.scheduling.volcano.sh \"{}\" not found", name));
-  return obj.As<QueueInfo>();
+  if (informer::Object obj = queues_->store().Get(name)) return obj.As<QueueInfo>();
+  if (live_ != nullptr) {
+    absl::StatusOr<json::Document> doc = live_->Get(client::Queues(), "", name);
+    if (doc.ok()) return li::QueueInfoFromDocument(*doc);
+    if (!absl::IsNotFound(doc.status())) return doc.status();
+  }
+  return absl::NotFoundError(fmt::format("queues.scheduling.volcano.sh \"{}\" not found", name));
 }
 
 std::vector<std::string> InformerLister::ChildQueues(std::string_view name) const {
@@ -172,7 +176,9 @@ int InformerLister::CountJobsInQueue(std::string_view queue) const {
 }
 
 bool InformerLister::PriorityClassExists(std::string_view name) const {
-  return static_cast<bool>(priority_classes_->store().Get(name));
+  if (priority_classes_->store().Get(name)) return true;
+  // A failed read (not a NotFound) answers as the cache did: the class is not known.
+  return live_ != nullptr && live_->Get(client::PriorityClasses(), "", name).ok();
 }
 
 std::string InformerLister::NamespaceDefaultQueue(std::string_view ns) const {

@@ -6,6 +6,12 @@
 // the per-queue counts come from indices on spec.parent and spec.queue, so no call scans a
 // cache.
 //
+// A queue or PriorityClass missing from its cache is asked of the API server when a live client
+// is given: one created a moment ago (local-up creates the default queue, then the user's first
+// job names it) may not have reached the watch yet, and refusing a Job for a queue that exists
+// is wrong. A miss is rare (it usually ends in a refusal), so the read costs nothing in the
+// common case.
+//
 // Until HasSynced() the answers come from partial caches: until then the webhook reports
 // not-ready and refuses reviews of the handlers that read them with a retryable 503 (the
 // check in main, passed to RegisterAdmissionPaths).
@@ -19,6 +25,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/client/client.h"
 #include "common/informer/informer_factory.h"
 #include "webhook/lister.h"
 
@@ -26,8 +33,9 @@ namespace basalt::webhook::server {
 
 class InformerLister : public ClusterLister {
  public:
-  // Registers its informers on `factory` (start them with factory->Start()).
-  explicit InformerLister(informer::SharedInformerFactory* factory);
+  // Registers its informers on `factory` (start them with factory->Start()). `live` (borrowed,
+  // may be null) answers cache misses of queues and PriorityClasses.
+  explicit InformerLister(informer::SharedInformerFactory* factory, client::Client* live = nullptr);
   InformerLister(const InformerLister&) = delete;
   InformerLister& operator=(const InformerLister&) = delete;
 
@@ -44,6 +52,7 @@ class InformerLister : public ClusterLister {
   std::string NamespaceDefaultQueue(std::string_view ns) const override;
 
  private:
+  client::Client* const live_;
   informer::SharedInformer* queues_;
   informer::SharedInformer* podgroups_;
   informer::SharedInformer* jobs_;

@@ -231,9 +231,8 @@ class HelperProcess {
   ~HelperProcess() {
     if (pid_ > 0) {
       kill(pid_, SIGKILL);
-      Wait();
     }
-    if (reader_.joinable()) reader_.join();
+    Wait();
   }
 
   bool Printed(const std::string& line) const {
@@ -245,12 +244,16 @@ class HelperProcess {
   }
   bool Leading() const { return Printed("LEADING " + identity_); }
   void Signal(int signo) { kill(pid_, signo); }
+  // Reaps the process, then drains its output: the last lines it printed (e.g. "STOPPED ...")
+  // may still be in the pipe when waitpid returns, so Printed() is only final after the reader
+  // has seen EOF.
   int Wait() {
     int status = 0;
     if (pid_ > 0) {
       waitpid(pid_, &status, 0);
       pid_ = -1;
     }
+    if (reader_.joinable()) reader_.join();
     return status;
   }
   const std::string& identity() const { return identity_; }

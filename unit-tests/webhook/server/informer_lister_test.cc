@@ -23,9 +23,34 @@ std::string List(std::string_view items) {
                      items);
 }
 
-// The LIST answer per resource path prefix.
+client::Response Reply(int code, std::string body) {
+  client::Response response;
+  response.status_code = code;
+  response.body = std::move(body);
+  return response;
+}
+
+// Objects the API server has but the watch has not delivered: only a GET of the object finds
+// them (a queue created a moment before the Job that names it).
+absl::StatusOr<client::Response> AnswerGet(const client::Request& r) {
+  if (r.path == "/apis/scheduling.volcano.sh/v1beta1/queues/late") {
+    return Reply(
+        200,
+        R"({"metadata":{"name":"late","resourceVersion":"11"},"spec":{"parent":"root"},"status":{"state":"Open"}})");
+  }
+  if (r.path == "/apis/scheduling.k8s.io/v1/priorityclasses/late-class") {
+    return Reply(200, R"({"metadata":{"name":"late-class","resourceVersion":"12"},"value":5})");
+  }
+  return Reply(404, R"({"kind":"Status","status":"Failure","reason":"NotFound","code":404})");
+}
+
+// The LIST answer per resource path prefix; a GET of one object goes to AnswerGet.
 absl::StatusOr<client::Response> Answer(const client::Request& r) {
   auto starts = [&](std::string_view prefix) { return r.path.rfind(prefix, 0) == 0; };
+  for (std::string_view named : {"/apis/scheduling.volcano.sh/v1beta1/queues/",
+                                 "/apis/scheduling.k8s.io/v1/priorityclasses/"}) {
+    if (starts(named)) return AnswerGet(r);
+  }
   std::string body;
   if (starts("/apis/scheduling.volcano.sh/v1beta1/queues")) {
     body = List(
@@ -49,14 +74,11 @@ absl::StatusOr<client::Response> Answer(const client::Request& r) {
   } else {
     return absl::NotFoundError(r.path);
   }
-  client::Response response;
-  response.status_code = 200;
-  response.body = std::move(body);
-  return response;
+  return Reply(200, std::move(body));
 }
 
-TEST_CASE("InformerLister: not synced until every cache has listed, then answers from them",
-          "[lister]") {
+// Five held watch streams: the caches list once and then see no change.
+std::unique_ptr<client::Client> NewClient() {
   auto fake = std::make_unique<FakeTransport>();
   fake->SetFallback(Answer);
   for (int i = 0; i < 5; ++i) {
@@ -64,8 +86,13 @@ TEST_CASE("InformerLister: not synced until every cache has listed, then answers
     held.hold_until_cancelled = true;
     fake->AddStream("", held);
   }
-  client::Client client(std::move(fake));
-  informer::SharedInformerFactory factory(&client);
+  return std::make_unique<client::Client>(std::move(fake));
+}
+
+TEST_CASE("InformerLister: not synced until every cache has listed, then answers from them",
+          "[lister]") {
+  std::unique_ptr<client::Client> client = NewClient();
+  informer::SharedInformerFactory factory(client.get());
   InformerLister lister(&factory);
   CHECK_FALSE(lister.HasSynced());
   CHECK(lister.Unsynced() ==
@@ -96,6 +123,30 @@ TEST_CASE("InformerLister: not synced until every cache has listed, then answers
   CHECK(lister.NamespaceDefaultQueue("a") == "team");
   CHECK(lister.NamespaceDefaultQueue("b").empty());
   CHECK(lister.NamespaceDefaultQueue("missing").empty());
+  // Without a live client a cache miss is final.
+  CHECK(lister.GetQueue("late").status().code() == absl::StatusCode::kNotFound);
+  CHECK_FALSE(lister.PriorityClassExists("late-class"));
+  factory.Shutdown();
+}
+
+TEST_CASE("InformerLister: a queue or PriorityClass not yet in the cache is read from the server",
+          "[lister]") {
+  std::unique_ptr<client::Client> client = NewClient();
+  informer::SharedInformerFactory factory(client.get());
+  InformerLister lister(&factory, client.get());
+  factory.Start();
+  std::stop_source stop;
+  REQUIRE(factory.WaitForCacheSync(stop.get_token(), std::chrono::seconds(10)));
+
+  auto late = lister.GetQueue("late");
+  REQUIRE(late.ok());
+  CHECK(late->state == "Open");
+  CHECK(late->parent == "root");
+  CHECK(lister.GetQueue("team")->state == "Closed");  // still from the cache
+  CHECK(lister.GetQueue("nope").status().code() == absl::StatusCode::kNotFound);
+  CHECK(lister.PriorityClassExists("late-class"));
+  CHECK(lister.PriorityClassExists("online-critical"));
+  CHECK_FALSE(lister.PriorityClassExists("offline-batch"));
   factory.Shutdown();
 }
 

@@ -1,0 +1,190 @@
+#!/usr/bin/env bash
+# Preemption in steady state (issue 12: "no preemption loop"): a pool of 4 KWOK nodes x 4 GPUs
+# is kept full by elastic offline-batch Jobs (4 replicas, minAvailable 2, PodEvicted ->
+# RestartJob) that together want 1.5x the pool, while online-critical Jobs of 1..4 GPUs arrive
+# one per round and leave two rounds later, and every third round the oldest offline Job is
+# replaced by a new one. With vc-controller-manager and a vc-scheduler running reclaim and
+# preempt, over PREEMPT_STEADY_ROUNDS rounds (default 8):
+#   - each online Job is bound within 60 s of its creation, on a pool that was full;
+#   - it costs exactly as many evictions as it has pods (Evicted events naming it), never more;
+#   - no pod is evicted twice (no Evicted event with a count above 1, no victim named twice) and
+#     no online pod is ever a victim;
+#   - after each round the offline Jobs fill the pool again (no GPU left idle while they want
+#     more), and none of them fails.
+source "$(dirname "$0")/../lib/testlib.sh"
+source "$(dirname "$0")/lib.sh"
+
+ROUNDS=${PREEMPT_STEADY_ROUNDS:-8}
+POOL_GPUS=16
+install_crds
+ns=$(new_namespace ctrl-steady)
+suffix=$RANDOM
+pool=steady-$suffix
+CLUSTER_OBJECTS=()
+for n in a b c d; do
+  kubectl apply -f - >/dev/null <<YAML
+apiVersion: v1
+kind: Node
+metadata:
+  name: $pool-$n
+  annotations: {kwok.x-k8s.io/node: fake}
+  labels: {type: kwok, kubernetes.io/hostname: $pool-$n, basalt.dev/pool: $pool}
+status:
+  allocatable: {cpu: "32", memory: 256Gi, nvidia.com/gpu: "4", pods: "110"}
+  capacity: {cpu: "32", memory: 256Gi, nvidia.com/gpu: "4", pods: "110"}
+YAML
+  CLUSTER_OBJECTS+=("node/$pool-$n")
+done
+cleanup_nodes() { # the pods first, so no later test sees them on nodes that are gone
+  kubectl -n "$ns" delete vcjobs --all --wait=false >/dev/null 2>&1 || true
+  kubectl -n "$ns" delete pods --all --grace-period=0 --force --wait=true --timeout=60s >/dev/null 2>&1 || true
+  local o
+  for o in "${CLUSTER_OBJECTS[@]}"; do kubectl delete "$o" --ignore-not-found --wait=false >/dev/null 2>&1 || true; done
+}
+kubectl apply -f - >/dev/null <<'YAML'
+apiVersion: scheduling.k8s.io/v1
+kind: PriorityClass
+metadata: {name: online-critical}
+value: 1000000
+description: online core service, must not be preempted
+---
+apiVersion: scheduling.k8s.io/v1
+kind: PriorityClass
+metadata: {name: offline-batch}
+value: 100
+description: offline batch work, may be preempted
+YAML
+
+conf=$BASALT_TEST_CLUSTER_DIR/steady-$suffix.conf
+cat >"$conf" <<'YAML'
+actions: "enqueue, allocate, backfill, reclaim, preempt"
+tiers:
+- plugins:
+  - name: priority
+  - name: gang
+    enablePreemptable: false
+  - name: conformance
+- plugins:
+  - name: overcommit
+  - name: drf
+    enablePreemptable: false
+  - name: predicates
+  - name: proportion
+  - name: nodeorder
+  - name: binpack
+YAML
+cm_start
+"$SCHED_BIN" --kubeconfig="$KUBECONFIG" --leader-elect=false --metrics-addr=127.0.0.1:0 \
+  --health-addr=127.0.0.1:0 --schedule-period=500ms --scheduler-conf="$conf" -v=2 \
+  >>"$BASALT_TEST_CLUSTER_DIR/logs/vc-scheduler-e2e-$E2E_NAME.log" 2>&1 &
+SCHED_PID=$!
+echo "$SCHED_PID" >"$BASALT_TEST_CLUSTER_DIR/pids/vc-scheduler-e2e-$E2E_NAME.pid"
+echo "$SCHED_BIN" >"$BASALT_TEST_CLUSTER_DIR/pids/vc-scheduler-e2e-$E2E_NAME.cmd"
+trap 'cleanup_nodes; rm -f "$conf"; controllers_on_exit' EXIT
+wait_for "queue default exists" 30 kubectl get queue default
+
+job() { # NAME CLASS REPLICAS MIN_AVAILABLE
+  cat <<YAML
+---
+apiVersion: batch.volcano.sh/v1alpha1
+kind: Job
+metadata: {name: $1, namespace: $ns}
+spec:
+  schedulerName: volcano
+  queue: default
+  priorityClassName: $2
+  minAvailable: $4
+  maxRetry: 100
+  policies: [{event: PodEvicted, action: RestartJob}]
+  tasks:
+  - name: main
+    replicas: $3
+    template:
+      spec:
+        priorityClassName: $2
+        restartPolicy: Never
+        nodeSelector: {basalt.dev/pool: $pool}
+        containers:
+        - name: main
+          image: busybox
+          resources:
+            requests: {cpu: "1", memory: 1Gi, nvidia.com/gpu: "1"}
+            limits: {nvidia.com/gpu: "1"}
+YAML
+}
+# Pods of the namespace bound to a node and not terminating (each holds 1 GPU), optionally of
+# one job.
+bound() {
+  local sel=()
+  [[ -n ${1:-} ]] && sel=(-l "volcano.sh/job-name=$1")
+  kubectl -n "$ns" get pods "${sel[@]}" \
+    -o jsonpath='{range .items[*]}{.spec.nodeName} {.metadata.deletionTimestamp}{"\n"}{end}' |
+    awk 'NF == 1' | wc -l
+}
+# Evicted events of pods: "<victim uid> <count> <message>".
+evicted_pod_events() {
+  kubectl -n "$ns" get events --field-selector reason=Evicted,involvedObject.kind=Pod \
+    -o jsonpath='{range .items[*]}{.involvedObject.uid} {.count} {.message}{"\n"}{end}'
+}
+# Full: every GPU of the pool held by a live pod, and no offline Job failed or aborted.
+pool_full() {
+  [[ $(bound) == "$POOL_GPUS" ]] || return 1
+  ! kubectl -n "$ns" get vcjobs -o jsonpath='{range .items[*]}{.status.state.phase}{"\n"}{end}' |
+    grep -qvxE 'Running|Pending|Restarting|Completing|Completed|'
+}
+
+offline=() next_offline=0
+new_offline() {
+  local name=train-$next_offline
+  next_offline=$((next_offline + 1))
+  job "$name" offline-batch 4 2 | kubectl apply -f - >/dev/null
+  offline+=("$name")
+}
+# 6 x 4 replicas = 24 GPUs wanted on a pool of 16.
+for _ in 1 2 3 4 5 6; do new_offline; done
+wait_for "offline jobs fill the pool ($POOL_GPUS GPUs)" 120 pool_full
+
+declare -A want # online job -> its pods (the evictions it may cost)
+online=()
+for ((r = 1; r <= ROUNDS; r++)); do
+  k=$(((r - 1) % 4 + 1))
+  name=serve-$r
+  wait_for "round $r: the pool is full before $name arrives" 120 pool_full
+  t0=$SECONDS
+  job "$name" online-critical "$k" "$k" | kubectl apply -f - >/dev/null
+  want[$name]=$k
+  online+=("$name")
+  serve_bound() { [[ $(bound "$1") == "$2" ]]; }
+  wait_for "round $r: $name ($k GPUs) bound" 60 serve_bound "$name" "$k" &&
+    e2e_log "round $r: $name bound $((SECONDS - t0)) s after creation"
+  # The online job of two rounds ago leaves; every third round the oldest offline job is
+  # replaced by a new one.
+  if ((${#online[@]} > 2)); then
+    kubectl -n "$ns" delete vcjob "${online[0]}" --wait=false >/dev/null
+    online=("${online[@]:1}")
+  fi
+  if ((r % 3 == 0)); then
+    kubectl -n "$ns" delete vcjob "${offline[0]}" --wait=false >/dev/null
+    offline=("${offline[@]:1}")
+    new_offline
+  fi
+done
+wait_for "the offline jobs fill the pool again after the last round" 120 pool_full
+
+events=$(evicted_pod_events)
+total=0
+for name in "${!want[@]}"; do
+  got=$(grep -c "making room for job $ns/$name " <<<"$events" || true)
+  expect_eq "evictions for $name (${want[$name]} pods)" "$got" "${want[$name]}"
+  total=$((total + want[$name]))
+done
+expect_eq "Evicted pod events in all" "$(grep -c 'making room for job' <<<"$events" || true)" "$total"
+expect_eq "Evicted events counted more than once (a pod evicted again)" \
+  "$(awk '$2 > 1' <<<"$events" | wc -l)" 0
+expect_eq "victims named twice" "$(awk '{print $1}' <<<"$events" | sort | uniq -d | wc -l)" 0
+online_victims=$(kubectl -n "$ns" get events --field-selector reason=Evicted,involvedObject.kind=Pod \
+  -o jsonpath='{range .items[*]}{.involvedObject.name}{"\n"}{end}' | grep -c '^serve-' || true)
+expect_eq "online pods evicted" "$online_victims" 0
+expect_eq "offline jobs failed or aborted" \
+  "$(kubectl -n "$ns" get vcjobs -o jsonpath='{range .items[*]}{.status.state.phase}{"\n"}{end}' | grep -cE 'Failed|Aborted' || true)" 0
+if scheduler_stop; then pass "vc-scheduler stopped"; fi
