@@ -118,11 +118,20 @@ JobReconciler::JobReconciler(client::Client* client, JobListers listers,
       clock_(options.clock != nullptr ? options.clock : Clock::Real()),
       plugins_(NewJobPluginRegistry()),
       pool_(options.pod_concurrency),
-      pod_control_(client, &pool_, PodControl::Options{clock_, options.pod_concurrency}),
-      pod_group_control_(client, listers.pod_groups),
-      volume_control_(client),
-      plugin_objects_(client),
-      status_writer_(client) {}
+      real_pods_(client, &pool_, PodControl::Options{clock_, options.pod_concurrency}),
+      real_pod_groups_(client, listers.pod_groups),
+      real_volumes_(client),
+      real_plugin_objects_(client),
+      real_status_(client),
+      pod_control_(options.controls.pods != nullptr ? options.controls.pods : &real_pods_),
+      pod_group_control_(options.controls.pod_groups != nullptr ? options.controls.pod_groups
+                                                                : &real_pod_groups_),
+      volume_control_(options.controls.volumes != nullptr ? options.controls.volumes
+                                                          : &real_volumes_),
+      plugin_objects_(options.controls.plugin_objects != nullptr ? options.controls.plugin_objects
+                                                                 : &real_plugin_objects_),
+      status_writer_(options.controls.status != nullptr ? options.controls.status : &real_status_) {
+}
 
 std::shared_ptr<JobReconciler::JobMemory> JobReconciler::MemoryFor(const std::string& key) {
   std::lock_guard<std::mutex> l(mu_);
@@ -157,7 +166,7 @@ size_t JobReconciler::PendingRequests(const std::string& key) const {
 }
 
 bool JobReconciler::DeletedByController(const std::string& uid) const {
-  return pod_control_.DeletedByController(uid);
+  return pod_control_->DeletedByController(uid);
 }
 
 void JobReconciler::RecordEvent(const Work& w, controller::EventType type, std::string_view reason,
@@ -484,7 +493,7 @@ absl::StatusOr<JobCounts> JobReconciler::SyncJob(Work& w) {
     creations.push_back(PodCreation{MakePodName(w.job.name(), c.task, c.index), c.task, c.index});
   }
   const api::Job& job = w.job;
-  PodCreationResult created = pod_control_.CreatePods(
+  PodCreationResult created = pod_control_->CreatePods(
       job.namespace_name(), creations,
       [&](const PodCreation& c) -> absl::StatusOr<json::Document> {
         const api::TaskSpec* task = job.spec().FindTask(c.task);
@@ -525,7 +534,7 @@ absl::StatusOr<JobCounts> JobReconciler::SyncJob(Work& w) {
   for (const std::string& name : plan.remove) {
     for (const JobPodInfo& p : pods) {
       if (p.name != name || p.terminating) continue;
-      absl::Status s = pod_control_.DeletePod(p, w.memory->pods);
+      absl::Status s = pod_control_->DeletePod(p, w.memory->pods);
       if (!s.ok()) {
         RecordEvent(w, controller::EventType::kWarning, "FailedDelete",
                     fmt::format("Error deleting pod {}: {}", name, MessageOf(s)));
@@ -544,7 +553,7 @@ absl::StatusOr<JobCounts> JobReconciler::SyncJob(Work& w) {
 void JobReconciler::RecordPodGroupPending(const Work& w) {
   // Why the gang waits, on the Job (kubectl describe vcjob): the newest True condition of the
   // PodGroup, unless it is Scheduled. The recorder aggregates repeats into one Event.
-  std::optional<api::Condition> c = pod_group_control_.PendingCondition(w.job);
+  std::optional<api::Condition> c = pod_group_control_->PendingCondition(w.job);
   if (!c) return;
   std::string type = c->type;
   for (char& ch : type) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
@@ -566,7 +575,7 @@ absl::StatusOr<JobCounts> JobReconciler::KillPods(Work& w, const Plan& plan, Act
     if (pods[i].uid.empty()) continue;  // expected, not yet seen: nothing to delete
     if (ShouldKill(plan, action, snapshots[i], target)) victims.push_back(&pods[i]);
   }
-  std::vector<absl::Status> results = pod_control_.DeletePods(victims, w.memory->pods);
+  std::vector<absl::Status> results = pod_control_->DeletePods(victims, w.memory->pods);
   // A kill makes every expected creation moot.
   w.memory->pods.ForgetCreations();
   std::vector<std::string> deleted;
@@ -587,7 +596,7 @@ absl::StatusOr<JobCounts> JobReconciler::KillPods(Work& w, const Plan& plan, Act
   JobCounts counts = AccountKill(snapshots, deleted, w.counts);
   if (plan.run_plugins_on_job_delete) BASALT_RETURN_IF_ERROR(RunPluginsOnJobDelete(w));
   if (plan.delete_pod_group) {
-    BASALT_RETURN_IF_ERROR(pod_group_control_.Delete(w.job, w.memory->pod_group));
+    BASALT_RETURN_IF_ERROR(pod_group_control_->Delete(w.job, w.memory->pod_group));
   }
   // The whole action is retried (its bookkeeping applied once, when every deletion worked).
   if (!first_error.ok()) return first_error;
@@ -611,7 +620,7 @@ absl::StatusOr<std::string> JobReconciler::EnsurePodGroup(Work& w) {
   std::string problem;
   const bool running = w.job.Initiated() && w.job.phase() == JobPhase::kRunning;
   absl::StatusOr<PodGroupControl::Ensured> ensured =
-      pod_group_control_.Ensure(w.job, *desired, running, w.memory->pod_group, &problem);
+      pod_group_control_->Ensure(w.job, *desired, running, w.memory->pod_group, &problem);
   if (!ensured.ok()) {
     if (!problem.empty()) SetProblem(w, "PodGroupError", std::move(problem));
     return ensured.status();
@@ -631,7 +640,7 @@ absl::Status JobReconciler::EnsureVolumes(Work& w) {
   if (w.job.spec().volumes.empty()) return absl::OkStatus();
   std::string problem;
   absl::StatusOr<std::optional<json::Document>> patched =
-      volume_control_.NameClaims(w.job, &problem);
+      volume_control_->NameClaims(w.job, &problem);
   if (!patched.ok()) {
     SetProblem(w, "PVCError", std::move(problem));
     return patched.status();
@@ -645,7 +654,7 @@ absl::Status JobReconciler::EnsureVolumes(Work& w) {
     w.memory->last_written_rv = std::string(StringAt(*shared, {"metadata", "resourceVersion"}));
     w.memory->last_written = std::move(shared);
   }
-  if (absl::Status s = volume_control_.EnsureClaims(w.job, w.controlled, &problem); !s.ok()) {
+  if (absl::Status s = volume_control_->EnsureClaims(w.job, w.controlled, &problem); !s.ok()) {
     SetProblem(w, "PVCError", std::move(problem));
     return s;
   }
@@ -666,7 +675,7 @@ absl::Status JobReconciler::RunPluginsOnJobAdd(Work& w) {
       SetProblem(w, "PluginError", std::string(MessageOf(objects.status())));
       return objects.status();
     }
-    if (absl::Status s = plugin_objects_.Create(w.job.namespace_name(), *objects); !s.ok()) {
+    if (absl::Status s = plugin_objects_->Create(w.job.namespace_name(), *objects); !s.ok()) {
       SetProblem(w, "PluginError", fmt::format("plugin {}: {}", p->Name(), MessageOf(s)));
       return s;
     }
@@ -688,7 +697,7 @@ absl::Status JobReconciler::RunPluginsOnJobUpdate(Work& w) {
   for (const auto& p : *plugins) {
     absl::StatusOr<std::vector<json::Document>> objects = p->OnJobUpdate(w.job);
     if (!objects.ok()) return objects.status();
-    BASALT_RETURN_IF_ERROR(plugin_objects_.Apply(w.job.namespace_name(), *std::move(objects)));
+    BASALT_RETURN_IF_ERROR(plugin_objects_->Apply(w.job.namespace_name(), *std::move(objects)));
   }
   w.memory->plugins_updated_generation = generation;
   return absl::OkStatus();
@@ -701,7 +710,7 @@ absl::Status JobReconciler::RunPluginsOnJobDelete(Work& w) {
   for (const auto& p : *plugins) {
     const std::string key = ControlledResourceKey(p->Name());
     if (w.controlled.count(key) == 0) continue;
-    BASALT_RETURN_IF_ERROR(plugin_objects_.Delete(p->OnJobDelete(w.job)));
+    BASALT_RETURN_IF_ERROR(plugin_objects_->Delete(p->OnJobDelete(w.job)));
     w.controlled.erase(key);
   }
   w.memory->plugins_updated_generation = -1;
@@ -728,7 +737,7 @@ absl::Status JobReconciler::WriteStatus(Work& w, JobPhase next, const JobCounts&
     w.status_deferred = kCounterWriteInterval - (at - w.memory->last_status_write);
     return absl::OkStatus();
   }
-  BASALT_ASSIGN_OR_RETURN(JobStatusWriter::Written written, status_writer_.Write(w.job, *status));
+  BASALT_ASSIGN_OR_RETURN(JobStatusWriter::Written written, status_writer_->Write(w.job, *status));
   w.memory->last_status_write = at;
   w.status_deferred.reset();
   if (std::string_view(w.job.status().state.phase) != JobPhaseName(next)) {

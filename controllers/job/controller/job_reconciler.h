@@ -92,6 +92,16 @@ struct JobListers {
   const informer::Store* queues = nullptr;
 };
 
+// The controls that do the reconciler's I/O. Each one left null is the real control over the
+// reconciler's client; tests pass fakes to check the decisions without an API server.
+struct JobControls {
+  PodControlInterface* pods = nullptr;
+  PodGroupControlInterface* pod_groups = nullptr;
+  VolumeControlInterface* volumes = nullptr;
+  PluginObjectsInterface* plugin_objects = nullptr;
+  JobStatusWriterInterface* status = nullptr;
+};
+
 struct JobReconcilerOptions {
   Clock* clock = nullptr;                         // nullptr: Clock::Real()
   controller::EventRecorder* recorder = nullptr;  // optional
@@ -100,6 +110,7 @@ struct JobReconcilerOptions {
   int pod_concurrency = 16;
   // --max-job-pods: a Job with more pods in total is refused (InvalidJobSpec, no pods).
   int64_t max_job_pods = kDefaultMaxJobPods;
+  JobControls controls{};  // borrowed
 };
 
 class JobReconciler {
@@ -164,11 +175,17 @@ class JobReconciler {
   const JobPluginRegistry plugins_;
   // The controls: the reconciler decides, they do the I/O.
   WorkerPool pool_;  // shared by every job's pod creations and deletions
-  PodControl pod_control_;
-  PodGroupControl pod_group_control_;
-  VolumeControl volume_control_;
-  PluginObjects plugin_objects_;
-  JobStatusWriter status_writer_;
+  PodControl real_pods_;
+  PodGroupControl real_pod_groups_;
+  VolumeControl real_volumes_;
+  PluginObjects real_plugin_objects_;
+  JobStatusWriter real_status_;
+  // The controls in use: options.controls where given, else the real ones above.
+  PodControlInterface* const pod_control_;
+  PodGroupControlInterface* const pod_group_control_;
+  VolumeControlInterface* const volume_control_;
+  PluginObjectsInterface* const plugin_objects_;
+  JobStatusWriterInterface* const status_writer_;
 
   mutable std::mutex mu_;
   std::unordered_map<std::string, std::shared_ptr<JobMemory>> memory_;  // guarded by mu_

@@ -23,14 +23,10 @@ namespace basalt::controllers {
 // without its spec, the rest of it (metadata, status) being still usable.
 absl::StatusOr<api::Job> DecodeJob(const json::Value& doc, std::string* spec_problem);
 
-class JobStatusWriter {
+// What the reconciler asks of status writes (JobStatusWriter does it against the API server;
+// tests fake it).
+class JobStatusWriterInterface {
  public:
-  // Conflicts retried after the first attempt.
-  static constexpr int kConflictRetries = 4;
-
-  // Borrows `client`.
-  explicit JobStatusWriter(client::Client* client) : client_(client) {}
-
   struct Written {
     // The Job as written: `job` with `status` at the resourceVersion the API server gave it
     // (or the current object with `status`, after a conflict).
@@ -38,8 +34,20 @@ class JobStatusWriter {
     // The API server's answer.
     std::shared_ptr<const json::Document> doc;
   };
+  virtual ~JobStatusWriterInterface() = default;
+  virtual absl::StatusOr<Written> Write(const api::Job& job, const api::JobStatus& status) = 0;
+};
+
+class JobStatusWriter : public JobStatusWriterInterface {
+ public:
+  // Conflicts retried after the first attempt.
+  static constexpr int kConflictRetries = 4;
+
+  // Borrows `client`.
+  explicit JobStatusWriter(client::Client* client) : client_(client) {}
+
   // Writes `status` on `job`. kNotFound when the Job was replaced by another of the same name.
-  absl::StatusOr<Written> Write(const api::Job& job, const api::JobStatus& status);
+  absl::StatusOr<Written> Write(const api::Job& job, const api::JobStatus& status) override;
 
  private:
   client::Client* const client_;

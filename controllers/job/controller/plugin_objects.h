@@ -16,23 +16,33 @@
 
 namespace basalt::controllers {
 
-class PluginObjects {
+// What the reconciler asks of plugin-object I/O (PluginObjects does it against the API server;
+// tests fake it).
+class PluginObjectsInterface {
+ public:
+  virtual ~PluginObjectsInterface() = default;
+  virtual absl::Status Create(std::string_view ns, const std::vector<json::Document>& objects) = 0;
+  virtual absl::Status Apply(std::string_view ns, std::vector<json::Document> objects) = 0;
+  virtual absl::Status Delete(const std::vector<ObjectRef>& refs) = 0;
+};
+
+class PluginObjects : public PluginObjectsInterface {
  public:
   // Borrows `client`.
   explicit PluginObjects(client::Client* client) : client_(client) {}
 
   // Creates each of `objects` in `ns`; one that already exists is left as it is. Stops at the
   // first error.
-  absl::Status Create(std::string_view ns, const std::vector<json::Document>& objects);
+  absl::Status Create(std::string_view ns, const std::vector<json::Document>& objects) override;
 
   // Makes each of `objects` exist in `ns` as given: created when missing, replaced (PUT at the
   // current resourceVersion) when a member other than metadata and status differs. Fields the
   // API server defaulted in the existing object are no difference (only the members of the
   // desired object are compared). Stops at the first error.
-  absl::Status Apply(std::string_view ns, std::vector<json::Document> objects);
+  absl::Status Apply(std::string_view ns, std::vector<json::Document> objects) override;
 
   // Deletes the objects named by `refs`; one already gone is no error. Stops at the first error.
-  absl::Status Delete(const std::vector<ObjectRef>& refs);
+  absl::Status Delete(const std::vector<ObjectRef>& refs) override;
 
  private:
   client::Client* const client_;

@@ -76,7 +76,21 @@ struct PodCreationResult {
   bool stopped = false;
 };
 
-class PodControl {
+// What the reconciler asks of pod I/O (PodControl does it against the API server; tests fake it).
+class PodControlInterface {
+ public:
+  virtual ~PodControlInterface() = default;
+  virtual PodCreationResult CreatePods(
+      std::string_view ns, const std::vector<PodCreation>& pods,
+      const std::function<absl::StatusOr<json::Document>(const PodCreation&)>& build,
+      PodExpectations& expectations) = 0;
+  virtual std::vector<absl::Status> DeletePods(const std::vector<const JobPodInfo*>& pods,
+                                               PodExpectations& expectations) = 0;
+  virtual absl::Status DeletePod(const JobPodInfo& pod, PodExpectations& expectations) = 0;
+  virtual bool DeletedByController(const std::string& uid) const = 0;
+};
+
+class PodControl : public PodControlInterface {
  public:
   struct Options {
     Clock* clock = nullptr;  // nullptr: Clock::Real()
@@ -97,17 +111,17 @@ class PodControl {
   PodCreationResult CreatePods(
       std::string_view ns, const std::vector<PodCreation>& pods,
       const std::function<absl::StatusOr<json::Document>(const PodCreation&)>& build,
-      PodExpectations& expectations);
+      PodExpectations& expectations) override;
 
   // Deletes `pods` (in parallel), each marked out of sync first (unless it already is) and
   // deleted with its UID as precondition; a pod already gone counts as deleted. Returns one
   // status per pod; deleted pods are expected gone in `expectations`.
   std::vector<absl::Status> DeletePods(const std::vector<const JobPodInfo*>& pods,
-                                       PodExpectations& expectations);
-  absl::Status DeletePod(const JobPodInfo& pod, PodExpectations& expectations);
+                                       PodExpectations& expectations) override;
+  absl::Status DeletePod(const JobPodInfo& pod, PodExpectations& expectations) override;
 
   // Whether the pod with `uid` was deleted by this controller (its deletion is no eviction).
-  bool DeletedByController(const std::string& uid) const;
+  bool DeletedByController(const std::string& uid) const override;
 
  private:
   // The deletion itself, written once; thread-safe.

@@ -29,29 +29,41 @@ struct PodGroupMemory {
   std::string uid;
 };
 
-class PodGroupControl {
+// What the reconciler asks of PodGroup I/O (PodGroupControl does it against the API server;
+// tests fake it).
+class PodGroupControlInterface {
+ public:
+  struct Ensured {
+    std::string phase;       // status.phase of the PodGroup ("" when just created without one)
+    bool recreated = false;  // it had been deleted by someone else and was created again
+  };
+  virtual ~PodGroupControlInterface() = default;
+  virtual absl::StatusOr<Ensured> Ensure(const api::Job& job, const json::Document& desired,
+                                         bool lost_while_running, PodGroupMemory& memory,
+                                         std::string* problem) = 0;
+  virtual absl::Status Delete(const api::Job& job, PodGroupMemory& memory) = 0;
+  virtual std::optional<api::Condition> PendingCondition(const api::Job& job) const = 0;
+};
+
+class PodGroupControl : public PodGroupControlInterface {
  public:
   // Borrows `client` and `pod_groups` (the PodGroup informer's store).
   PodGroupControl(client::Client* client, const informer::Store* pod_groups)
       : client_(client), pod_groups_(pod_groups) {}
 
-  struct Ensured {
-    std::string phase;       // status.phase of the PodGroup ("" when just created without one)
-    bool recreated = false;  // it had been deleted by someone else and was created again
-  };
   // Makes the PodGroup of `job` exist with `desired`'s spec. `lost_while_running`: the job is
   // Running, so a missing PodGroup was deleted by someone else. A creation the API server
   // refuses sets `problem`.
   absl::StatusOr<Ensured> Ensure(const api::Job& job, const json::Document& desired,
                                  bool lost_while_running, PodGroupMemory& memory,
-                                 std::string* problem);
+                                 std::string* problem) override;
 
   // Deletes the PodGroup of `job` (if it is the job's and not already deleted).
-  absl::Status Delete(const api::Job& job, PodGroupMemory& memory);
+  absl::Status Delete(const api::Job& job, PodGroupMemory& memory) override;
 
   // The newest True condition of the job's PodGroup unless it is Scheduled: why the gang
   // waits. nullopt when there is none (or no PodGroup).
-  std::optional<api::Condition> PendingCondition(const api::Job& job) const;
+  std::optional<api::Condition> PendingCondition(const api::Job& job) const override;
 
  private:
   client::Client* const client_;

@@ -18,7 +18,19 @@
 
 namespace basalt::controllers {
 
-class VolumeControl {
+// What the reconciler asks of volume I/O (VolumeControl does it against the API server; tests
+// fake it).
+class VolumeControlInterface {
+ public:
+  virtual ~VolumeControlInterface() = default;
+  virtual absl::StatusOr<std::optional<json::Document>> NameClaims(const api::Job& job,
+                                                                   std::string* problem) = 0;
+  virtual absl::Status EnsureClaims(const api::Job& job,
+                                    std::map<std::string, std::string>& controlled,
+                                    std::string* problem) = 0;
+};
+
+class VolumeControl : public VolumeControlInterface {
  public:
   // Borrows `client`.
   explicit VolumeControl(client::Client* client) : client_(client) {}
@@ -27,12 +39,12 @@ class VolumeControl {
   // against the Job's UID). Returns the patched Job document, or nullopt when every volume
   // already names its claim.
   absl::StatusOr<std::optional<json::Document>> NameClaims(const api::Job& job,
-                                                           std::string* problem);
+                                                           std::string* problem) override;
 
   // Finds or creates each claim the volumes of `job` name, recording checked claims in
   // `controlled`. A claim without volumeClaim that does not exist is kFailedPrecondition.
   absl::Status EnsureClaims(const api::Job& job, std::map<std::string, std::string>& controlled,
-                            std::string* problem);
+                            std::string* problem) override;
 
  private:
   client::Client* const client_;
