@@ -110,6 +110,23 @@ done
 expect_eq "documented series missing from /metrics" "${missing[*]}" ""
 e2e_log "all ${#documented[@]} documented vc-controller-manager series exported"
 
+# The shipped controllers dashboard and alert rules read only series that exist.
+mon=$BASALT_REPO_ROOT/manifests/monitoring
+mapfile -t used < <(grep -ohE '\b(volcano|basalt)_[a-z0-9_]+' "$mon/grafana-dashboard-controllers.json" \
+  "$mon/prometheus-rules-controllers.yaml" | sort -u)
+((${#used[@]} >= 8)) || fail "the controllers' dashboard and rules read only ${#used[@]} series"
+unknown=()
+for name in "${used[@]}"; do
+  # NAME itself, or a histogram's NAME_bucket/_sum/_count.
+  grep -q "^# TYPE $name " <<<"$text" || grep -q "^# TYPE ${name%_*} histogram" <<<"$text" ||
+    unknown+=("$name")
+done
+expect_eq "series the controllers' dashboard and rules read but vc-controller-manager does not export" \
+  "${unknown[*]}" ""
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["panels"], "no panels"' \
+  "$mon/grafana-dashboard-controllers.json" || fail "grafana-dashboard-controllers.json does not parse"
+expect_eq "PrometheusRule kind" "$(yq -r .kind "$mon/prometheus-rules-controllers.yaml")" "PrometheusRule"
+
 # A deleted Job's series are removed.
 kubectl -n "$ns" delete vcjob finisher crasher --wait=true --timeout=30s >/dev/null
 jobs_gone() { ! scrape | grep -qE "job_name=\"($ns/)?(finisher|crasher)\""; }
