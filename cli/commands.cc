@@ -19,6 +19,7 @@
 #include "cli/wait.h"
 #include "cli/yaml_json.h"
 #include "common/api/batch.h"
+#include "common/api/codec.h"
 #include "common/api/core.h"
 #include "common/api/flow.h"
 #include "common/api/scheduling.h"
@@ -541,8 +542,8 @@ int FlowList(const Options& o, client::Client& client, Api& api, Printer& p) {
   absl::StatusOr<std::vector<json::Document>> docs =
       api.List(flows ? client::JobFlows() : client::JobTemplates(), ns);
   if (absl::IsNotFound(docs.status())) {
-    p.Err(fmt::format("{} (is the {}s.flow.volcano.sh CRD installed?)", MessageOf(docs.status()),
-                      o.group));
+    p.Err(fmt::format("{} (is the {}.{} CRD installed?)", MessageOf(docs.status()),
+                      flows ? api::kJobFlowPlural : api::kJobTemplatePlural, api::kFlowGroup));
     return kExitApiError;
   }
   if (!docs.ok()) return Fail(p, docs.status());
@@ -623,8 +624,8 @@ absl::StatusOr<std::vector<api::Object>> ReadFlowFile(const std::string& path,
   return out;
 }
 
-constexpr std::string_view kJobFlowKind = "JobFlow";
-constexpr std::string_view kJobTemplateKind = "JobTemplate";
+using api::kJobFlowKind;
+using api::kJobTemplateKind;
 
 struct FlowKind {
   ResourceRef ref;
@@ -679,6 +680,51 @@ int FlowGet(const Options& o, client::Client& client, Api& api, Printer& p) {
   std::vector<api::Object> one;
   one.push_back(*std::move(obj));
   p.Out(o.group == "jobflow" ? FormatJobFlowList(one, Now()) : FormatJobTemplateList(one));
+  return kExitOk;
+}
+
+// Volcano's separator between the objects `describe` prints without --name.
+constexpr std::string_view kDescribeSeparator = "---------------------------------\n";
+
+// `describe`: the object (-N), or every one of the namespace, as YAML (default) or JSON,
+// without metadata.managedFields.
+int FlowDescribe(const Options& o, client::Client& client, Api& api, Printer& p) {
+  const FlowKind k = KindOf(o);
+  const std::string ns = ResolveNamespace(o, client);
+  std::vector<json::Document> docs;
+  if (!o.name.empty()) {
+    absl::StatusOr<json::Document> doc = api.Get(k.ref, ns, o.name);
+    if (!doc.ok()) return Fail(p, doc.status());
+    docs.push_back(*std::move(doc));
+  } else {
+    absl::StatusOr<std::vector<json::Document>> all = api.List(k.ref, ns);
+    if (absl::IsNotFound(all.status())) {
+      p.Err(fmt::format("{} (is the {}.{} CRD installed?)", MessageOf(all.status()), k.ref.resource,
+                        api::kFlowGroup));
+      return kExitApiError;
+    }
+    if (!all.ok()) return Fail(p, all.status());
+    docs = *std::move(all);
+  }
+  for (size_t i = 0; i < docs.size(); ++i) {
+    json::Document& d = docs[i];
+    if (!d.IsObject()) continue;
+    if (auto m = d.FindMember("metadata"); m != d.MemberEnd() && m->value.IsObject()) {
+      api::EraseMember(m->value, "managedFields");
+    }
+    // A listed item carries no apiVersion/kind; the printed object says what it is.
+    if (!d.HasMember("kind")) {
+      json::Value v(rapidjson::kObjectType);
+      json::Allocator& a = d.GetAllocator();
+      json::Set(v, "apiVersion", json::MakeString(api::kFlowApiVersion, a), a);
+      json::Set(v, "kind", json::MakeString(k.kind, a), a);
+      for (auto& member : d.GetObject()) v.AddMember(member.name, member.value, a);
+      static_cast<json::Value&>(d).Swap(v);
+    }
+    if (i > 0) p.Out(kDescribeSeparator);
+    p.Out(o.output == "json" ? FormatJson(d) : FormatYaml(d));
+  }
+  if (docs.empty()) p.Out(kNoResources);
   return kExitOk;
 }
 
@@ -737,6 +783,7 @@ int RunCommand(const Options& o, client::Client& client, std::ostream& out, std:
     if (v == "list") return FlowList(o, client, api, p);
     if (v == "create") return FlowCreate(o, client, api, p);
     if (v == "get") return FlowGet(o, client, api, p);
+    if (v == "describe") return FlowDescribe(o, client, api, p);
     if (v == "delete") return FlowDelete(o, client, api, p);
   }
   p.Err(fmt::format("vcctl: unknown command \"{} {}\"", g, v));

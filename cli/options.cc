@@ -34,11 +34,15 @@ constexpr Command kCommands[] = {
     {"jobflow", "create", "create the JobFlows of a YAML file (-f; documents split by ---)"},
     {"jobflow", "get", "show one JobFlow (a table row, or -o yaml|json)"},
     {"jobflow", "list", "list JobFlows (flow.volcano.sh)"},
+    {"jobflow", "describe",
+     "print one JobFlow (-N), or every one of the namespace, as YAML (-o yaml, default) or JSON"},
     {"jobflow", "delete", "delete a JobFlow (-N), or the JobFlows of a YAML file (-f)"},
     {"jobtemplate", "create",
      "create the JobTemplates of a YAML file (-f; documents split by ---)"},
     {"jobtemplate", "get", "show one JobTemplate (a table row, or -o yaml|json)"},
     {"jobtemplate", "list", "list JobTemplates (flow.volcano.sh)"},
+    {"jobtemplate", "describe",
+     "print one JobTemplate (-N), or every one of the namespace, as YAML (default) or JSON"},
     {"jobtemplate", "delete", "delete a JobTemplate (-N), or the JobTemplates of a YAML file (-f)"},
 };
 
@@ -157,7 +161,7 @@ void AddCommandFlags(FlagSet& flags, Options& o) {
   }
   if (g == "jobflow" || g == "jobtemplate") {
     if (v != "create") AddNamespaceFlags(flags, o, g == "jobflow" && v == "list");
-    if (v == "get" || v == "delete") {
+    if (v == "get" || v == "delete" || v == "describe") {
       flags.String("name", &o.name, fmt::format("the name of the {}", g));
       flags.String("N", &o.name, "alias of --name");
     }
@@ -168,6 +172,11 @@ void AddCommandFlags(FlagSet& flags, Options& o) {
     if (v == "get") {
       flags.String("output", &o.output, "the output format: table (default), yaml or json");
       flags.String("o", &o.output, "alias of --output");
+    }
+    if (v == "describe") {
+      flags.String("format", &o.output, "the output format: yaml (default) or json");
+      flags.String("o", &o.output, "alias of --format");
+      flags.String("output", &o.output, "alias of --format");
     }
   }
   if (g == "pod" || g == "podgroup") {
@@ -322,6 +331,10 @@ absl::StatusOr<Options> ParseOptions(const std::vector<std::string>& args) {
                                "both",
                                o.group),
                    usage);
+    }
+    if (o.verb == "describe" && !o.output.empty() && o.output != "yaml" && o.output != "json") {
+      // Volcano prints "Unsupported format" and exits 0; a script is better served by a refusal.
+      return Usage(fmt::format("--format must be yaml or json, not \"{}\"", o.output), usage);
     }
     if (o.verb == "get" && !o.output.empty() && o.output != "table" && o.output != "yaml" &&
         o.output != "json") {

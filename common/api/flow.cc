@@ -21,9 +21,9 @@ absl::StatusOr<JobFlow> JobFlow::Parse(std::string_view json_text) {
 
 absl::StatusOr<JobFlow> JobFlow::FromObject(Object obj) {
   JobFlow jf(std::move(obj));
-  BASALT_RETURN_IF_ERROR(jf.CheckKind("JobFlow"));
+  BASALT_RETURN_IF_ERROR(jf.CheckKind(kJobFlowKind));
   absl::Status s = jf.Decode();
-  if (!s.ok()) return Annotate(s, jf.Describe("JobFlow"));
+  if (!s.ok()) return Annotate(s, jf.Describe(kJobFlowKind));
   return jf;
 }
 
@@ -167,11 +167,11 @@ absl::StatusOr<JobTemplate> JobTemplate::Parse(std::string_view json_text) {
 
 absl::StatusOr<JobTemplate> JobTemplate::FromObject(Object obj) {
   JobTemplate jt(std::move(obj));
-  BASALT_RETURN_IF_ERROR(jt.CheckKind("JobTemplate"));
+  BASALT_RETURN_IF_ERROR(jt.CheckKind(kJobTemplateKind));
   FieldReader root(&jt.doc(), "");
   root.ObjectAt("spec");  // type check
   jt.job_depends_on_list_ = root.Child("status").StringList("jobDependsOnList");
-  if (!root.ok()) return Annotate(root.status(), jt.Describe("JobTemplate"));
+  if (!root.ok()) return Annotate(root.status(), jt.Describe(kJobTemplateKind));
   return jt;
 }
 

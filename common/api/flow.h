@@ -13,12 +13,12 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "common/api/flow_names.h"
 #include "common/api/object.h"
 #include "common/api/time.h"
 
 namespace basalt::api {
 
-inline constexpr std::string_view kFlowApiVersion = "flow.volcano.sh/v1alpha1";
 // Label and annotation on a Job made from a template: "<namespace>.<template>" (Volcano's
 // CreatedByJobTemplate).
 inline constexpr std::string_view kCreatedByJobTemplate = "volcano.sh/createdByJobTemplate";

@@ -2,6 +2,7 @@
 
 #include <cctype>
 
+#include "common/api/flow_names.h"
 #include "fmt/format.h"
 
 namespace basalt::client {
@@ -53,9 +54,12 @@ ResourceRef Commands() { return Make("bus.volcano.sh", "v1alpha1", "commands", t
 ResourceRef VolcanoCronJobs() {
   return Make("batch.volcano.sh", "v1alpha1", "cronjobs", true, "CronJob");
 }
-ResourceRef JobFlows() { return Make("flow.volcano.sh", "v1alpha1", "jobflows", true, "JobFlow"); }
+ResourceRef JobFlows() {
+  return Make(api::kFlowGroup, api::kFlowVersion, api::kJobFlowPlural, true, api::kJobFlowKind);
+}
 ResourceRef JobTemplates() {
-  return Make("flow.volcano.sh", "v1alpha1", "jobtemplates", true, "JobTemplate");
+  return Make(api::kFlowGroup, api::kFlowVersion, api::kJobTemplatePlural, true,
+              api::kJobTemplateKind);
 }
 ResourceRef HyperNodes() {
   return Make("topology.volcano.sh", "v1alpha1", "hypernodes", false, "HyperNode");

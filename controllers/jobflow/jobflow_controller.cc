@@ -28,7 +28,7 @@ std::string JobFlowOwner(const json::Value& job, std::string* uid = nullptr) {
   if (refs == nullptr || !refs->IsArray()) return {};
   for (const json::Value& r : refs->GetArray()) {
     if (r.IsObject() && json::GetBool(r, "controller", false) &&
-        json::GetString(r, "kind") == "JobFlow" &&
+        json::GetString(r, "kind") == api::kJobFlowKind &&
         json::GetString(r, "apiVersion") == api::kFlowApiVersion) {
       if (uid != nullptr) *uid = std::string(json::GetString(r, "uid"));
       return std::string(json::GetString(r, "name"));
@@ -255,7 +255,7 @@ class JobFlowController final : public Controller {
     }
     json::Value ref(rapidjson::kObjectType);
     json::Set(ref, "apiVersion", json::MakeString(api::kFlowApiVersion, a), a);
-    json::Set(ref, "kind", json::MakeString("JobFlow", a), a);
+    json::Set(ref, "kind", json::MakeString(api::kJobFlowKind, a), a);
     json::Set(ref, "name", json::MakeString(flow.name(), a), a);
     json::Set(ref, "uid", json::MakeString(flow.uid(), a), a);
     json::Set(ref, "controller", json::Value(true), a);

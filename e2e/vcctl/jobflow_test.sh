@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# vcctl jobtemplate / jobflow create, get, list and delete against the real API server with the
+# vcctl jobtemplate / jobflow create, get, list, describe and delete against the real API server with the
 # controllers, the scheduler and the webhook running (about 30 s): templates and a flow created
 # from multi-document YAML files, Volcano's columns in get and list, -o yaml/json, a missing
 # flow named by the server, a flow the webhook refuses printed with the webhook's message
@@ -94,6 +94,27 @@ expect_eq "jobflow list -A row" "$(row_of "$OUT" pipeline | cut -d' ' -f1-3)" "p
 run_vcctl jobflow get -N pipeline -n "$ns" -o json
 expect_eq "jobflow get -o json completedJobs" \
   "$(jq -r '.status.completedJobs | sort | join(",")' <<<"$OUT")" "pipeline-prep,pipeline-train"
+
+# --- describe: the whole object without managedFields, or every one of the namespace -----------
+run_vcctl jobflow describe -N pipeline -n "$ns"
+expect_eq "jobflow describe exit code" "$RC" 0
+expect_contains "jobflow describe prints YAML with the kind" "$OUT" "apiVersion: flow.volcano.sh/v1alpha1
+kind: JobFlow"
+expect_contains "jobflow describe prints the spec" "$OUT" "  jobRetainPolicy: retain"
+expect_contains "jobflow describe prints the status" "$OUT" "    phase: Succeed"
+[[ $OUT != *managedFields* ]] && pass "jobflow describe leaves out managedFields" ||
+  fail "jobflow describe printed managedFields"
+run_vcctl jobtemplate describe -n "$ns" -o json
+expect_eq "jobtemplate describe (all) exit code" "$RC" 0
+expect_eq "jobtemplate describe: each template as JSON with its kind, Volcano's separator between" \
+  "$(python3 -c 'import json, sys
+parts = sys.stdin.read().split("\n---------------------------------\n")
+print(" ".join(json.loads(p)["kind"] + "/" + json.loads(p)["metadata"]["name"] for p in parts))' <<<"$OUT")" \
+  "JobTemplate/prep JobTemplate/train"
+run_vcctl jobflow describe -N nope -n "$ns"
+expect_eq "jobflow describe missing exit code" "$RC" 6
+expect_eq "jobflow describe missing message" "$ERR" \
+  "Error from server (NotFound): jobflows.flow.volcano.sh \"nope\" not found"
 
 # --- errors: a missing flow, the webhook's denial, bad command lines ----------------------------
 run_vcctl jobflow get -N nope -n "$ns"

@@ -6,6 +6,7 @@
 #include "scheduler/plugins/conformance/conformance.h"
 #include "scheduler/plugins/deviceshare/deviceshare.h"
 #include "scheduler/plugins/drf/drf.h"
+#include "scheduler/plugins/example_zone/example_zone.h"
 #include "scheduler/plugins/fgd/fgd.h"
 #include "scheduler/plugins/gang/gang.h"
 #include "scheduler/plugins/network_topology/network_topology.h"
@@ -28,6 +29,7 @@ PluginRegistry NewInTreeRegistry() {
   r.Register(std::string(kFgdPluginName), NewFgdPlugin);
   r.Register(std::string(kConformancePluginName), NewConformancePlugin);
   r.Register(std::string(kDrfPluginName), NewDrfPlugin);
+  r.Register(std::string(kExampleZonePluginName), NewExampleZonePlugin);
   r.Register(std::string(kGangPluginName), NewGangPlugin);
   r.Register(std::string(kNetworkTopologyPluginName), NewNetworkTopologyPlugin);
   r.Register(std::string(kNodeGroupPluginName), NewNodeGroupPlugin);

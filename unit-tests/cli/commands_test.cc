@@ -429,6 +429,33 @@ TEST_CASE("vcctl jobflow get: a table row, -o yaml or json, a missing flow named
         "Error from server (NotFound): jobflows.flow.volcano.sh \"nope\" not found\n");
 }
 
+TEST_CASE("vcctl jobflow describe: one flow as YAML without managedFields, or all with separators",
+          "[cli][commands]") {
+  Fixture f;
+  f.transport->AddJson(
+      "GET", std::string(kFlows) + "/pipe", 200,
+      R"({"apiVersion":"flow.volcano.sh/v1alpha1","kind":"JobFlow","metadata":{"name":"pipe",)"
+      R"("namespace":"default","managedFields":[{"manager":"kubectl"}]},"spec":{"jobRetainPolicy":"retain"}})");
+  REQUIRE(f.Run({"jobflow", "describe", "-N", "pipe"}) == kExitOk);
+  CHECK(f.out.str() ==
+        "apiVersion: flow.volcano.sh/v1alpha1\nkind: JobFlow\nmetadata:\n  name: pipe\n  "
+        "namespace: default\nspec:\n  jobRetainPolicy: retain\n");
+
+  // Without -N: every flow of the namespace, each with its kind, Volcano's separator between.
+  f.transport->AddJson("GET", kFlows, 200,
+                       ListJson("JobFlow", {R"({"metadata":{"name":"a","namespace":"default"}})",
+                                            R"({"metadata":{"name":"b","namespace":"default"}})"}));
+  REQUIRE(f.Run({"jobflow", "describe", "-o", "json"}) == kExitOk);
+  const std::string out = f.out.str();
+  const size_t sep = out.find("\n---------------------------------\n");
+  REQUIRE(sep != std::string::npos);
+  json::Document first = *json::Parse(out.substr(0, sep + 1));
+  json::Document second = *json::Parse(out.substr(sep + 35));
+  CHECK(json::GetString(first, "kind") == "JobFlow");
+  CHECK(json::GetString(*json::FindPath(first, {"metadata"}), "name") == "a");
+  CHECK(json::GetString(*json::FindPath(second, {"metadata"}), "name") == "b");
+}
+
 TEST_CASE("vcctl jobtemplate delete: by -N, or each object of -f", "[cli][commands]") {
   Fixture f;
   f.transport->AddJson("DELETE", std::string(kTemplates) + "/a", 200, R"({"kind":"Status"})");

@@ -188,6 +188,8 @@ TEST_CASE("vcctl options: jobflow and jobtemplate create, get, delete take Volca
 }
 
 TEST_CASE("vcctl options: jobflow and jobtemplate refusals name the flag", "[cli][options]") {
+  CHECK(ErrorOf({"jobtemplate", "describe", "-N", "t", "-o", "table"})
+            .find("--format must be yaml or json, not \"table\"") == 0);
   CHECK(ErrorOf({"jobflow", "create"})
             .find("the file (--file/-f) is mandatory to create "
                   "jobflows") == 0);

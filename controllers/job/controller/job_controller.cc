@@ -44,12 +44,17 @@ class JobController final : public Controller {
     commands_ = f->InformerFor(client::Commands());
     priority_classes_ = f->InformerFor(client::PriorityClasses());
     queues_ = f->InformerFor(client::Queues());
+    if (ctx.metrics_registry != nullptr) {
+      metrics_ = std::make_unique<JobMetrics>(*ctx.metrics_registry);
+    }
     reconciler_ = std::make_unique<JobReconciler>(
         ctx.client,
         JobListers{&jobs_->store(), &pods_->store(), &pod_groups_->store(),
                    &priority_classes_->store(), &queues_->store()},
-        JobReconcilerOptions{
-            .clock = ctx.clock, .recorder = ctx.recorder, .max_job_pods = ctx.max_job_pods});
+        JobReconcilerOptions{.clock = ctx.clock,
+                             .recorder = ctx.recorder,
+                             .max_job_pods = ctx.max_job_pods,
+                             .metrics = metrics_.get()});
     const int max_requeues = ctx.max_requeue_num;
     loop_ = std::make_unique<ReconcileLoop>(
         ReconcileLoopOptions{
@@ -223,6 +228,7 @@ class JobController final : public Controller {
   informer::SharedInformer* commands_;
   informer::SharedInformer* priority_classes_;
   informer::SharedInformer* queues_;
+  std::unique_ptr<JobMetrics> metrics_;  // null without a registry; outlives reconciler_
   std::unique_ptr<JobReconciler> reconciler_;
   std::unique_ptr<ReconcileLoop> loop_;
 };

@@ -79,7 +79,8 @@ struct JobReconciler::JobMemory {
   PodGroupMemory pod_group;
   int64_t plugins_updated_generation = -1;
   std::string last_action;  // the action of the last Execute, for the retry-limit event
-  Clock::TimePoint last_status_write{};  // on the reconciler's clock
+  Clock::TimePoint last_status_write{};    // on the reconciler's clock
+  bool all_pods_created_recorded = false;  // volcano_controller_job_e2e_creation_duration
 };
 
 // One visit: the Job decoded once, then replaced by what each write left.
@@ -209,6 +210,12 @@ ReconcileResult JobReconciler::Reconcile(const std::string& key) {
       orphans.swap(memory->requests);
     }
     for (const QueuedRequest& q : orphans) ConsumeCommand(q);
+    if (options_.metrics != nullptr) {
+      const size_t slash = key.find('/');
+      if (slash != std::string::npos) {
+        options_.metrics->Remove(key.substr(0, slash), key.substr(slash + 1));
+      }
+    }
     std::lock_guard<std::mutex> l(mu_);
     memory_.erase(key);
     return std::optional<Clock::Duration>();
@@ -515,6 +522,9 @@ absl::StatusOr<JobCounts> JobReconciler::SyncJob(Work& w) {
     if (absl::IsCancelled(r)) continue;  // skipped or never attempted
     if (r.ok()) {
       ++count;
+      if (options_.metrics != nullptr && job.creation_timestamp()) {
+        options_.metrics->PodCreated(clock_->WallNow() - *job.creation_timestamp());
+      }
       PodSnapshot s;
       s.name = c.name;
       s.task = c.task;
@@ -530,6 +540,14 @@ absl::StatusOr<JobCounts> JobReconciler::SyncJob(Work& w) {
                fmt::format("Error creating {}: {}", first_error_pod, MessageOf(first_error)));
   }
   if (count > 0) BASALT_VLOG(2, "Created pods", "job", w.key, "count", count);
+  if (options_.metrics != nullptr && !w.memory->all_pods_created_recorded && !plan.more_missing &&
+      first_error.ok() && count == static_cast<int>(creations.size()) && count > 0 &&
+      job.creation_timestamp()) {
+    // This visit created the last missing pods.
+    options_.metrics->AllPodsCreated(job.namespace_name(), job.name(), job.spec().queue,
+                                     clock_->WallNow() - *job.creation_timestamp());
+    w.memory->all_pods_created_recorded = true;
+  }
 
   for (const std::string& name : plan.remove) {
     for (const JobPodInfo& p : pods) {
@@ -743,6 +761,10 @@ absl::Status JobReconciler::WriteStatus(Work& w, JobPhase next, const JobCounts&
   if (std::string_view(w.job.status().state.phase) != JobPhaseName(next)) {
     BASALT_VLOG(1, "Job phase changed", "job", w.key, "from", w.job.status().state.phase, "to",
                 JobPhaseName(next));
+    if (options_.metrics != nullptr) {
+      options_.metrics->PhaseReached(w.job.namespace_name(), w.job.name(), w.job.spec().queue,
+                                     next);
+    }
   }
   // The Job is now what we wrote, at the version the API server gave it (no second decode);
   // the written document is what the next visit starts from while the cache lags.

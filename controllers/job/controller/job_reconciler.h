@@ -57,6 +57,7 @@
 #include "common/util/clock.h"
 #include "controllers/app/reconcile_loop.h"
 #include "controllers/job/controller/job_index.h"
+#include "controllers/job/controller/job_metrics.h"
 #include "controllers/job/controller/job_status_writer.h"
 #include "controllers/job/controller/plugin_objects.h"
 #include "controllers/job/controller/pod_control.h"
@@ -110,7 +111,8 @@ struct JobReconcilerOptions {
   int pod_concurrency = 16;
   // --max-job-pods: a Job with more pods in total is refused (InvalidJobSpec, no pods).
   int64_t max_job_pods = kDefaultMaxJobPods;
-  JobControls controls{};  // borrowed
+  JobMetrics* metrics = nullptr;  // optional: Volcano's job series
+  JobControls controls{};         // borrowed
 };
 
 class JobReconciler {

@@ -8,6 +8,8 @@
 
 #include "common/informer/store.h"
 #include "fmt/format.h"
+#include "prometheus/registry.h"
+#include "prometheus/text_serializer.h"
 #include "unit-tests/controllers/controller/fake_api.h"
 
 namespace basalt::controllers {
@@ -62,8 +64,10 @@ struct Fixture {
   informer::Store pods{{{kPodsByJobIndex, PodsByJobIndexFunc()}}};
   informer::Store pod_groups;
   FakeClock clock;
+  prometheus::Registry registry;
+  JobMetrics metrics{registry};
   JobReconciler reconciler{&api.client(), JobListers{&jobs, &pods, &pod_groups, nullptr},
-                           JobReconcilerOptions{.clock = &clock}};
+                           JobReconcilerOptions{.clock = &clock, .metrics = &metrics}};
 
   void AddJob(const JobBuilder& b) {
     api.Put(kJobPath, b.Json());
@@ -78,6 +82,9 @@ struct Fixture {
     api.Put(kPodGroupPath, json);
     CacheObject(pod_groups, json);
   }
+  // The registry in Prometheus text; prometheus-cpp writes label names sorted.
+  std::string Scrape() { return prometheus::TextSerializer().Serialize(registry.Collect()); }
+  bool Scraped(std::string_view line) { return Scrape().find(line) != std::string::npos; }
   json::Document Job() const { return *json::Parse(api.Object(kJobPath)); }
   std::string JobStatus(std::initializer_list<std::string_view> path) const {
     json::Document d = Job();
@@ -378,6 +385,62 @@ TEST_CASE("JobReconciler: a re-created Job of the same name gets its own pods at
   f.AddPodGroup(PodGroupJson("Inqueue", "job-uid-2", "pg-uid-2"));
   REQUIRE(f.reconciler.Reconcile("ns/train").ok());
   CHECK(f.api.RequestsMatching("POST", kPodsPath).size() == 2);
+}
+
+}  // namespace
+}  // namespace basalt::controllers
+
+namespace basalt::controllers {
+namespace {
+
+TEST_CASE("JobMetrics: pod creation latency and the e2e creation gauge follow the Job's age",
+          "[controllers][job-controller][metrics]") {
+  Fixture f;
+  f.AddJob(JobBuilder{.status = R"({"state":{"phase":"Pending"}})"});
+  f.AddPodGroup(PodGroupJson("Inqueue"));
+  // The Job was created at the fake wall clock's start; its pods 1.5 s later.
+  f.clock.Advance(std::chrono::milliseconds(1500));
+  REQUIRE(f.reconciler.Reconcile("ns/train").ok());
+  REQUIRE(f.api.Has("/api/v1/namespaces/ns/pods/train-worker-1"));
+  CHECK(f.Scraped("volcano_controller_job_to_pod_creation_latency_milliseconds_count 2\n"));
+  CHECK(f.Scraped("volcano_controller_job_to_pod_creation_latency_milliseconds_sum 3000\n"));
+  // 1500 ms falls in the 2560 bucket (5 * 2^9), not in 1280.
+  CHECK(f.Scraped(
+      R"(volcano_controller_job_to_pod_creation_latency_milliseconds_bucket{le="1280"} 0)"));
+  CHECK(f.Scraped(
+      R"(volcano_controller_job_to_pod_creation_latency_milliseconds_bucket{le="2560"} 2)"));
+  CHECK(f.Scraped(
+      R"(volcano_controller_job_e2e_creation_duration_milliseconds{job_name="train",job_namespace="ns",queue="default"} 1500)"));
+}
+
+TEST_CASE("JobMetrics: a Job reaching Completed is counted once by job and queue",
+          "[controllers][job-controller][metrics]") {
+  Fixture f;
+  f.AddJob(JobBuilder{.status = R"({"state":{"phase":"Running"},"running":2})"});
+  f.AddPodGroup(PodGroupJson("Running"));
+  f.AddPod(0, "Succeeded");
+  f.AddPod(1, "Succeeded");
+  REQUIRE(f.reconciler.Reconcile("ns/train").ok());
+  REQUIRE(f.JobStatus({"status", "state", "phase"}) == "Completed");
+  REQUIRE(f.reconciler.Reconcile("ns/train").ok());  // no second phase change, no second count
+  CHECK(f.Scraped(
+      R"(volcano_job_completed_phase_count{job_name="ns/train",queue_name="default"} 1)"));
+  CHECK(!f.Scraped(R"(volcano_job_failed_phase_count{)"));
+}
+
+TEST_CASE("JobMetrics: a failed Job is counted and its series go with the Job",
+          "[controllers][job-controller][metrics]") {
+  Fixture f;
+  f.AddJob(JobBuilder{.status = R"({"state":{"phase":"Running"},"running":2})"});
+  f.AddPodGroup(PodGroupJson("Running"));
+  f.AddPod(0, "Failed");
+  f.AddPod(1, "Failed");
+  REQUIRE(f.reconciler.Reconcile("ns/train").ok());
+  REQUIRE(f.JobStatus({"status", "state", "phase"}) == "Failed");
+  CHECK(f.Scraped(R"(volcano_job_failed_phase_count{job_name="ns/train",queue_name="default"} 1)"));
+  f.jobs.Delete("ns/train");
+  REQUIRE(f.reconciler.Reconcile("ns/train").ok());
+  CHECK(!f.Scraped(R"(job_name="ns/train")"));
 }
 
 }  // namespace
