@@ -112,6 +112,9 @@ scheduled_message() {
 gpu_usage() {
   kubectl -n "$ns" get pods -o json | python3 -c '
 import json, sys
+def qty(q):  # the API server writes 6000 as "6k"
+    q = str(q)
+    return int(q[:-1]) * 1000 if q.endswith("k") else int(q)
 use = {}
 for p in json.load(sys.stdin)["items"]:
     node = p["spec"].get("nodeName")
@@ -127,7 +130,7 @@ for p in json.load(sys.stdin)["items"]:
             uuid, typ, mem, cores = e.split(",")
             if not uuid.startswith("GPU-" + node + "-"):
                 print("ERR", p["metadata"]["name"], "on", node, "got", uuid)
-            if mem != lim["volcano.sh/vgpu-memory"] or cores != lim["volcano.sh/vgpu-cores"]:
+            if int(mem) != qty(lim["volcano.sh/vgpu-memory"]) or int(cores) != qty(lim["volcano.sh/vgpu-cores"]):
                 print("ERR", p["metadata"]["name"], "assignment", e, "does not match its limits")
             u = use.setdefault(uuid, [0, 0, 0])
             u[0] += 1; u[1] += int(mem); u[2] += int(cores)
