@@ -87,6 +87,10 @@ CompactNode ToCompactNode(const Node& node) {
   c.taints = node.taints();
   c.unschedulable = node.unschedulable();
   c.ready = node.Ready();
+  if (std::optional<std::string_view> reg = node.annotation("volcano.sh/node-vgpu-register")) {
+    std::optional<std::string_view> hs = node.annotation("volcano.sh/node-vgpu-handshake");
+    if (hs.has_value() && hs->find("Deleted") == std::string_view::npos) c.vgpu_register = *reg;
+  }
   return c;
 }
 

@@ -68,6 +68,10 @@ struct CompactNode {
   std::vector<Taint> taints;
   bool unschedulable = false;
   bool ready = false;
+  // The vGPU device registration (annotation volcano.sh/node-vgpu-register) while it is in
+  // force: "" if absent, or if the device plugin's handshake (volcano.sh/node-vgpu-handshake) is
+  // absent or says "Deleted", as Volcano reads it.
+  std::string vgpu_register;
 };
 
 CompactPod ToCompactPod(const Pod& pod);

@@ -512,7 +512,8 @@ absl::StatusOr<json::Document> Client::CreateSubresource(const ResourceRef& ref,
 }
 
 absl::Status Client::Bind(std::string_view ns, std::string_view pod, std::string_view node,
-                          std::string_view pod_uid) {
+                          std::string_view pod_uid,
+                          const std::vector<std::pair<std::string, std::string>>& annotations) {
   BASALT_RETURN_IF_ERROR(CheckName("node", node));
   JsonWriter j;
   j.w().StartObject();
@@ -523,6 +524,12 @@ absl::Status Client::Bind(std::string_view ns, std::string_view pod, std::string
   j.KV("name", pod);
   j.KV("namespace", ns);
   if (!pod_uid.empty()) j.KV("uid", pod_uid);
+  if (!annotations.empty()) {
+    j.Key("annotations");
+    j.w().StartObject();
+    for (const auto& [k, v] : annotations) j.KV(k, v);
+    j.w().EndObject();
+  }
   j.w().EndObject();
   j.Key("target");
   j.w().StartObject();

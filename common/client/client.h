@@ -16,6 +16,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -132,8 +133,11 @@ class Client {
                                                    std::string_view body, int max_retries = -1);
   // Binds a pod to a node (pods/binding). With `pod_uid`, fails (kAborted/kNotFound) if the pod
   // was recreated under the same name. kAborted/kAlreadyExists-like conflict if already bound.
+  // `annotations` are set on the pod by the same request (the API server merges the Binding's
+  // metadata.annotations into the pod).
   absl::Status Bind(std::string_view ns, std::string_view pod, std::string_view node,
-                    std::string_view pod_uid = {});
+                    std::string_view pod_uid = {},
+                    const std::vector<std::pair<std::string, std::string>>& annotations = {});
   // Evicts a pod through policy/v1 Eviction (respects PodDisruptionBudgets). Not retried: a
   // budget refusal comes back as kUnavailable with HttpCodeOf == 429.
   absl::Status Evict(std::string_view ns, std::string_view pod, const DeleteOptions& options = {});

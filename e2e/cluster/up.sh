@@ -15,6 +15,11 @@
 #   --racks N                spread nodes over N racks: topology.basalt.dev/rack=rack-<i> (default 2)
 #   --pool SPEC              an extra node pool, repeatable:
 #                            name=a10,nodes=4,cpu=16,memory=64Gi,gpus=2,gpu-product=NVIDIA-A10,pods=110,racks=1
+#                            vgpus=N registers N GPUs per node for vGPU sharing as Volcano's vGPU
+#                            device plugin does (annotation volcano.sh/node-vgpu-register and
+#                            the handshake; capacity volcano.sh/vgpu-number, -memory, -cores),
+#                            each vgpu-memory MiB (default 16384) split into vgpu-split vGPUs
+#                            (default 10)
 #   --with-kube-scheduler    also build and start kube-scheduler
 #   --apiserver-port P       fixed kube-apiserver port (default: a free port)
 #   --apiserver-arg ARG      an extra kube-apiserver flag, repeatable (e.g. --feature-gates=X=true)
@@ -50,7 +55,7 @@ while [[ $# -gt 0 ]]; do
     --replace) REPLACE=1; shift ;;
     --reuse) REUSE=1; shift ;;
     --timeout) need_arg "$@"; TIMEOUT=$2; shift 2 ;;
-    -h|--help) sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown flag '$1' (see e2e/cluster/up.sh --help)" ;;
   esac
 done
@@ -64,20 +69,24 @@ done
 POOL_ROWS=()
 for spec in "${POOLS[@]}"; do
   p_name="" p_nodes=4 p_cpu=$NODE_CPU p_mem=$NODE_MEMORY p_gpus=0 p_pods=$NODE_PODS p_prod=$GPU_PRODUCT p_racks=1
+  p_vgpus=0 p_vmem=16384 p_vsplit=10
   IFS=',' read -ra kvs <<<"$spec"
   for kv in "${kvs[@]}"; do
     case ${kv%%=*} in
       name) p_name=${kv#*=} ;; nodes) p_nodes=${kv#*=} ;; cpu) p_cpu=${kv#*=} ;;
       memory) p_mem=${kv#*=} ;; gpus) p_gpus=${kv#*=} ;; pods) p_pods=${kv#*=} ;;
       gpu-product) p_prod=${kv#*=} ;; racks) p_racks=${kv#*=} ;;
-      *) die "--pool '$spec': unknown key '${kv%%=*}' (known: name nodes cpu memory gpus pods gpu-product racks)" ;;
+      vgpus) p_vgpus=${kv#*=} ;; vgpu-memory) p_vmem=${kv#*=} ;; vgpu-split) p_vsplit=${kv#*=} ;;
+      *) die "--pool '$spec': unknown key '${kv%%=*}' (known: name nodes cpu memory gpus pods gpu-product racks vgpus vgpu-memory vgpu-split)" ;;
     esac
   done
   [[ $p_name =~ ^[a-z0-9]([-a-z0-9]*[a-z0-9])?$ ]] || die "--pool '$spec': name= must be a DNS label, got '$p_name'"
   [[ $p_name != gpu ]] || die "--pool '$spec': the name 'gpu' is taken by the default pool"
   [[ $p_nodes =~ ^[0-9]+$ && $p_gpus =~ ^[0-9]+$ && $p_pods =~ ^[0-9]+$ && $p_racks =~ ^[1-9][0-9]*$ ]] ||
     die "--pool '$spec': nodes, gpus and pods must be integers and racks >= 1"
-  POOL_ROWS+=("$p_name $p_nodes $p_cpu $p_mem $p_gpus $p_pods $p_prod $p_racks")
+  [[ $p_vgpus =~ ^[0-9]+$ && $p_vmem =~ ^[1-9][0-9]*$ && $p_vsplit =~ ^[1-9][0-9]*$ ]] ||
+    die "--pool '$spec': vgpus must be an integer, vgpu-memory and vgpu-split positive integers"
+  POOL_ROWS+=("$p_name $p_nodes $p_cpu $p_mem $p_gpus $p_pods $p_prod $p_racks $p_vgpus $p_vmem $p_vsplit")
 done
 
 mkdir -p "$STATE_DIR"
@@ -324,8 +333,17 @@ start kwok "$KWOK_BIN" --kubeconfig="$STATE_DIR/kwok.kubeconfig" \
 wait_until kwok "/healthz" curl -fsS "http://127.0.0.1:$KWOK_PORT/healthz"
 
 # ---- fake nodes --------------------------------------------------------------------------
-# node_yaml NAME POOL CPU MEMORY GPUS PODS PRODUCT RACK
+# vgpu_register NODE GPUS MEMORY SPLIT PRODUCT: the volcano.sh/node-vgpu-register value the
+# vGPU device plugin writes: "<uuid>,<vGPUs>,<memory MiB>,<type>,<healthy>,<mode>:" per GPU.
+vgpu_register() {
+  local i out=""
+  for ((i = 0; i < $2; i++)); do out+="GPU-$1-$i,$4,$3,NVIDIA-$5,true,hami-core:"; done
+  echo "$out"
+}
+
+# node_yaml NAME POOL CPU MEMORY GPUS PODS PRODUCT RACK [VGPUS VGPU_MEMORY VGPU_SPLIT]
 node_yaml() {
+  local vgpus=${9:-0} vmem=${10:-16384} vsplit=${11:-10}
   cat <<NODE
 ---
 apiVersion: v1
@@ -335,6 +353,8 @@ metadata:
   annotations:
     kwok.x-k8s.io/node: fake
     node.alpha.kubernetes.io/ttl: "0"
+$( ((vgpus > 0)) && echo "    volcano.sh/node-vgpu-register: \"$(vgpu_register "$1" "$vgpus" "$vmem" "$vsplit" "$7")\"" &&
+  echo "    volcano.sh/node-vgpu-handshake: \"Reported $(date -u '+%Y-%m-%d %H:%M:%S')\"")
   labels:
     kubernetes.io/hostname: $1
     kubernetes.io/os: linux
@@ -350,6 +370,9 @@ status:
     pods: "$6"
     ephemeral-storage: 1Ti
 $( (($5 > 0)) && echo "    nvidia.com/gpu: \"$5\"")
+$( ((vgpus > 0)) && echo "    volcano.sh/vgpu-number: \"$((vgpus * vsplit))\"" &&
+  echo "    volcano.sh/vgpu-memory: \"$((vgpus * vmem))\"" &&
+  echo "    volcano.sh/vgpu-cores: \"$((vgpus * 100))\"")
   allocatable: *res
 NODE
 }
@@ -357,10 +380,11 @@ NODE
 nodes_file=$STATE_DIR/nodes.yaml
 : >"$nodes_file"
 total_nodes=0
-add_pool() { # name count cpu memory gpus pods product racks
+add_pool() { # name count cpu memory gpus pods product racks [vgpus vgpu-memory vgpu-split]
   local i
   for ((i = 0; i < $2; i++)); do
-    node_yaml "$1-node-$i" "$1" "$3" "$4" "$5" "$6" "$7" "rack-$((i % $8))" >>"$nodes_file"
+    node_yaml "$1-node-$i" "$1" "$3" "$4" "$5" "$6" "$7" "rack-$((i % $8))" "${9:-0}" "${10:-16384}" \
+      "${11:-10}" >>"$nodes_file"
     total_nodes=$((total_nodes + 1))
   done
 }

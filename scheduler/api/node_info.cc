@@ -46,7 +46,10 @@ void NodeInfo::Account(const TaskInfo& task, TaskStatus status, int sign) {
       break;
   }
   // Pipelined tasks hold no device: they are placed on the GPUs once they become Allocated.
-  if (status != TaskStatus::kPipelined) AccountGpus(task, sign);
+  if (status != TaskStatus::kPipelined) {
+    AccountGpus(task, sign);
+    AccountVgpus(task, status, sign);
+  }
   future_idle_ = idle_ + releasing_ - pipelined_;
 }
 
@@ -69,6 +72,29 @@ void NodeInfo::AccountGpus(const TaskInfo& task, int sign) {
   }
 }
 
+void NodeInfo::AccountVgpus(const TaskInfo& task, TaskStatus status, int sign) {
+  if (task.vgpu == nullptr || task.vgpu->Empty() || vgpus_.empty()) return;
+  if (sign < 0) {
+    if (task.vgpu_node == name_) vgpus_.Account(task.vgpu_assignment, task.vgpu->group_key, -1);
+    return;
+  }
+  // Keep an assignment made for this node (read back from the pod, or carried by an assumed
+  // bind) while it still fits; choose one for a task being placed here.
+  const bool placing = status == TaskStatus::kAllocated || status == TaskStatus::kBinding;
+  if (task.vgpu_node != name_ || task.vgpu_assignment.empty() ||
+      (placing && !vgpus_.Holds(task.vgpu_assignment))) {
+    task.vgpu_assignment.clear();
+    task.vgpu_node.clear();
+    // A pod some other scheduler bound without an assignment holds no GPU, as in Volcano.
+    if (!placing) return;
+    VgpuFit fit = vgpus_.Fit(*task.vgpu);
+    if (!fit.ok) return;
+    task.vgpu_assignment = std::move(fit.assignment);
+    task.vgpu_node = name_;
+  }
+  vgpus_.Account(task.vgpu_assignment, task.vgpu->group_key, +1);
+}
+
 bool NodeInfo::HostPortsConflict(const std::vector<HostPort>& ports) const {
   for (const HostPort& want : ports) {
     for (const HostPort& used : used_ports_) {
@@ -84,7 +110,7 @@ absl::Status NodeInfo::AddTask(TaskInfo* task) {
         fmt::format("task {} is already on node {}", task->Key(), name_));
   }
   if ((task->status == TaskStatus::kAllocated || task->status == TaskStatus::kBinding) &&
-      (!task->resreq.LessEqual(idle_) || !GpuFits(*task))) {
+      (!task->resreq.LessEqual(idle_) || !GpuFits(*task) || !VgpuFits(*task))) {
     return absl::FailedPreconditionError(
         fmt::format("task {} ({}) does not fit on node {} (idle {})", task->Key(),
                     task->resreq.ToString(), name_, idle_.ToString()));
@@ -116,7 +142,8 @@ absl::Status NodeInfo::UpdateTask(TaskInfo* task, TaskStatus old_status) {
   }
   Account(*task, old_status, -1);
   if ((task->status == TaskStatus::kAllocated || task->status == TaskStatus::kBinding) &&
-      old_status == TaskStatus::kPipelined && (!task->resreq.LessEqual(idle_) || !GpuFits(*task))) {
+      old_status == TaskStatus::kPipelined &&
+      (!task->resreq.LessEqual(idle_) || !GpuFits(*task) || !VgpuFits(*task))) {
     Account(*task, old_status, +1);
     return absl::FailedPreconditionError(
         fmt::format("task {} does not fit on node {}", task->Key(), name_));

@@ -13,6 +13,7 @@
 #include "scheduler/api/gpu_devices.h"
 #include "scheduler/api/resource.h"
 #include "scheduler/api/task_info.h"
+#include "scheduler/api/vgpu.h"
 
 namespace basalt::sched {
 
@@ -39,6 +40,23 @@ class NodeInfo {
   // false for a GPU task on a node without a device list).
   bool GpuFits(const TaskInfo& task) const {
     return task.gpu.Empty() || (!gpus_.empty() && gpus_.Fits(task.gpu));
+  }
+
+  // The node's vGPU devices as registered by the device plugin (empty: none). Set before tasks
+  // are added. Mutable so the deviceshare plugin can set the session's device policy.
+  const VgpuDevices& vgpus() const { return vgpus_; }
+  VgpuDevices& vgpus() { return vgpus_; }
+  void set_vgpus(VgpuDevices v) { vgpus_ = std::move(v); }
+  // True if the task's vGPU request fits this node's vGPU devices (its own assignment here
+  // still held, or a new one possible); always true for a task without one.
+  bool VgpuFits(const TaskInfo& task) const {
+    if (task.vgpu == nullptr || task.vgpu->Empty()) return true;
+    if (vgpus_.empty()) return false;
+    if (task.vgpu_node == name_ && !task.vgpu_assignment.empty() &&
+        vgpus_.Holds(task.vgpu_assignment)) {
+      return true;
+    }
+    return vgpus_.Fit(*task.vgpu).ok;
   }
 
   int64_t max_pods() const { return max_pods_; }
@@ -90,6 +108,7 @@ class NodeInfo {
  private:
   void Account(const TaskInfo& task, TaskStatus status, int sign);
   void AccountGpus(const TaskInfo& task, int sign);
+  void AccountVgpus(const TaskInfo& task, TaskStatus status, int sign);
 
   std::string name_;
   Resource allocatable_;
@@ -99,6 +118,7 @@ class NodeInfo {
   Resource pipelined_;
   Resource future_idle_;
   GpuDevices gpus_;
+  VgpuDevices vgpus_;
   int64_t max_pods_ = 110;
   int64_t pod_count_ = 0;
   std::map<std::string, std::string> labels_;

@@ -13,6 +13,7 @@
 
 #include "scheduler/api/gpu_devices.h"
 #include "scheduler/api/resource.h"
+#include "scheduler/api/vgpu.h"
 
 namespace basalt::sched {
 
@@ -188,6 +189,13 @@ struct TaskInfo {
   // by NodeInfo through the const task reference it is given on removal.
   mutable std::vector<int32_t> gpu_ids;
   mutable std::string gpu_node;
+  // vGPU request (volcano.sh/vgpu-*; null: none), shared by every snapshot's copy. The
+  // volcano.sh/vgpu-number scalar stays in resreq; memory and cores are per GPU and live here.
+  std::shared_ptr<const VgpuRequest> vgpu;
+  // The GPUs it holds on `vgpu_node` (read from the pod's volcano.sh/vgpu-ids-new, or chosen by
+  // NodeInfo when the task is placed). Mutable for the same reason as gpu_ids.
+  mutable VgpuAssignment vgpu_assignment;
+  mutable std::string vgpu_node;
 
   std::map<std::string, std::string> labels;
   std::map<std::string, std::string> node_selector;

@@ -5,6 +5,7 @@
 #include "common/util/log.h"
 #include "common/util/status.h"
 #include "fmt/format.h"
+#include "scheduler/cache/vgpu.h"
 
 namespace basalt::sched::cache {
 
@@ -43,7 +44,17 @@ void ApiBinder::Bind(const std::string& job_id, std::vector<BindRequest> request
 
 void ApiBinder::Send(const Item& item) {
   const BindRequest& r = item.request;
-  absl::Status s = client_->Bind(r.namespace_name, r.pod_name, r.node_name, r.task_uid);
+  // A vGPU task's assignment goes into the pod with the binding itself: one API write, and the
+  // device plugin never sees the pod on the node without it (Volcano patches it first).
+  std::vector<std::pair<std::string, std::string>> annotations;
+  if (!r.vgpu.empty()) {
+    annotations = VgpuBindAnnotations(r.vgpu, r.node_name,
+                                      std::chrono::duration_cast<std::chrono::seconds>(
+                                          std::chrono::system_clock::now().time_since_epoch())
+                                          .count());
+  }
+  absl::Status s =
+      client_->Bind(r.namespace_name, r.pod_name, r.node_name, r.task_uid, annotations);
   BindResult result{s.ok(), clock_->Now() - item.queued};
   std::optional<api::ObjectReference> ref = state_->PodReference(r.namespace_name, r.pod_name);
   if (s.ok()) {

@@ -87,6 +87,10 @@ void ClusterState::InsertTaskLocked(const std::string& uid) {
   if (assumed != assumed_.end() && task.status == TaskStatus::kPending) {
     task.node_name = assumed->second;
     task.status = TaskStatus::kBinding;
+    if (auto v = assumed_vgpus_.find(uid); v != assumed_vgpus_.end() && task.vgpu != nullptr) {
+      task.vgpu_assignment = v->second;
+      task.vgpu_node = task.node_name;
+    }
   }
   TaskInfo fallback;
   bool has_fallback = false;
@@ -136,6 +140,7 @@ void ClusterState::UpsertPod(std::shared_ptr<const CachedPod> cached) {
       pod_uid_by_key_.erase(it->second.pod->pod.Key());
       pods_.erase(it);
       assumed_.erase(pod.uid);
+      assumed_vgpus_.erase(pod.uid);
       evicting_.erase(pod.uid);
       overlay_.ForgetPodCondition(pod.uid);
       BumpLocked();
@@ -155,7 +160,10 @@ void ClusterState::UpsertPod(std::shared_ptr<const CachedPod> cached) {
     it = pods_.emplace(pod.uid, PodEntry{std::move(cached), false, "", ""}).first;
   }
   const api::CompactPod& now = it->second.pod->pod;
-  if (!now.node_name.empty()) assumed_.erase(now.uid);
+  if (!now.node_name.empty()) {
+    assumed_.erase(now.uid);
+    assumed_vgpus_.erase(now.uid);
+  }
   if (now.terminating || now.phase == api::PodPhase::kSucceeded ||
       now.phase == api::PodPhase::kFailed) {
     evicting_.erase(now.uid);
@@ -182,6 +190,7 @@ void ClusterState::DeletePod(const api::CompactPod& pod) {
   if (k != pod_uid_by_key_.end() && k->second == pod.uid) pod_uid_by_key_.erase(k);
   pods_.erase(it);
   assumed_.erase(pod.uid);
+  assumed_vgpus_.erase(pod.uid);
   evicting_.erase(pod.uid);
   overlay_.ForgetPodCondition(pod.uid);
   BumpLocked();
@@ -196,7 +205,8 @@ void ClusterState::UpsertNode(std::shared_ptr<const api::CompactNode> node) {
   snapshotter_.MarkNode(name);
   auto old = nodes_.find(name);
   NodeInfo* existing = cluster_.FindNode(name);
-  if (old != nodes_.end() && existing != nullptr && old->second->allocatable == node->allocatable) {
+  if (old != nodes_.end() && existing != nullptr && old->second->allocatable == node->allocatable &&
+      old->second->vgpu_register == node->vgpu_register) {
     // Labels, taints and cordoning do not change the accounting: update in place.
     NodeInfo fresh = ToNodeInfo(*node);
     existing->labels() = fresh.labels();
@@ -472,6 +482,11 @@ absl::Status ClusterState::Assume(const BindRequest& request) {
                                                 it->second.pod->pod.node_name));
   }
   assumed_[request.task_uid] = request.node_name;
+  if (request.vgpu.empty()) {
+    assumed_vgpus_.erase(request.task_uid);
+  } else {
+    assumed_vgpus_[request.task_uid] = request.vgpu;
+  }
   ReinsertLocked(request.task_uid);
   if (assumed_.count(request.task_uid) == 0) {
     return absl::FailedPreconditionError(fmt::format("pod {}/{} no longer fits on {}",
@@ -483,6 +498,7 @@ absl::Status ClusterState::Assume(const BindRequest& request) {
 
 void ClusterState::Forget(const std::string& task_uid) {
   std::lock_guard<std::mutex> l(mu_);
+  assumed_vgpus_.erase(task_uid);
   if (assumed_.erase(task_uid) == 0) return;
   ReinsertLocked(task_uid);
   BumpLocked();

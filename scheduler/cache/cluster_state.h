@@ -209,7 +209,9 @@ class ClusterState {
   std::map<std::string, std::set<std::string>> pods_by_group_;   // "ns/group"; guarded by mu_
   std::map<std::string, std::set<std::string>> pods_by_node_;    // guarded by mu_
   std::map<std::string, std::string> assumed_;                   // uid -> node; guarded by mu_
-  std::set<std::string> evicting_;                               // uids; guarded by mu_
+  // uid -> the vGPU assignment of an assumed bind (only vGPU tasks); guarded by mu_
+  std::map<std::string, VgpuAssignment> assumed_vgpus_;
+  std::set<std::string> evicting_;                                        // uids; guarded by mu_
   std::map<std::string, std::shared_ptr<const api::CompactNode>> nodes_;  // guarded by mu_
   std::map<std::string, PodGroupEntry> podgroups_;       // "ns/name"; guarded by mu_
   std::map<std::string, Resource> queue_api_allocated_;  // status.allocated; guarded by mu_

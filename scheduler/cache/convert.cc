@@ -9,6 +9,7 @@
 #include "common/util/status.h"
 #include "fmt/format.h"
 #include "rapidjson/document.h"
+#include "scheduler/cache/vgpu.h"
 
 namespace basalt::sched::cache {
 namespace {
@@ -154,6 +155,10 @@ informer::Transform CachedPodTransform() {
         BASALT_ASSIGN_OR_RETURN(api::Pod pod, api::Pod::FromObject(std::move(obj)));
         auto out = std::make_shared<CachedPod>();
         out->pod = api::ToCompactPod(pod);
+        if (out->vgpu = PodVgpuRequest(pod); out->vgpu != nullptr) {
+          StripPerDeviceVgpuResources(out->pod.request);
+          out->vgpu_assignment = PodVgpuAssignment(pod);
+        }
         if (const api::Condition* c = pod.FindCondition(kPodScheduled);
             c != nullptr && c->status == "False") {
           out->scheduled_condition =
@@ -331,6 +336,12 @@ TaskInfo ToTaskInfo(const CachedPod& cached, std::string job_id) {
     t.tolerations.push_back(std::move(out));
   }
   t.scheduled_condition = cached.scheduled_condition;
+  // vGPU: the assignment counts on the node the pod is on (scheduler/cache/vgpu.h).
+  t.vgpu = cached.vgpu;
+  if (t.vgpu != nullptr && !t.node_name.empty() && !cached.vgpu_assignment.empty()) {
+    t.vgpu_assignment = cached.vgpu_assignment;
+    t.vgpu_node = t.node_name;
+  }
   return t;
 }
 
@@ -343,6 +354,7 @@ NodeInfo ToNodeInfo(const api::CompactNode& node) {
     n.taints().push_back(Taint{t.key, t.value, ParseEffect(t.effect)});
   }
   n.set_unschedulable(node.unschedulable);
+  n.set_vgpus(NodeVgpuDevices(node.name, node.vgpu_register));
   return n;
 }
 

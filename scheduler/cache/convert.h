@@ -27,6 +27,10 @@ namespace basalt::sched::cache {
 struct CachedPod {
   api::CompactPod pod;
   std::optional<PodScheduledCondition> scheduled_condition;
+  // vGPU request (null: none; pod.request then lacks the per-GPU vGPU dimensions) and the
+  // assignment read from the pod's annotations (scheduler/cache/vgpu.h).
+  std::shared_ptr<const VgpuRequest> vgpu;
+  VgpuAssignment vgpu_assignment;
 };
 
 // Informer transform: pod document -> CachedPod (name "scheduler-pod").

@@ -9,6 +9,7 @@
 #include "scheduler/api/job_info.h"
 #include "scheduler/api/resource.h"
 #include "scheduler/api/task_info.h"
+#include "scheduler/api/vgpu.h"
 
 namespace basalt::sched {
 
@@ -17,6 +18,8 @@ struct BindRequest {
   std::string namespace_name;
   std::string pod_name;
   std::string node_name;
+  // The GPUs chosen for a vGPU task (empty otherwise); written into the pod with the binding.
+  VgpuAssignment vgpu = {};
 };
 
 // A Binder binds the tasks of a committed gang to their nodes. Bind() is called once per

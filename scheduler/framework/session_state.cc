@@ -140,8 +140,11 @@ void Session::Dispatch(const std::vector<TaskInfo*>& tasks) {
       BASALT_LOG_ERROR("Dispatch: node accounting broken", "task", task->Key(), "error",
                        MessageOf(s));
     }
-    by_job[task->job_id].push_back(
-        BindRequest{task->uid, task->namespace_name, task->name, task->node_name});
+    BindRequest request{task->uid, task->namespace_name, task->name, task->node_name};
+    if (task->vgpu != nullptr && task->vgpu_node == task->node_name) {
+      request.vgpu = task->vgpu_assignment;
+    }
+    by_job[task->job_id].push_back(std::move(request));
   }
   if (options_.binder == nullptr) return;
   for (auto& [job_id, requests] : by_job) options_.binder->Bind(job_id, std::move(requests));
