@@ -15,6 +15,8 @@
 #   --racks N                spread nodes over N racks: topology.basalt.dev/rack=rack-<i> (default 2)
 #   --pool SPEC              an extra node pool, repeatable:
 #                            name=a10,nodes=4,cpu=16,memory=64Gi,gpus=2,gpu-product=NVIDIA-A10,pods=110,racks=1
+#                            gpu-memory=23028 (MiB) and gpu-family=ampere add GPU feature discovery's
+#                            nvidia.com/gpu.memory and nvidia.com/gpu.family labels
 #   --with-kube-scheduler    also build and start kube-scheduler
 #   --apiserver-port P       fixed kube-apiserver port (default: a free port)
 #   --apiserver-arg ARG      an extra kube-apiserver flag, repeatable (e.g. --feature-gates=X=true)
@@ -60,24 +62,29 @@ done
 ((RACKS >= 1)) || die "--racks must be at least 1"
 [[ -z $APISERVER_PORT || $APISERVER_PORT =~ ^[0-9]+$ ]] || die "--apiserver-port must be a port number, got '$APISERVER_PORT'"
 
-# Validate extra pools before anything starts: name=..,nodes=..,cpu=..,memory=..,gpus=..,pods=..,gpu-product=..,racks=..
+# Validate extra pools before anything starts: name=..,nodes=..,cpu=..,memory=..,gpus=..,pods=..,gpu-product=..,racks=..,
+# gpu-memory=..,gpu-family=..
 POOL_ROWS=()
 for spec in "${POOLS[@]}"; do
   p_name="" p_nodes=4 p_cpu=$NODE_CPU p_mem=$NODE_MEMORY p_gpus=0 p_pods=$NODE_PODS p_prod=$GPU_PRODUCT p_racks=1
+  p_gmem=- p_fam=-
   IFS=',' read -ra kvs <<<"$spec"
   for kv in "${kvs[@]}"; do
     case ${kv%%=*} in
       name) p_name=${kv#*=} ;; nodes) p_nodes=${kv#*=} ;; cpu) p_cpu=${kv#*=} ;;
       memory) p_mem=${kv#*=} ;; gpus) p_gpus=${kv#*=} ;; pods) p_pods=${kv#*=} ;;
       gpu-product) p_prod=${kv#*=} ;; racks) p_racks=${kv#*=} ;;
-      *) die "--pool '$spec': unknown key '${kv%%=*}' (known: name nodes cpu memory gpus pods gpu-product racks)" ;;
+      gpu-memory) p_gmem=${kv#*=} ;; gpu-family) p_fam=${kv#*=} ;;
+      *) die "--pool '$spec': unknown key '${kv%%=*}' (known: name nodes cpu memory gpus pods gpu-product racks gpu-memory gpu-family)" ;;
     esac
   done
   [[ $p_name =~ ^[a-z0-9]([-a-z0-9]*[a-z0-9])?$ ]] || die "--pool '$spec': name= must be a DNS label, got '$p_name'"
   [[ $p_name != gpu ]] || die "--pool '$spec': the name 'gpu' is taken by the default pool"
   [[ $p_nodes =~ ^[0-9]+$ && $p_gpus =~ ^[0-9]+$ && $p_pods =~ ^[0-9]+$ && $p_racks =~ ^[1-9][0-9]*$ ]] ||
     die "--pool '$spec': nodes, gpus and pods must be integers and racks >= 1"
-  POOL_ROWS+=("$p_name $p_nodes $p_cpu $p_mem $p_gpus $p_pods $p_prod $p_racks")
+  [[ $p_gmem == - || $p_gmem =~ ^[1-9][0-9]*$ ]] || die "--pool '$spec': gpu-memory= is MiB per GPU (an integer), got '$p_gmem'"
+  [[ $p_fam == - || $p_fam =~ ^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$ ]] || die "--pool '$spec': gpu-family= must be a label value, got '$p_fam'"
+  POOL_ROWS+=("$p_name $p_nodes $p_cpu $p_mem $p_gpus $p_pods $p_prod $p_racks $p_gmem $p_fam")
 done
 
 mkdir -p "$STATE_DIR"
@@ -324,7 +331,7 @@ start kwok "$KWOK_BIN" --kubeconfig="$STATE_DIR/kwok.kubeconfig" \
 wait_until kwok "/healthz" curl -fsS "http://127.0.0.1:$KWOK_PORT/healthz"
 
 # ---- fake nodes --------------------------------------------------------------------------
-# node_yaml NAME POOL CPU MEMORY GPUS PODS PRODUCT RACK
+# node_yaml NAME POOL CPU MEMORY GPUS PODS PRODUCT RACK [GPU_MEMORY_MIB|-] [GPU_FAMILY|-]
 node_yaml() {
   cat <<NODE
 ---
@@ -343,6 +350,8 @@ metadata:
     basalt.dev/pool: $2
     topology.basalt.dev/rack: $8
 $( (($5 > 0)) && echo "    nvidia.com/gpu.product: $7" && echo "    nvidia.com/gpu.count: \"$5\"")
+$( (($5 > 0)) && [[ ${9:--} != - ]] && echo "    nvidia.com/gpu.memory: \"$9\"")
+$( (($5 > 0)) && [[ ${10:--} != - ]] && echo "    nvidia.com/gpu.family: ${10}")
 status:
   capacity: &res
     cpu: "$3"
@@ -357,10 +366,10 @@ NODE
 nodes_file=$STATE_DIR/nodes.yaml
 : >"$nodes_file"
 total_nodes=0
-add_pool() { # name count cpu memory gpus pods product racks
+add_pool() { # name count cpu memory gpus pods product racks [gpu-memory gpu-family]
   local i
   for ((i = 0; i < $2; i++)); do
-    node_yaml "$1-node-$i" "$1" "$3" "$4" "$5" "$6" "$7" "rack-$((i % $8))" >>"$nodes_file"
+    node_yaml "$1-node-$i" "$1" "$3" "$4" "$5" "$6" "$7" "rack-$((i % $8))" "${9:--}" "${10:--}" >>"$nodes_file"
     total_nodes=$((total_nodes + 1))
   done
 }

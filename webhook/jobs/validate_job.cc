@@ -12,8 +12,8 @@
 #include "common/api/vocabulary.h"
 #include "common/util/status.h"
 #include "fmt/format.h"
-#include "webhook/pods/gpu_attributes.h"
 #include "webhook/jobs/policies.h"
+#include "webhook/pods/gpu_attributes.h"
 
 namespace basalt::webhook {
 namespace {
