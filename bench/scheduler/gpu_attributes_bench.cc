@@ -64,10 +64,10 @@ tiers:
 - plugins:
   - name: overcommit
   - name: drf
+  - name: gpuattributes
   - name: predicates
   - name: proportion
   - name: nodeorder
-  - name: gpuattributes
 )";
 
 class Binder final : public basalt::sched::Binder {

@@ -6,7 +6,8 @@
 #   - 16 pods annotated gpu.basalt.dev/min-memory: 16Gi fill the A10 and A30 nodes and leave
 #     the A100s alone; 2 more, with A10 and A30 full, go to A100;
 #   - a gang of 4 pods needing 40Gi lands only on A100 nodes;
-#   - a pod needing 100Gi stays Pending and its PodGroup names the attribute;
+#   - a pod needing 100Gi stays Pending and its PodGroup (and the pod's event) names the
+#     attribute for each of the 6 nodes;
 #   - a pod with a plain nodeSelector on nvidia.com/gpu.product lands on that product;
 #   - with the webhook running, a Pod and a vcjob whose task template carries a malformed
 #     gpu.basalt.dev/ annotation are refused naming the field; a valid vcjob is admitted.
@@ -23,6 +24,7 @@ pool=gpuattr-$tag
 gpu_cleanup() {
   local rc=$?
   webhook_stop
+  set +e # so that the next line only hands rc on to sched_cleanup
   (exit "$rc")
   sched_cleanup
 }
@@ -111,9 +113,12 @@ wait_for "a pod with a plain nodeSelector on the product bound" 60 bound_is "$ns
 expect_eq "it is on an A100" "$(pools_of plain)" "a100=1 "
 
 # ---- an impossible requirement is explained -------------------------------------------------
+# The 16Gi pods go first, so that every node has a free GPU and refuses only for the attribute.
+kubectl -n "$ns" delete pods -l volcano.sh/job-name=mid --grace-period=0 --force >/dev/null 2>&1
+wait_for "the 16Gi pods are gone" 30 bound_is "$ns" 0 mid
 gpu_gang huge 1 'gpu.basalt.dev/min-memory: 100Gi'
 huge_explained() {
-  [[ $(pg_condition_message "$ns" huge Unschedulable) == *"6 node(s) with less GPU memory (nvidia.com/gpu.memory) than gpu.basalt.dev/min-memory: 100Gi"* ]]
+  [[ $(pg_condition_message "$ns" huge Unschedulable) == *"node(s) with less GPU memory (nvidia.com/gpu.memory) than gpu.basalt.dev/min-memory: 100Gi"* ]]
 }
 wait_for "a 100Gi pod's PodGroup names the attribute" 30 huge_explained
 e2e_log "huge: $(pg_condition_message "$ns" huge Unschedulable)"
@@ -124,6 +129,18 @@ expect_contains "its pod's event says it too" \
 expect_no_oversubscription
 
 # ---- admission ----------------------------------------------------------------------------
+# expect_refused WHAT NEEDLE YAML [kubectl args...]: `kubectl apply` fails with NEEDLE.
+expect_refused() {
+  local what=$1 needle=$2 yaml=$3 out
+  shift 3
+  if out=$(kubectl apply "$@" -f - 2>&1 <<<"$yaml"); then
+    fail "$what: expected a refusal, but kubectl apply succeeded: $out"
+  elif [[ $out == *"$needle"* ]]; then
+    pass "$what refused: ...${needle}..."
+  else
+    fail "$what: refusal should contain '$needle', got: $out"
+  fi
+}
 webhook_start
 expect_refused "a Pod with a bare-number min-memory" \
   'metadata.annotations[gpu.basalt.dev/min-memory]: invalid value "16": a GPU memory size needs a unit' "

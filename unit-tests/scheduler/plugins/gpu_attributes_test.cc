@@ -36,13 +36,13 @@ tiers:
   - name: conformance
 - plugins:
   - name: drf
+  - name: gpuattributes
   - name: predicates
   - name: proportion
   - name: nodeorder
   - name: binpack
     arguments:
       binpack.weight: 5
-  - name: gpuattributes
 )";
 
 struct Cycle {
