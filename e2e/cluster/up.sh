@@ -52,7 +52,7 @@ while [[ $# -gt 0 ]]; do
     --replace) REPLACE=1; shift ;;
     --reuse) REUSE=1; shift ;;
     --timeout) need_arg "$@"; TIMEOUT=$2; shift 2 ;;
-    -h|--help) sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown flag '$1' (see e2e/cluster/up.sh --help)" ;;
   esac
 done
