@@ -72,6 +72,13 @@ CompactPod ToCompactPod(const Pod& pod) {
   c.tolerations = pod.spec().tolerations;
   c.affinity_json = pod.spec().affinity_json;
   c.creation_timestamp = pod.creation_timestamp();
+  std::vector<std::pair<std::string, std::string>> gpu;
+  for (auto& [key, value] : pod.annotations()) {
+    if (std::string_view(key).starts_with(kGpuAttributePrefix)) gpu.emplace_back(key, value);
+  }
+  if (!gpu.empty()) {
+    c.gpu_attributes = std::make_shared<const GpuAttributes>(ParseGpuAttributes(gpu).attributes);
+  }
   return c;
 }
 

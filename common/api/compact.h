@@ -5,12 +5,14 @@
 // afterwards. Plain values; copy freely. Thread-compatible.
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "common/api/core.h"
+#include "common/api/gpu_attributes.h"
 #include "common/api/time.h"
 #include "common/resource/resource_list.h"
 
@@ -54,6 +56,8 @@ struct CompactPod {
   // init containers have exited before the app containers bind their ports.
   std::vector<HostPort> host_ports;
   std::optional<Time> creation_timestamp;
+  // The gpu.basalt.dev/ annotations, parsed; null when the pod has none (most pods).
+  std::shared_ptr<const GpuAttributes> gpu_attributes;
 
   std::string Key() const { return namespace_name + "/" + name; }
 };

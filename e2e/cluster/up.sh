@@ -20,6 +20,8 @@
 #                            the handshake; capacity volcano.sh/vgpu-number, -memory, -cores),
 #                            each vgpu-memory MiB (default 16384) split into vgpu-split vGPUs
 #                            (default 10)
+#                            gpu-memory=23028 (MiB) and gpu-family=ampere add GPU feature discovery's
+#                            nvidia.com/gpu.memory and nvidia.com/gpu.family labels
 #   --with-kube-scheduler    also build and start kube-scheduler
 #   --apiserver-port P       fixed kube-apiserver port (default: a free port)
 #   --apiserver-arg ARG      an extra kube-apiserver flag, repeatable (e.g. --feature-gates=X=true)
@@ -55,7 +57,7 @@ while [[ $# -gt 0 ]]; do
     --replace) REPLACE=1; shift ;;
     --reuse) REUSE=1; shift ;;
     --timeout) need_arg "$@"; TIMEOUT=$2; shift 2 ;;
-    -h|--help) sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,32p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown flag '$1' (see e2e/cluster/up.sh --help)" ;;
   esac
 done
@@ -65,11 +67,12 @@ done
 ((RACKS >= 1)) || die "--racks must be at least 1"
 [[ -z $APISERVER_PORT || $APISERVER_PORT =~ ^[0-9]+$ ]] || die "--apiserver-port must be a port number, got '$APISERVER_PORT'"
 
-# Validate extra pools before anything starts: name=..,nodes=..,cpu=..,memory=..,gpus=..,pods=..,gpu-product=..,racks=..
+# Validate extra pools before anything starts: name=..,nodes=..,cpu=..,memory=..,gpus=..,pods=..,gpu-product=..,racks=..,
+# gpu-memory=..,gpu-family=..
 POOL_ROWS=()
 for spec in "${POOLS[@]}"; do
   p_name="" p_nodes=4 p_cpu=$NODE_CPU p_mem=$NODE_MEMORY p_gpus=0 p_pods=$NODE_PODS p_prod=$GPU_PRODUCT p_racks=1
-  p_vgpus=0 p_vmem=16384 p_vsplit=10
+  p_vgpus=0 p_vmem=16384 p_vsplit=10 p_gmem=- p_fam=-
   IFS=',' read -ra kvs <<<"$spec"
   for kv in "${kvs[@]}"; do
     case ${kv%%=*} in
@@ -77,7 +80,8 @@ for spec in "${POOLS[@]}"; do
       memory) p_mem=${kv#*=} ;; gpus) p_gpus=${kv#*=} ;; pods) p_pods=${kv#*=} ;;
       gpu-product) p_prod=${kv#*=} ;; racks) p_racks=${kv#*=} ;;
       vgpus) p_vgpus=${kv#*=} ;; vgpu-memory) p_vmem=${kv#*=} ;; vgpu-split) p_vsplit=${kv#*=} ;;
-      *) die "--pool '$spec': unknown key '${kv%%=*}' (known: name nodes cpu memory gpus pods gpu-product racks vgpus vgpu-memory vgpu-split)" ;;
+      gpu-memory) p_gmem=${kv#*=} ;; gpu-family) p_fam=${kv#*=} ;;
+      *) die "--pool '$spec': unknown key '${kv%%=*}' (known: name nodes cpu memory gpus pods gpu-product racks vgpus vgpu-memory vgpu-split gpu-memory gpu-family)" ;;
     esac
   done
   [[ $p_name =~ ^[a-z0-9]([-a-z0-9]*[a-z0-9])?$ ]] || die "--pool '$spec': name= must be a DNS label, got '$p_name'"
@@ -86,7 +90,9 @@ for spec in "${POOLS[@]}"; do
     die "--pool '$spec': nodes, gpus and pods must be integers and racks >= 1"
   [[ $p_vgpus =~ ^[0-9]+$ && $p_vmem =~ ^[1-9][0-9]*$ && $p_vsplit =~ ^[1-9][0-9]*$ ]] ||
     die "--pool '$spec': vgpus must be an integer, vgpu-memory and vgpu-split positive integers"
-  POOL_ROWS+=("$p_name $p_nodes $p_cpu $p_mem $p_gpus $p_pods $p_prod $p_racks $p_vgpus $p_vmem $p_vsplit")
+  [[ $p_gmem == - || $p_gmem =~ ^[1-9][0-9]*$ ]] || die "--pool '$spec': gpu-memory= is MiB per GPU (an integer), got '$p_gmem'"
+  [[ $p_fam == - || $p_fam =~ ^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$ ]] || die "--pool '$spec': gpu-family= must be a label value, got '$p_fam'"
+  POOL_ROWS+=("$p_name $p_nodes $p_cpu $p_mem $p_gpus $p_pods $p_prod $p_racks $p_vgpus $p_vmem $p_vsplit $p_gmem $p_fam")
 done
 
 mkdir -p "$STATE_DIR"
@@ -341,7 +347,8 @@ vgpu_register() {
   echo "$out"
 }
 
-# node_yaml NAME POOL CPU MEMORY GPUS PODS PRODUCT RACK [VGPUS VGPU_MEMORY VGPU_SPLIT]
+# node_yaml NAME POOL CPU MEMORY GPUS PODS PRODUCT RACK [VGPUS VGPU_MEMORY VGPU_SPLIT
+#           [GPU_MEMORY_MIB|- [GPU_FAMILY|-]]]
 node_yaml() {
   local vgpus=${9:-0} vmem=${10:-16384} vsplit=${11:-10}
   cat <<NODE
@@ -363,6 +370,8 @@ $( ((vgpus > 0)) && echo "    volcano.sh/node-vgpu-register: \"$(vgpu_register "
     basalt.dev/pool: $2
     topology.basalt.dev/rack: $8
 $( (($5 > 0)) && echo "    nvidia.com/gpu.product: $7" && echo "    nvidia.com/gpu.count: \"$5\"")
+$( (($5 > 0)) && [[ ${12:--} != - ]] && echo "    nvidia.com/gpu.memory: \"${12}\"")
+$( (($5 > 0)) && [[ ${13:--} != - ]] && echo "    nvidia.com/gpu.family: ${13}")
 status:
   capacity: &res
     cpu: "$3"
@@ -380,11 +389,11 @@ NODE
 nodes_file=$STATE_DIR/nodes.yaml
 : >"$nodes_file"
 total_nodes=0
-add_pool() { # name count cpu memory gpus pods product racks [vgpus vgpu-memory vgpu-split]
+add_pool() { # name count cpu memory gpus pods product racks [vgpus vgpu-memory vgpu-split [gpu-memory gpu-family]]
   local i
   for ((i = 0; i < $2; i++)); do
     node_yaml "$1-node-$i" "$1" "$3" "$4" "$5" "$6" "$7" "rack-$((i % $8))" "${9:-0}" "${10:-16384}" \
-      "${11:-10}" >>"$nodes_file"
+      "${11:-10}" "${12:--}" "${13:--}" >>"$nodes_file"
     total_nodes=$((total_nodes + 1))
   done
 }

@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/api/gpu_attributes.h"
 #include "scheduler/api/gpu_devices.h"
 #include "scheduler/api/resource.h"
 #include "scheduler/api/vgpu.h"
@@ -204,6 +205,8 @@ struct TaskInfo {
   std::shared_ptr<const PodAffinity> pod_affinity;
   std::vector<Toleration> tolerations;
   std::vector<HostPort> host_ports;
+  // The pod's gpu.basalt.dev/ annotations (gpuattributes plugin); null when it has none.
+  std::shared_ptr<const api::GpuAttributes> gpu_attributes;
 
   // The condition the pod carries now (from the cache), nullopt if none.
   std::optional<PodScheduledCondition> scheduled_condition;

@@ -284,6 +284,7 @@ TaskInfo ToTaskInfo(const CachedPod& cached, std::string job_id) {
   t.job_id = std::move(job_id);
   t.role = p.task_spec;
   t.node_group = p.node_group;
+  t.gpu_attributes = p.gpu_attributes;
   t.node_name = p.node_name;
   t.priority_class_name = p.priority_class_name;
   t.priority = p.priority != 0 ? p.priority : 1;

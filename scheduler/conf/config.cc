@@ -28,6 +28,7 @@ tiers:
 - plugins:
   - name: overcommit
   - name: drf
+  - name: gpuattributes
   - name: predicates
   - name: proportion
   - name: nodeorder

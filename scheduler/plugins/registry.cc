@@ -9,6 +9,7 @@
 #include "scheduler/plugins/example_zone/example_zone.h"
 #include "scheduler/plugins/fgd/fgd.h"
 #include "scheduler/plugins/gang/gang.h"
+#include "scheduler/plugins/gpuattributes/gpu_attributes.h"
 #include "scheduler/plugins/network_topology/network_topology.h"
 #include "scheduler/plugins/nodegroup/nodegroup.h"
 #include "scheduler/plugins/nodeorder/nodeorder.h"
@@ -31,6 +32,7 @@ PluginRegistry NewInTreeRegistry() {
   r.Register(std::string(kDrfPluginName), NewDrfPlugin);
   r.Register(std::string(kExampleZonePluginName), NewExampleZonePlugin);
   r.Register(std::string(kGangPluginName), NewGangPlugin);
+  r.Register(std::string(kGpuAttributesPluginName), NewGpuAttributesPlugin);
   r.Register(std::string(kNetworkTopologyPluginName), NewNetworkTopologyPlugin);
   r.Register(std::string(kNodeGroupPluginName), NewNodeGroupPlugin);
   r.Register(std::string(kNodeOrderPluginName), NewNodeOrderPlugin);

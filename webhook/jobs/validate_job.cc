@@ -13,6 +13,7 @@
 #include "common/util/status.h"
 #include "fmt/format.h"
 #include "webhook/jobs/policies.h"
+#include "webhook/pods/gpu_attributes.h"
 
 namespace basalt::webhook {
 namespace {
@@ -154,6 +155,8 @@ void ValidatePodTemplate(const json::Value& task, size_t task_index, const Field
                   "job controller adds",
                   kTotalAnnotationSizeLimitBytes, kControllerAnnotationReserveBytes),
       errors);
+  ValidateGpuAttributeAnnotations(json::FindPath(task, {"template", "metadata"}),
+                                  tp.Child("template").Child("metadata"), errors);
   FieldPath spec_path = tp.Child("template").Child("spec");
   const json::Value* pod_spec = json::FindPath(task, {"template", "spec"});
   const json::Value* containers = pod_spec ? json::Find(*pod_spec, "containers") : nullptr;

@@ -5,6 +5,7 @@
 
 #include "common/api/vocabulary.h"
 #include "fmt/format.h"
+#include "webhook/pods/gpu_attributes.h"
 
 namespace basalt::webhook {
 namespace {
@@ -23,6 +24,7 @@ bool IsPositiveIntOrPercent(std::string_view v) {
 
 ErrorList ValidatePodCreate(const json::Value& pod) {
   ErrorList errors;
+  ValidateGpuAttributeAnnotations(json::Find(pod, "metadata"), FieldPath("metadata"), errors);
   const json::Value* annotations = json::FindPath(pod, {"metadata", "annotations"});
   if (annotations == nullptr) return errors;
   const FieldPath path = FieldPath("metadata").Child("annotations");

@@ -2,8 +2,8 @@
 // PodValidator (/pods/validate): on CREATE, for pods whose spec.schedulerName is one of the
 // configured scheduler names, the disruption-budget annotations
 // volcano.sh/jdb-min-available and volcano.sh/jdb-max-unavailable must each be a positive
-// integer or a percentage from 1% to 99%, and not both be set. Other pods are allowed
-// untouched. Stateless; thread-safe.
+// integer or a percentage from 1% to 99%, and not both be set; the GPU attribute annotations
+// must be valid (gpu_attributes.h). Other pods are allowed untouched. Stateless; thread-safe.
 
 #include <string>
 #include <vector>

@@ -60,6 +60,22 @@ TEST_CASE("CompactPod: a pod without ports or labels has empty lists", "[api][co
   CompactPod c = basalt::api::ToCompactPod(*pod);
   CHECK(c.labels.empty());
   CHECK(c.host_ports.empty());
+  CHECK(c.gpu_attributes == nullptr);
+}
+
+TEST_CASE("CompactPod: carries the parsed gpu.basalt.dev annotations", "[api][compact]") {
+  auto pod = Pod::Parse(R"({"apiVersion": "v1", "kind": "Pod",
+    "metadata": {"name": "p", "namespace": "ns", "annotations": {
+      "gpu.basalt.dev/min-memory": "16Gi", "gpu.basalt.dev/products": "NVIDIA-A10,NVIDIA-A30",
+      "gpu.basalt.dev/nonsense": "x", "other.io/a": "b"}},
+    "spec": {"containers": [{"name": "c", "image": "i"}]}})");
+  REQUIRE(pod.ok());
+  CompactPod c = basalt::api::ToCompactPod(*pod);
+  REQUIRE(c.gpu_attributes != nullptr);
+  CHECK(c.gpu_attributes->min_memory_mib == 16384);
+  CHECK(c.gpu_attributes->products == std::vector<std::string>{"NVIDIA-A10", "NVIDIA-A30"});
+  // The unknown key is kept as the reason the scheduler gives for placing the pod nowhere.
+  CHECK(c.gpu_attributes->invalid.rfind("gpu.basalt.dev/nonsense: unknown annotation", 0) == 0);
 }
 
 }  // namespace

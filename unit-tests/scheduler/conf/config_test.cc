@@ -55,7 +55,9 @@ configurations:
   CHECK(c->ActionArguments("backfill").values().empty());
 }
 
-TEST_CASE("Config: the built-in default matches Volcano's", "[sched][conf]") {
+// Volcano's default plus gpuattributes, which registers nothing in a session without a pod
+// asking for GPU attributes (so Volcano's YAML behaves the same).
+TEST_CASE("Config: the built-in default is Volcano's plus gpuattributes", "[sched][conf]") {
   SchedulerConfig c = DefaultSchedulerConfig();
   CHECK(c.actions == std::vector<std::string>{"enqueue", "allocate", "backfill"});
   REQUIRE(c.tiers.size() == 2);
@@ -63,8 +65,8 @@ TEST_CASE("Config: the built-in default matches Volcano's", "[sched][conf]") {
   for (const auto& p : c.tiers[0].plugins) t1.push_back(p.name);
   for (const auto& p : c.tiers[1].plugins) t2.push_back(p.name);
   CHECK(t1 == std::vector<std::string>{"priority", "gang", "conformance"});
-  CHECK(t2 ==
-        std::vector<std::string>{"overcommit", "drf", "predicates", "proportion", "nodeorder"});
+  CHECK(t2 == std::vector<std::string>{"overcommit", "drf", "gpuattributes", "predicates",
+                                       "proportion", "nodeorder"});
   CHECK(Load(DefaultSchedulerConfigYaml()).ok());
 }
 
