@@ -10,7 +10,6 @@ namespace basalt::webhook {
 ErrorList ValidatePodGroupCreate(const json::Value& podgroup, const ClusterLister& lister) {
   ErrorList errors;
   const FieldPath spec_path("spec");
-  const json::Value* spec = json::Find(podgroup, "spec");
   // Read through the shared model; a spec.queue of the wrong type reads as absent (the API
   // server's schema refuses it before admission).
   api::FieldReader reader(&podgroup, "");
@@ -39,17 +38,15 @@ ErrorList ValidatePodGroupCreate(const json::Value& podgroup, const ClusterListe
                                    queue_name, children.size(), list));
     }
   }
-  if (spec != nullptr) {
-    ValidateNetworkTopology(json::Find(*spec, "networkTopology"),
-                            spec_path.Child("networkTopology"), errors);
-    if (const json::Value* groups = json::Find(*spec, "subGroupPolicy");
-        groups && groups->IsArray()) {
-      for (rapidjson::SizeType i = 0; i < groups->Size(); ++i) {
-        ValidateNetworkTopology(json::Find((*groups)[i], "networkTopology"),
-                                spec_path.Child("subGroupPolicy").Index(i).Child("networkTopology"),
-                                errors);
-      }
-    }
+  api::FieldReader spec = reader.Child("spec");
+  ValidateNetworkTopology(spec.Member("networkTopology"), spec_path.Child("networkTopology"),
+                          errors);
+  for (const api::FieldReader& group : spec.Elements("subGroupPolicy")) {
+    ValidateNetworkTopology(group.Member("networkTopology"),
+                            spec_path.Child("subGroupPolicy")
+                                .Index(static_cast<size_t>(group.index()))
+                                .Child("networkTopology"),
+                            errors);
   }
   return errors;
 }
