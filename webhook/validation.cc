@@ -279,4 +279,20 @@ std::string BracketList(const std::vector<std::string>& items) {
   return out;
 }
 
+std::optional<QueueInfo> LookUpQueue(std::string_view queue_name, std::string_view what,
+                                     const FieldPath& path, const ClusterLister& lister,
+                                     ErrorList& errors) {
+  absl::StatusOr<QueueInfo> queue = lister.GetQueue(queue_name);
+  if (queue.ok()) return *std::move(queue);
+  if (absl::IsNotFound(queue.status())) {
+    errors.Forbidden(
+        path, fmt::format("unable to find {}: queues.scheduling.volcano.sh \"{}\" not found", what,
+                          queue_name));
+  } else {
+    errors.Internal(path, fmt::format("unable to look up {} \"{}\": {}", what, queue_name,
+                                      MessageOf(queue.status())));
+  }
+  return std::nullopt;
+}
+
 }  // namespace basalt::webhook

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -15,6 +16,7 @@
 #include "common/resource/quantity.h"
 #include "common/util/json.h"
 #include "webhook/admission_review.h"
+#include "webhook/lister.h"
 
 namespace basalt::webhook {
 
@@ -129,6 +131,16 @@ std::map<std::string, resource::Quantity> ReadResourceList(const json::Value* li
 // are mutually exclusive.
 void ValidateNetworkTopology(const json::Value* network_topology, const FieldPath& path,
                              ErrorList& errors);
+
+// The queue a Job, PodGroup, CronJob's job template or JobFlow's template is submitted to,
+// looked up once for every handler. `what` names the queue in messages ("job queue" for
+// Jobs, "queue" for PodGroups). A queue that does not exist is refused under `path` as
+// `unable to find <what>: queues.scheduling.volcano.sh "<name>" not found` (403), a failed
+// lookup as `unable to look up <what> "<name>": <reason>` (500); both return nullopt. The
+// caller checks state, root and leaf with its own wording.
+std::optional<QueueInfo> LookUpQueue(std::string_view queue_name, std::string_view what,
+                                     const FieldPath& path, const ClusterLister& lister,
+                                     ErrorList& errors);
 
 // Joins strings as "[a b c]" (how Volcano prints lists in its messages).
 std::string BracketList(const std::vector<std::string>& items);

@@ -191,6 +191,7 @@ std::vector<FieldReader> FieldReader::Elements(std::string_view key) {
       continue;
     }
     out.push_back(FieldReader(&e, std::move(path), error_));
+    out.back().index_ = static_cast<int64_t>(i - 1);
   }
   return out;
 }

@@ -32,6 +32,16 @@ class FieldReader {
   absl::Status status() const { return *error_; }
   bool ok() const { return error_->ok(); }
   const json::Value* value() const { return obj_; }
+  // Where this reader's object is in the document ("spec.tasks[1]"), as in error messages.
+  const std::string& path() const { return path_; }
+  // For a reader from Elements(): the position of its object in the array (elements that
+  // are not objects are skipped, so positions may jump); -1 otherwise.
+  int64_t index() const { return index_; }
+  // Whether member `key` is present and not JSON null.
+  bool Has(std::string_view key) const { return Get(key) != nullptr; }
+  // Member `key` of any type, or null when absent or JSON null (for checks that need the raw
+  // value, e.g. a validator reporting a wrong type with its own wording).
+  const json::Value* Member(std::string_view key) const { return Get(key); }
 
   std::string String(std::string_view key);
   std::optional<std::string> OptString(std::string_view key);
@@ -69,6 +79,7 @@ class FieldReader {
   const json::Value* obj_;
   std::string path_;
   std::shared_ptr<absl::Status> error_;
+  int64_t index_ = -1;
 };
 
 // Removes obj[key] if present, keeping the order of the other members (json::Remove moves

@@ -254,18 +254,8 @@ void ValidateQueue(std::string_view queue_name, const FieldPath& path, const Clu
                                      queue_name, label_errors.front()));
     return;
   }
-  auto queue = lister.GetQueue(queue_name);
-  if (!queue.ok()) {
-    if (absl::IsNotFound(queue.status())) {
-      errors.Forbidden(path, fmt::format("unable to find job queue: queues.scheduling.volcano.sh "
-                                         "\"{}\" not found",
-                                         queue_name));
-    } else {
-      errors.Internal(path, fmt::format("unable to look up job queue \"{}\": {}", queue_name,
-                                        MessageOf(queue.status())));
-    }
-    return;
-  }
+  std::optional<QueueInfo> queue = LookUpQueue(queue_name, "job queue", path, lister, errors);
+  if (!queue) return;
   if (queue_name == api::kRootQueue) {
     errors.Forbidden(path, "can not submit job to root queue");
     return;

@@ -1,5 +1,6 @@
 #include "webhook/podgroups/validate_podgroup.h"
 
+#include "common/api/codec.h"
 #include "common/api/vocabulary.h"
 #include "common/util/status.h"
 #include "fmt/format.h"
@@ -9,21 +10,13 @@ namespace basalt::webhook {
 ErrorList ValidatePodGroupCreate(const json::Value& podgroup, const ClusterLister& lister) {
   ErrorList errors;
   const FieldPath spec_path("spec");
-  const json::Value* spec = json::Find(podgroup, "spec");
-  std::string_view queue_name = spec ? json::GetString(*spec, "queue") : std::string_view();
+  // Read through the shared model; a spec.queue of the wrong type reads as absent (the API
+  // server's schema refuses it before admission).
+  api::FieldReader reader(&podgroup, "");
+  std::string queue_name = reader.Child("spec").String("queue");
   if (queue_name.empty()) queue_name = api::kDefaultQueue;
-  auto queue = lister.GetQueue(queue_name);
-  if (!queue.ok()) {
-    if (absl::IsNotFound(queue.status())) {
-      errors.Forbidden(spec_path.Child("queue"),
-                       fmt::format("unable to find queue: queues.scheduling.volcano.sh \"{}\" not "
-                                   "found",
-                                   queue_name));
-    } else {
-      errors.Internal(spec_path.Child("queue"), fmt::format("unable to look up queue \"{}\": {}",
-                                                            queue_name, MessageOf(queue.status())));
-    }
-  } else {
+  if (std::optional<QueueInfo> queue =
+          LookUpQueue(queue_name, "queue", spec_path.Child("queue"), lister, errors)) {
     const std::string state = queue->state.empty() ? std::string(api::kQueueOpen) : queue->state;
     if (state != api::kQueueOpen) {
       errors.Forbidden(spec_path.Child("queue"),
@@ -45,17 +38,15 @@ ErrorList ValidatePodGroupCreate(const json::Value& podgroup, const ClusterListe
                                    queue_name, children.size(), list));
     }
   }
-  if (spec != nullptr) {
-    ValidateNetworkTopology(json::Find(*spec, "networkTopology"),
-                            spec_path.Child("networkTopology"), errors);
-    if (const json::Value* groups = json::Find(*spec, "subGroupPolicy");
-        groups && groups->IsArray()) {
-      for (rapidjson::SizeType i = 0; i < groups->Size(); ++i) {
-        ValidateNetworkTopology(json::Find((*groups)[i], "networkTopology"),
-                                spec_path.Child("subGroupPolicy").Index(i).Child("networkTopology"),
-                                errors);
-      }
-    }
+  api::FieldReader spec = reader.Child("spec");
+  ValidateNetworkTopology(spec.Member("networkTopology"), spec_path.Child("networkTopology"),
+                          errors);
+  for (const api::FieldReader& group : spec.Elements("subGroupPolicy")) {
+    ValidateNetworkTopology(group.Member("networkTopology"),
+                            spec_path.Child("subGroupPolicy")
+                                .Index(static_cast<size_t>(group.index()))
+                                .Child("networkTopology"),
+                            errors);
   }
   return errors;
 }

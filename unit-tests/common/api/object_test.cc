@@ -4,6 +4,7 @@
 #include <optional>
 #include <string>
 
+#include "common/api/codec.h"
 #include "common/api/time.h"
 #include "common/util/json.h"
 #include "common/util/status.h"
@@ -170,4 +171,26 @@ TEST_CASE("Object: CopyOf takes one list item into its own document", "[api][obj
   }  // the list document is gone; the copy stays valid
   CHECK(item->name() == "b");
   CHECK(item->ToJson() == R"({"metadata":{"name":"b"}})");
+}
+
+TEST_CASE("FieldReader reports the path and list position of what it reads") {
+  auto doc = basalt::json::Parse(
+      R"({"spec": {"queue": null, "tasks": [{"name": "a"}, 3, {"name": "c", "n": 1}]}})");
+  REQUIRE(doc.ok());
+  basalt::api::FieldReader root(&*doc, "");
+  basalt::api::FieldReader spec = root.Child("spec");
+  CHECK(root.index() == -1);
+  CHECK(spec.path() == "spec");
+  CHECK(spec.Has("tasks"));
+  CHECK_FALSE(spec.Has("queue"));
+  CHECK(spec.Member("queue") == nullptr);
+  REQUIRE(spec.Member("tasks") != nullptr);
+  CHECK(spec.Member("tasks")->IsArray());
+  std::vector<basalt::api::FieldReader> tasks = spec.Elements("tasks");
+  REQUIRE(tasks.size() == 2);
+  CHECK(tasks[0].index() == 0);
+  CHECK(tasks[1].index() == 2);
+  CHECK(tasks[1].path() == "spec.tasks[2]");
+  CHECK(tasks[1].String("name") == "c");
+  CHECK(MessageOf(root.status()) == "spec.tasks[1]: must be an object");
 }
