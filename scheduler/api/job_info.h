@@ -23,6 +23,9 @@ enum class PodGroupPhase { kPending, kInqueue, kRunning, kUnknown, kCompleted };
 std::string_view PodGroupPhaseName(PodGroupPhase p);
 
 inline constexpr std::string_view kConditionUnschedulable = "Unschedulable";
+// Basalt: a waiting PodGroup's place in its queue, message "<position>/<waiting jobs>".
+inline constexpr std::string_view kConditionQueuePosition = "QueuePosition";
+inline constexpr std::string_view kReasonQueuePosition = "Waiting";
 inline constexpr std::string_view kConditionScheduled = "Scheduled";
 inline constexpr std::string_view kReasonNotEnoughResources = "NotEnoughResources";
 inline constexpr std::string_view kReasonGangReady = "tasks in gang are ready to be scheduled";

@@ -30,6 +30,10 @@ struct QueueInfo {
   bool reclaimable = true;           // spec.reclaimable, nil means true
   QueueState state = QueueState::kOpen;
   std::string parent;
+  // The volcano.sh/hierarchy and volcano.sh/hierarchy-weights annotations ("root/a/b",
+  // "1/2/3"); empty when absent. Read by the drf plugin's hierarchical mode (hdrf).
+  std::string hierarchy;
+  std::string hierarchy_weights;
   Timestamp creation_time{};
   // status.allocated as last read from the API; the session writes it only when it changes.
   Resource status_allocated;

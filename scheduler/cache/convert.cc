@@ -467,6 +467,9 @@ QueueInfo ToQueueInfo(const api::Queue& queue) {
     q.state = QueueState::kUnknown;
   }
   q.parent = queue.spec().parent;
+  q.hierarchy = std::string(queue.annotation(api::kHierarchyAnnotation).value_or(""));
+  q.hierarchy_weights =
+      std::string(queue.annotation(api::kHierarchyWeightsAnnotation).value_or(""));
   if (auto t = queue.creation_timestamp(); t.has_value()) q.creation_time = *t;
   q.status_allocated = ToResource(queue.status().allocated);
   return q;

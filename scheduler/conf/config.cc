@@ -283,10 +283,37 @@ absl::Status ValidateSchedulerConfig(const SchedulerConfig& config,
     }
   }
   std::set<std::string, std::less<>> seen;
+  // hdrf (drf with enableHierarchy) orders queues: refused where it could not (docs/scheduler.md).
+  bool queue_order_before_hdrf = false;
+  std::string queue_orderer;
   for (size_t t = 0; t < config.tiers.size(); ++t) {
     bool has_proportion = false;
     bool has_hdrf = false;
     for (const auto& p : config.tiers[t].plugins) {
+      if (p.name == "drf" && p.Enabled(flag::kHierarchy)) {
+        if (queue_order_before_hdrf) {
+          return Invalid(fmt::format(
+              "tiers[{}]: drf with enableHierarchy comes after {}, whose queue order decides "
+              "first (the first plugin with an opinion orders the queues), so the hierarchy "
+              "would not order them: list drf before {} or set enableQueueOrder: false on {}",
+              t, queue_orderer, queue_orderer, queue_orderer));
+        }
+        for (const auto& tier : config.tiers) {
+          for (const auto& other : tier.plugins) {
+            if (other.name == "proportion") {
+              return Invalid(
+                  "drf with enableHierarchy cannot be used together with proportion (in any "
+                  "tier): proportion's flat weighted shares and the hierarchy would order the "
+                  "queues against each other; use capacity for quotas with hdrf");
+            }
+          }
+        }
+      }
+      if ((p.name == "capacity" || p.name == "proportion") && p.Enabled(flag::kQueueOrder) &&
+          !queue_order_before_hdrf) {
+        queue_order_before_hdrf = true;
+        queue_orderer = p.name;
+      }
       if (known_plugins.count(p.name) == 0) {
         return Invalid(fmt::format("unknown plugin \"{}\" in tiers[{}] (known plugins: {})", p.name,
                                    t, Join(known_plugins)));

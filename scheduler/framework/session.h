@@ -279,6 +279,10 @@ class Session {
   void FireAllocate(const TaskInfo& task);
   void FireDeallocate(const TaskInfo& task);
   void WriteJobStatus(JobInfo& job, StatusSink* sink);
+  // Gives every waiting job (Pending or Inqueue PodGroup) the condition QueuePosition with
+  // message "<position>/<waiting jobs of its queue>" in the session's job order, and removes it
+  // from the others; unchanged positions stay as they were, so nothing is written for them.
+  void SetQueuePositions();
   // Fills options_.report at the end of Close (cycle_report.cc).
   void FillReport();
 

@@ -3,6 +3,7 @@
 // which derives each PodGroup's new status and writes what changed (PodGroup status, pod
 // conditions, queue allocated, events) to the StatusSink. Registration and dispatch are in
 // session.cc.
+#include <algorithm>
 #include <map>
 #include <string>
 #include <utility>
@@ -217,9 +218,20 @@ void Session::WriteJobStatus(JobInfo& job, StatusSink* sink) {
   // long-pending gang does not flood the API and a running one does not repeat "Scheduled"
   // as its pods start. A gang admitted before its pods exist (a vcjob's PodGroup turning
   // Inqueue) gets none either: nothing of it is unschedulable.
-  bool same_conditions = status.conditions.size() == old.conditions.size();
-  for (size_t i = 0; same_conditions && i < status.conditions.size(); ++i) {
-    same_conditions = status.conditions[i].SameAs(old.conditions[i]);
+  // The queue position (SetQueuePositions) changes as other jobs move; it is no reason for an
+  // event of its own.
+  auto without_position = [](const std::vector<PodGroupCondition>& conditions) {
+    std::vector<const PodGroupCondition*> out;
+    for (const auto& c : conditions) {
+      if (c.type != kConditionQueuePosition) out.push_back(&c);
+    }
+    return out;
+  };
+  const auto now_conditions = without_position(status.conditions);
+  const auto old_conditions = without_position(old.conditions);
+  bool same_conditions = now_conditions.size() == old_conditions.size();
+  for (size_t i = 0; same_conditions && i < now_conditions.size(); ++i) {
+    same_conditions = now_conditions[i]->SameAs(*old_conditions[i]);
   }
   if (status.phase == old.phase && same_conditions) return;
   if (status.phase == PodGroupPhase::kInqueue && job.tasks().empty()) return;
@@ -239,6 +251,35 @@ void Session::WriteJobStatus(JobInfo& job, StatusSink* sink) {
   sink->RecordEvent(std::move(event));
 }
 
+void Session::SetQueuePositions() {
+  // Waiting: the phase this close will write is Pending or Inqueue (nothing of it runs yet).
+  std::map<std::string, std::vector<JobInfo*>> waiting;
+  for (auto& [id, job] : jobs()) {
+    const PodGroupPhase phase = NewPhase(job, options_.uid);
+    if (phase == PodGroupPhase::kPending || phase == PodGroupPhase::kInqueue) {
+      waiting[job.queue].push_back(&job);
+    } else {
+      std::erase_if(job.podgroup_status.conditions,
+                    [](const PodGroupCondition& c) { return c.type == kConditionQueuePosition; });
+    }
+  }
+  for (auto& [queue, list] : waiting) {
+    std::sort(list.begin(), list.end(),
+              [this](const JobInfo* l, const JobInfo* r) { return JobOrder(*l, *r); });
+    for (size_t i = 0; i < list.size(); ++i) {
+      PodGroupCondition c{std::string(kConditionQueuePosition),
+                          "True",
+                          options_.uid,
+                          std::string(kReasonQueuePosition),
+                          fmt::format("{}/{}", i + 1, list.size()),
+                          options_.now};
+      const PodGroupCondition* had = list[i]->podgroup_status.FindCondition(c.type);
+      if (had != nullptr && had->SameAs(c)) continue;  // keep its transition time
+      list[i]->podgroup_status.SetCondition(std::move(c));
+    }
+  }
+}
+
 void Session::Close(StatusSink* sink) {
   for (auto& plugin : plugins_) {
     const auto start = std::chrono::steady_clock::now();
@@ -248,6 +289,7 @@ void Session::Close(StatusSink* sink) {
           std::string(plugin->Name()), false, std::chrono::steady_clock::now() - start});
     }
   }
+  SetQueuePositions();
   for (auto& [id, job] : jobs()) {
     WriteJobStatus(job, sink);
     if (sink == nullptr) continue;

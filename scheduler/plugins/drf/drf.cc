@@ -2,8 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
+#include <set>
 
+#include "scheduler/conf/config.h"
 #include "scheduler/framework/session.h"
+#include "scheduler/plugins/drf/hdrf.h"
 
 namespace basalt::sched {
 
@@ -22,9 +26,38 @@ double DrfShare(const Resource& allocated, const Resource& total) {
   return share;
 }
 
+HdrfPath HdrfQueuePath(const Session& ssn, const QueueInfo& queue) {
+  if (!queue.hierarchy.empty() && !queue.hierarchy_weights.empty()) {
+    return HdrfPathFromAnnotations(queue.hierarchy, queue.hierarchy_weights);
+  }
+  HdrfPath up;
+  std::set<std::string> seen;
+  const QueueInfo* q = &queue;
+  // A missing parent ends the chain there (as a child of the root); a cycle stops at the queue
+  // seen twice. The webhook refuses both; the capacity plugin explains them on the PodGroups.
+  while (q != nullptr && q->name != "root" && seen.insert(q->name).second) {
+    up.segments.push_back(q->name);
+    up.weights.push_back(std::max(1.0, static_cast<double>(q->weight)));
+    if (q->parent.empty() || q->parent == "root") break;
+    q = ssn.FindQueue(q->parent);
+  }
+  std::reverse(up.segments.begin(), up.segments.end());
+  std::reverse(up.weights.begin(), up.weights.end());
+  return up;
+}
+
 namespace {
 
 constexpr double kShareDelta = 1e-6;
+
+bool HierarchyEnabled(const SchedulerConfig& config) {
+  for (const auto& tier : config.tiers) {
+    for (const auto& option : tier.plugins) {
+      if (option.name == kDrfPluginName) return option.Enabled(flag::kHierarchy);
+    }
+  }
+  return false;
+}
 
 class DrfPlugin final : public Plugin {
  public:
@@ -37,7 +70,11 @@ class DrfPlugin final : public Plugin {
       a.allocated = job.allocated();
       a.share = DrfShare(a.allocated, total_);
     }
+    if (HierarchyEnabled(ssn.config())) OpenHierarchy(ssn);
     ssn.AddJobOrderFn(Name(), [this](const JobInfo& l, const JobInfo& r) {
+      if (tree_.has_value() && tree_->HasJob(l.uid) && tree_->HasJob(r.uid)) {
+        return Sign(tree_->Compare(tree_->JobPath(l.uid), tree_->JobPath(r.uid), true));
+      }
       double ls = Share(l.uid);
       double rs = Share(r.uid);
       if (ls == rs) return 0;
@@ -47,6 +84,9 @@ class DrfPlugin final : public Plugin {
         Name(),
         [this](const TaskInfo& preemptor, const std::vector<const TaskInfo*>& candidates)
             -> std::optional<std::vector<const TaskInfo*>> {
+          if (tree_.has_value() && tree_->HasJob(preemptor.job_id)) {
+            return HierarchicalVictims(preemptor, candidates, /*queue_level=*/false);
+          }
           Resource preemptor_alloc = jobs_[preemptor.job_id].allocated + preemptor.resreq;
           double preemptor_share = DrfShare(preemptor_alloc, total_);
           std::map<std::string, Resource> victim_alloc;
@@ -62,6 +102,18 @@ class DrfPlugin final : public Plugin {
           }
           return victims;
         });
+    if (tree_.has_value()) {
+      ssn.AddQueueOrderFn(Name(), [this](const QueueInfo& l, const QueueInfo& r) {
+        return Sign(tree_->Compare(QueuePath(l.name), QueuePath(r.name), true));
+      });
+      ssn.AddReclaimableFn(
+          Name(),
+          [this](const TaskInfo& reclaimer, const std::vector<const TaskInfo*>& candidates)
+              -> std::optional<std::vector<const TaskInfo*>> {
+            if (!tree_->HasJob(reclaimer.job_id)) return std::nullopt;
+            return HierarchicalVictims(reclaimer, candidates, /*queue_level=*/true);
+          });
+    }
     ssn.AddEventHandler(
         EventHandler{[this](const TaskInfo& t) { Update(t.job_id, t.resreq, +1); },
                      [this](const TaskInfo& t) { Update(t.job_id, t.resreq, -1); }});
@@ -72,6 +124,61 @@ class DrfPlugin final : public Plugin {
     Resource allocated;
     double share = 0;
   };
+
+  static int Sign(double v) { return v < 0 ? -1 : (v > 0 ? 1 : 0); }
+
+  void OpenHierarchy(Session& ssn) {
+    tree_.emplace(total_);
+    for (const auto& [name, q] : ssn.queues()) queue_paths_[name] = HdrfQueuePath(ssn, q);
+    for (const auto& [id, job] : ssn.jobs()) {
+      auto it = queue_paths_.find(job.queue);
+      if (it == queue_paths_.end()) continue;  // a queue that is gone: flat drf for the job
+      tree_->AddJob(id, it->second.segments, it->second.weights, job.allocated(),
+                    job.total_request());
+      job_queue_[id] = job.queue;
+    }
+  }
+
+  const std::vector<std::string>& QueuePath(const std::string& queue) const {
+    static const std::vector<std::string> kNone;
+    auto it = queue_paths_.find(queue);
+    return it == queue_paths_.end() ? kNone : it->second.segments;
+  }
+
+  // The victims among `candidates` that keep the preemptor's side no higher than the victim's
+  // after the move, compared where their paths part (queue paths for reclaim, job paths for
+  // preempt) by share / weight, within kShareDelta. Victims of one job or queue accumulate.
+  // Deliberately differs from Volcano's reclaim check, which also orders saturated nodes last:
+  // a reclaimer that would then hold all it asks for is saturated, so Volcano never takes the
+  // last task of a victim job for it; Basalt compares the shares alone. The tree is changed for
+  // the simulation and restored exactly (integer leaves, deterministic recomputation).
+  std::vector<const TaskInfo*> HierarchicalVictims(const TaskInfo& preemptor,
+                                                   const std::vector<const TaskInfo*>& candidates,
+                                                   bool queue_level) {
+    auto path_of = [&](const std::string& job) {
+      if (!queue_level) return tree_->JobPath(job);
+      auto it = job_queue_.find(job);
+      return it == job_queue_.end() ? std::vector<std::string>{} : QueuePath(it->second);
+    };
+    const std::vector<std::string> mine = path_of(preemptor.job_id);
+    tree_->Change(preemptor.job_id, preemptor.resreq, +1);
+    std::vector<const TaskInfo*> victims;
+    for (const TaskInfo* t : candidates) {
+      // A task of the preemptor's own job is never its victim (as in flat drf: the job's share
+      // would not drop).
+      if (t->job_id == preemptor.job_id || !tree_->HasJob(t->job_id)) continue;
+      tree_->Change(t->job_id, t->resreq, -1);
+      if (tree_->Compare(mine, path_of(t->job_id), false) <= kShareDelta) {
+        victims.push_back(t);
+      } else {
+        tree_->Change(t->job_id, t->resreq, +1);
+      }
+    }
+    for (const TaskInfo* t : victims) tree_->Change(t->job_id, t->resreq, +1);
+    tree_->Change(preemptor.job_id, preemptor.resreq, -1);
+    return victims;
+  }
+
   double Share(const std::string& job) const {
     auto it = jobs_.find(job);
     return it == jobs_.end() ? 0.0 : it->second.share;
@@ -84,10 +191,15 @@ class DrfPlugin final : public Plugin {
       a.allocated -= req;
     }
     a.share = DrfShare(a.allocated, total_);
+    if (tree_.has_value()) tree_->Change(job, req, sign);
   }
 
   Resource total_;
   std::map<std::string, Attr> jobs_;
+  // Hierarchical mode (enableHierarchy) only.
+  std::optional<HdrfTree> tree_;
+  std::map<std::string, HdrfPath> queue_paths_;
+  std::map<std::string, std::string> job_queue_;
 };
 
 }  // namespace

@@ -96,6 +96,13 @@ TEST_CASE("Config: invalid files fail with errors that name the problem", "[sche
   CHECK_THAT(ErrorOf("actions: allocate\ntiers:\n- plugins:\n  - name: drf\n    enableHierarchy: "
                      "true\n  - name: proportion\n"),
              Catch::Contains("enableHierarchy"));
+  // hdrf next to proportion in another tier, or after capacity's queue order: refused.
+  CHECK_THAT(ErrorOf("actions: allocate\ntiers:\n- plugins:\n  - name: proportion\n- plugins:\n "
+                     " - name: drf\n    enableHierarchy: true\n"),
+             Catch::Contains("enableHierarchy"));
+  CHECK_THAT(ErrorOf("actions: allocate\ntiers:\n- plugins:\n  - name: capacity\n  - name: drf\n "
+                     "   enableHierarchy: true\n"),
+             Catch::Contains("comes after capacity"));
   // A type error in a known plugin's arguments fails the whole file, even next to unknown names.
   CHECK_THAT(ErrorOf("actions: allocate, shuffle\ntiers:\n- plugins:\n  - name: sla\n  - name: "
                      "binpack\n    arguments:\n      binpack.weight: heavy\n"),

@@ -341,6 +341,12 @@ class MakeQueue {
     q_.parent = std::move(parent);
     return *this;
   }
+  // The volcano.sh/hierarchy and volcano.sh/hierarchy-weights annotations.
+  MakeQueue& Hierarchy(std::string path, std::string weights) {
+    q_.hierarchy = std::move(path);
+    q_.hierarchy_weights = std::move(weights);
+    return *this;
+  }
   MakeQueue& Reclaimable(bool r) {
     q_.reclaimable = r;
     return *this;
