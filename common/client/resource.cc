@@ -2,7 +2,6 @@
 
 #include <cctype>
 
-#include "common/api/flow_names.h"
 #include "fmt/format.h"
 
 namespace basalt::client {
@@ -54,12 +53,11 @@ ResourceRef Commands() { return Make("bus.volcano.sh", "v1alpha1", "commands", t
 ResourceRef VolcanoCronJobs() {
   return Make("batch.volcano.sh", "v1alpha1", "cronjobs", true, "CronJob");
 }
-ResourceRef JobFlows() {
-  return Make(api::kFlowGroup, api::kFlowVersion, api::kJobFlowPlural, true, api::kJobFlowKind);
-}
+// Literals, not common/api/flow_names.h's constants: the rbac-rules test reads the resources
+// of every client call from these definitions.
+ResourceRef JobFlows() { return Make("flow.volcano.sh", "v1alpha1", "jobflows", true, "JobFlow"); }
 ResourceRef JobTemplates() {
-  return Make(api::kFlowGroup, api::kFlowVersion, api::kJobTemplatePlural, true,
-              api::kJobTemplateKind);
+  return Make("flow.volcano.sh", "v1alpha1", "jobtemplates", true, "JobTemplate");
 }
 ResourceRef HyperNodes() {
   return Make("topology.volcano.sh", "v1alpha1", "hypernodes", false, "HyperNode");
