@@ -163,5 +163,20 @@ if [[ -n $SAN_PID ]]; then
   hlog "sanitizers: $verdict, $((SECONDS - t_san))s in all, ${FUZZ_TIME}s per fuzzer, waited $((SECONDS - t))s after ctest (log: _output/sanitizers.log)"
   ((san_rc == 0)) || rc=1
 fi
+# Last, so that the end of a CI log (often all that is shown of it) says why: each failed test's
+# failure lines from ctest's log.
+failed_log="$BUILD_DIR/Testing/Temporary/LastTestsFailed.log"
+if [[ -s $failed_log ]] && ((rc != 0)); then
+  hlog "why the failed tests failed (their FAIL lines; whole output: $BUILD_DIR/Testing/Temporary/LastTest.log):"
+  while IFS= read -r line; do
+    name=${line#*:}
+    awk -v name="$name" '
+      { t = "Testing: " name }
+      !on && length($0) >= length(t) && substr($0, length($0) - length(t) + 1) == t { on = 1; next }
+      on && index($0, "\"" name "\" end time") { exit }
+      on && /FAIL|not ok|timed out|Timeout|ERROR|Error:/ { print "  " name ": " substr($0, 1, 400); if (++n == 12) exit }
+    ' "$BUILD_DIR/Testing/Temporary/LastTest.log" >&2 || true
+  done <"$failed_log"
+fi
 hlog "total: $((SECONDS - T0))s"
 exit "$rc"

@@ -162,7 +162,34 @@ job stuck "$t1" 1h 10000 | kubectl create -f - >/dev/null
 wait_for "team-1 counts the unplaceable job's PodGroup as pending" 30 field_is "$t1" .status.pending 1
 job quick "$t1" 4s 100m | kubectl create -f - >/dev/null
 wait_for "team-1 counts the quick job's PodGroup as running" 30 field_is "$t1" .status.running 1
-wait_for "then as completed" 40 field_is "$t1" .status.completed 1
+# A finished Job's PodGroup is deleted with its pods (as Volcano's job controller does), so the
+# queue counts it Completed only for the moment between the scheduler's Completed write and that
+# deletion: what stays is that it no longer counts as running, and that it is gone.
+job_done() { [[ $(kubectl get vcjob quick -n "$ns" -o jsonpath='{.status.state.phase}') == Completed ]]; }
+wait_for "the quick job completes" 60 job_done
+pg_gone() { ! kubectl get podgroup quick -n "$ns" >/dev/null 2>&1; }
+wait_for "its PodGroup is deleted with its pods" 30 pg_gone
+wait_for "team-1 no longer counts it as running" 30 field_is "$t1" .status.running 0
+# A PodGroup of the user's own (bare pods, no Job) stays once Completed: the queue counts it.
+kubectl create -f - >/dev/null <<PG
+apiVersion: scheduling.volcano.sh/v1beta1
+kind: PodGroup
+metadata: {name: bare, namespace: $ns}
+spec: {minMember: 1, queue: $t1}
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: bare-0
+  namespace: $ns
+  annotations: {scheduling.k8s.io/group-name: bare, basalt.dev/run-for: 2s}
+spec:
+  schedulerName: volcano
+  restartPolicy: Never
+  containers:
+  - {name: main, image: busybox, resources: {requests: {cpu: 100m}}}
+PG
+wait_for "team-1 counts a finished PodGroup as completed" 60 field_is "$t1" .status.completed 1
 expect_eq "team-1 status after the run (pending running completed)" \
   "$(queue_field "$t1" .status.pending) $(queue_field "$t1" .status.running) $(queue_field "$t1" .status.completed)" "1 0 1"
 expect_eq "team-2 untouched" "$(queue_field "$t2" .status.running)$(queue_field "$t2" .status.completed)" "00"

@@ -4,6 +4,7 @@
 // the per-task fit errors recorded during a session. Movable, not copyable (the status index
 // and nodes point at the owned tasks, whose addresses are stable). Not thread-safe.
 
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -26,6 +27,10 @@ inline constexpr std::string_view kConditionUnschedulable = "Unschedulable";
 // Basalt: a waiting PodGroup's place in its queue, message "<position>/<waiting jobs>".
 inline constexpr std::string_view kConditionQueuePosition = "QueuePosition";
 inline constexpr std::string_view kReasonQueuePosition = "Waiting";
+// A PodGroup younger than this gets no position (most jobs start within it); a position that
+// moved is rewritten at most this often unless the PodGroup's phase changes.
+inline constexpr std::chrono::seconds kQueuePositionDelay{5};
+inline constexpr std::chrono::seconds kQueuePositionRefresh{10};
 inline constexpr std::string_view kConditionScheduled = "Scheduled";
 inline constexpr std::string_view kReasonNotEnoughResources = "NotEnoughResources";
 inline constexpr std::string_view kReasonGangReady = "tasks in gang are ready to be scheduled";

@@ -282,6 +282,9 @@ class Session {
   // Gives every waiting job (Pending or Inqueue PodGroup) the condition QueuePosition with
   // message "<position>/<waiting jobs of its queue>" in the session's job order, and removes it
   // from the others; unchanged positions stay as they were, so nothing is written for them.
+  // A job gets its first position once its PodGroup is kQueuePositionDelay old; a moved
+  // position is rewritten when the job's phase changes or when the one it shows is
+  // kQueuePositionRefresh old (it may lag the queue by that much).
   void SetQueuePositions();
   // Fills options_.report at the end of Close (cycle_report.cc).
   void FillReport();

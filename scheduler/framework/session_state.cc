@@ -267,15 +267,29 @@ void Session::SetQueuePositions() {
     std::sort(list.begin(), list.end(),
               [this](const JobInfo* l, const JobInfo* r) { return JobOrder(*l, *r); });
     for (size_t i = 0; i < list.size(); ++i) {
+      JobInfo& job = *list[i];
+      const PodGroupCondition* had = job.podgroup_status.FindCondition(kConditionQueuePosition);
+      // Every position write is a PodGroup status write, and the positions of a whole queue
+      // shift with each arrival and each start: a job that starts within its first seconds
+      // gets none, and a position that moved is rewritten at most every
+      // kQueuePositionRefresh, unless this close writes the job's status anyway (its phase
+      // changes).
+      if (had == nullptr && options_.now - job.creation_time < kQueuePositionDelay) continue;
+      auto saved = old_status_.find(job.uid);
+      const PodGroupPhase written =
+          saved != old_status_.end() ? saved->second.phase : job.podgroup_status.phase;
+      if (had != nullptr && NewPhase(job, options_.uid) == written &&
+          options_.now - had->last_transition_time < kQueuePositionRefresh) {
+        continue;
+      }
       PodGroupCondition c{std::string(kConditionQueuePosition),
                           "True",
                           options_.uid,
                           std::string(kReasonQueuePosition),
                           fmt::format("{}/{}", i + 1, list.size()),
                           options_.now};
-      const PodGroupCondition* had = list[i]->podgroup_status.FindCondition(c.type);
       if (had != nullptr && had->SameAs(c)) continue;  // keep its transition time
-      list[i]->podgroup_status.SetCondition(std::move(c));
+      job.podgroup_status.SetCondition(std::move(c));
     }
   }
 }

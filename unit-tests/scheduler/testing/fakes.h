@@ -132,8 +132,12 @@ class FakeCluster {
     jobs_.at(job_id).spec.min_available = n;
   }
   // Sets the status of every pod of `job_id` (e.g. kReleasing: being deleted, still on its node).
+  // As the cache's conversion does, a finished pod (Succeeded, Failed) holds no node.
   void SetPodsStatus(const std::string& job_id, TaskStatus status) {
-    for (auto& p : jobs_.at(job_id).pods) p.status = status;
+    for (auto& p : jobs_.at(job_id).pods) {
+      p.status = status;
+      if (IsCompletedStatus(status)) p.node_name.clear();
+    }
   }
   // Adds a pod of an existing job (e.g. a replica a job controller scaled up).
   void AddPodToJob(const std::string& job_id, TaskInfo pod) {
