@@ -22,11 +22,7 @@
 namespace basalt::controllers {
 namespace {
 
-using testing::CacheObject;
-using testing::FakeApiServer;
 using testing::JobBuilder;
-using testing::PodGroupJson;
-using testing::PodJson;
 
 // Creates and deletes what it is asked to, with results the test chooses, and keeps the
 // expectations as the real control does (so a visit before the cache shows a pod sees it).
@@ -172,7 +168,7 @@ class FakeStatus : public JobStatusWriterInterface {
 };
 
 struct Fixture {
-  FakeApiServer api;  // must see no request at all
+  testing::FakeApiServer api;  // must see no request at all
   informer::Store jobs;
   informer::Store pods{{{kPodsByJobIndex, PodsByJobIndexFunc()}}};
   informer::Store pod_groups;
@@ -188,9 +184,20 @@ struct Fixture {
                            .controls = JobControls{&pod_control, &pod_group_control,
                                                    &volume_control, &plugin_objects, &status}}};
 
-  void AddJob(const JobBuilder& b) { CacheObject(jobs, b.Json()); }
-  void AddPod(int index, std::string_view phase) { CacheObject(pods, PodJson(index, phase)); }
+  void AddJob(const JobBuilder& b) { testing::CacheObject(jobs, b.Json()); }
+  void AddPod(int index, std::string_view phase) {
+    testing::CacheObject(pods, testing::PodJson(index, phase));
+  }
   ReconcileResult Visit() { return reconciler.Reconcile("ns/train"); }
+  // A Running job of two pods whose policy restarts it on PodFailed; pod 1 has just failed.
+  void RunningWithFailedPod() {
+    AddJob(JobBuilder{.policies = R"([{"event":"PodFailed","action":"RestartJob"}])",
+                      .status = R"({"state":{"phase":"Running"},"running":2,"minAvailable":2})"});
+    pod_group_control.phase = "Running";
+    AddPod(0, "Running");
+    AddPod(1, "Failed");
+    PodFailed(1);
+  }
   void PodFailed(int index) {
     QueuedRequest q;
     q.request.job_uid = "job-uid-1";
@@ -266,12 +273,7 @@ TEST_CASE("Job decisions: a PodGroup the API server refuses leaves the job witho
 TEST_CASE("Job decisions: RestartJob deletes every pod and the PodGroup, once",
           "[controllers][job-controller][decisions]") {
   Fixture f;
-  f.AddJob(JobBuilder{.policies = R"([{"event":"PodFailed","action":"RestartJob"}])",
-                      .status = R"({"state":{"phase":"Running"},"running":2,"minAvailable":2})"});
-  f.pod_group_control.phase = "Running";
-  f.AddPod(0, "Running");
-  f.AddPod(1, "Failed");
-  f.PodFailed(1);
+  f.RunningWithFailedPod();
   REQUIRE(f.Visit().ok());
   CHECK(Sorted(f.pod_control.deleted) == kBothPods);
   CHECK(f.pod_group_control.deletes == 1);
@@ -287,12 +289,7 @@ TEST_CASE("Job decisions: RestartJob deletes every pod and the PodGroup, once",
 TEST_CASE("Job decisions: a kill whose deletion fails is retried whole, its bookkeeping once",
           "[controllers][job-controller][decisions]") {
   Fixture f;
-  f.AddJob(JobBuilder{.policies = R"([{"event":"PodFailed","action":"RestartJob"}])",
-                      .status = R"({"state":{"phase":"Running"},"running":2,"minAvailable":2})"});
-  f.pod_group_control.phase = "Running";
-  f.AddPod(0, "Running");
-  f.AddPod(1, "Failed");
-  f.PodFailed(1);
+  f.RunningWithFailedPod();
   f.pod_control.delete_result = [](const JobPodInfo& p) {
     return p.name == "train-worker-0" ? absl::UnavailableError("connection reset")
                                       : absl::OkStatus();
