@@ -41,12 +41,14 @@ struct Bucket {
   int index = 0;
   std::map<std::string, int> roles;      // role -> members (placed and pending) at open
   std::vector<PendingMember> pending;    // smallest first
+  std::set<std::string> pending_uids;    // the uids of `pending`
   Resource pending_request;              // sum over `pending`
   std::map<std::string, int> placed_on;  // node -> members placed there
   int size_at_open = 0;
 
   void AddPending(PendingMember m) {
     pending_request += m.request;
+    pending_uids.insert(m.uid);
     auto at = std::upper_bound(
         pending.begin(), pending.end(), m,
         [](const PendingMember& a, const PendingMember& b) { return a.size < b.size; });
@@ -54,10 +56,12 @@ struct Bucket {
   }
   // Returns false if `uid` is not pending here.
   bool RemovePending(const std::string& uid) {
+    if (pending_uids.count(uid) == 0) return false;
     auto it = std::find_if(pending.begin(), pending.end(),
                            [&](const PendingMember& m) { return m.uid == uid; });
     if (it == pending.end()) return false;
     pending_request -= it->request;
+    pending_uids.erase(uid);
     pending.erase(it);
     return true;
   }
@@ -151,13 +155,16 @@ class JobTopology {
     return it == bucket_of_.end() ? nullptr : &buckets_[it->second];
   }
 
-  // The bucket score of `node` for `task` (a member of `bucket`), before scaling.
-  int Score(const TaskInfo& task, const Bucket& bucket, const NodeInfo& node) const {
+  // The bucket score of `node` for `task` (a member of `bucket`), before scaling. A node that
+  // already holds members of the bucket gets half a point more, so that it wins the tie against
+  // an empty node where as many pods would fit (Basalt: Volcano leaves that tie to the other
+  // plugins, which then often spread a bucket larger than a node over half-full nodes).
+  double Score(const TaskInfo& task, const Bucket& bucket, const NodeInfo& node) const {
     const Resource& avail = node.FutureIdle();
     if (!task.resreq.LessEqual(avail)) return 0;  // the pod cannot go there at all
-    int score = 0;
+    double score = 0;
     if (auto it = bucket.placed_on.find(node.name()); it != bucket.placed_on.end()) {
-      score += it->second;
+      score += it->second + 0.5;
     }
     if (auto on = roles_on_node_.find(node.name()); on != roles_on_node_.end()) {
       for (const auto& [role, n] : on->second) {
@@ -166,11 +173,11 @@ class JobTopology {
     }
     // How many of the bucket's pending pods could join this one on the node.
     Resource others = bucket.pending_request;
-    const bool pending_here =
-        std::any_of(bucket.pending.begin(), bucket.pending.end(),
-                    [&](const PendingMember& m) { return m.uid == task.uid; });
+    const bool pending_here = bucket.pending_uids.count(task.uid) != 0;
     if (!pending_here) others += task.resreq;  // e.g. the pod was placed elsewhere and undone
-    if (others.LessEqual(avail)) return score + int(bucket.pending.size()) + (pending_here ? 0 : 1);
+    if (others.LessEqual(avail)) {
+      return score + static_cast<double>(bucket.pending.size()) + (pending_here ? 0 : 1);
+    }
     Resource sum = task.resreq;
     int fit = 1;
     for (const PendingMember& m : bucket.pending) {
@@ -362,8 +369,8 @@ class TaskTopologyPlugin final : public Plugin {
     const JobTopology& topo = it->second;
     const Bucket* bucket = topo.BucketOf(task.uid);
     if (bucket == nullptr || topo.max_bucket_size() == 0) return 0;
-    const int score = topo.Score(task, *bucket, node);
-    return static_cast<double>(score) * static_cast<double>(weight_) * 100.0 /
+    const double score = topo.Score(task, *bucket, node);
+    return score * static_cast<double>(weight_) * 100.0 /
            static_cast<double>(topo.max_bucket_size());
   }
 

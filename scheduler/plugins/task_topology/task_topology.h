@@ -11,12 +11,12 @@
 // bucket whose members it relates to best (affinity +1, anti-affinity -1 per member; an
 // unrelated bucket scores 0, ties go to the bucket asking for less), and opens a new bucket when
 // every bucket would hold an anti-affine member. Pods already placed seed one bucket per node.
-// A node's score for a pod of a bucket is the number of bucket members already on the node,
-// minus the job's pods on it that the pod is anti-affine to, plus how many of the bucket's
-// pending pods (the pod first, then the smaller ones) fit on the node together, scaled to
-// 0..100 by the largest bucket and multiplied by the weight. So a ps and its workers go to one
-// node where they fit, and self-anti-affine workers spread. Both are preferences (scores), as in
-// Volcano, not predicates.
+// A node's score for a pod of a bucket is the number of bucket members already on the node
+// (plus one half if there are any), minus the job's pods on it that the pod is anti-affine to,
+// plus how many of the bucket's pending pods (the pod first, then the smaller ones) fit on the
+// node together, scaled by 100 / the largest bucket's size and multiplied by the weight. So a ps
+// and its workers go to one node where they fit, and self-anti-affine workers spread. Both are
+// preferences (scores), as in Volcano, not predicates.
 //
 // Task order within the job: the task-order annotation first, then pods in a bucket before the
 // others, bigger buckets first, older buckets first, then the stronger kind of topology
@@ -26,6 +26,9 @@
 //     it; Volcano's code applies it only between pods of one bucket;
 //   - bucket sizes in the task order are those at session open (a priority queue needs fixed
 //     keys; Volcano compares sizes that shrink as pods are placed);
+//   - a node already holding members of the bucket gets half a point more, so it wins the tie
+//     against an empty node where as many pods fit, and a bucket larger than a node fills one
+//     node before the next; Volcano leaves that tie to the other scoring plugins;
 //   - the fit count takes the bucket's pending pods smallest first (deterministic); Volcano
 //     removes pods in Go map order until the rest fits;
 //   - placements undone within the session (a gang that did not become ready) are taken back;
