@@ -38,8 +38,15 @@ class Reader {
       std::string_view name = Trim(raw);
       if (name.empty()) continue;
       if (std::find(task_names_.begin(), task_names_.end(), name) == task_names_.end()) {
-        Error(annotation, fmt::format("task \"{}\" is not a task of the job (its tasks: {})", name,
-                                      fmt::join(task_names_, ", ")));
+        if (task_names_.empty()) {
+          // Only a PodGroup's pods can lack task names (a Job always has named tasks).
+          Error(annotation, fmt::format("task \"{}\" is not a task of the job (none of its pods "
+                                        "names a task in volcano.sh/task-spec)",
+                                        name));
+        } else {
+          Error(annotation, fmt::format("task \"{}\" is not a task of the job (its tasks: {})",
+                                        name, fmt::join(task_names_, ", ")));
+        }
         continue;
       }
       if (std::find(names.begin(), names.end(), name) != names.end()) {

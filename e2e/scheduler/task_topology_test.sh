@@ -24,7 +24,7 @@ topo_cleanup() {
   webhook_stop
   [[ -n $CM_PID ]] && { cm_stop KILL || true; }
   set +e # so that the next line only hands rc on to sched_cleanup
-  kubectl -n "$ns" delete vcjobs --all --wait=false >/dev/null 2>&1
+  kubectl -n "$ns" delete vcjob --all --wait=false >/dev/null 2>&1
   (exit "$rc")
   sched_cleanup
 }
@@ -109,7 +109,7 @@ nodes_of() { # JOB: the distinct nodes of its pods, space-separated
 node_count() { local n; n=$(nodes_of "$1"); wc -w <<<"$n" | tr -d ' '; }
 node_of_pod() { kubectl -n "$ns" get pod "$1" -o jsonpath='{.spec.nodeName}'; }
 delete_jobs() {
-  kubectl -n "$ns" delete vcjobs "$@" --wait=false >/dev/null 2>&1
+  kubectl -n "$ns" delete vcjob "$@" --wait=false >/dev/null 2>&1
   kubectl -n "$ns" delete pods -l "volcano.sh/job-name in ($(IFS=,; echo "$*"))" \
     --grace-period=0 --force --wait=true --timeout=60s >/dev/null 2>&1 || true
   gone() { [[ $(kubectl -n "$ns" get pods --no-headers 2>/dev/null | grep -c .) == 0 ]]; }
@@ -173,7 +173,7 @@ for order in "worker,ps worker" "ps,worker ps"; do
   sleep 2 # a few more cycles: the other pod stays Pending (no GPU left)
   expect_eq "with task order ${order% *} the ${order#* } takes the last GPU" "$(bound_pod "$job")" \
     "$job-${order#* }-0"
-  kubectl -n "$ns" delete vcjobs "$job" --wait=false >/dev/null 2>&1
+  kubectl -n "$ns" delete vcjob "$job" --wait=false >/dev/null 2>&1
   kubectl -n "$ns" delete pods -l "volcano.sh/job-name=$job" --grace-period=0 --force --wait=true \
     --timeout=60s >/dev/null 2>&1 || true
   wait_for "pods of $job gone" 60 bound_is "$ns" 0 "$job"
@@ -188,7 +188,8 @@ else
     'metadata.annotations[volcano.sh/task-topology-affinity]: task "wroker" is not a task of the job (its tasks: ps, worker)'
 fi
 
-# A PodGroup and pod created directly (no webhook checks a PodGroup's task names).
+# A PodGroup and pod created directly (no webhook checks a PodGroup's task names); the pod
+# names its task as the job controller does (label and annotation volcano.sh/task-spec).
 kubectl -n "$ns" apply -f - >/dev/null <<YAML
 apiVersion: scheduling.volcano.sh/v1beta1
 kind: PodGroup
@@ -202,7 +203,7 @@ kind: Pod
 metadata:
   name: direct-ps-0
   annotations: {scheduling.k8s.io/group-name: direct, volcano.sh/task-spec: ps}
-  labels: {volcano.sh/job-name: direct}
+  labels: {volcano.sh/job-name: direct, volcano.sh/task-spec: ps}
 spec:
   schedulerName: volcano
   nodeSelector: {basalt.dev/pool: $pool}

@@ -264,6 +264,13 @@ TEST_CASE("task-topology: ParseTaskTopology applies the annotation rules",
                                  "volcano.sh/task-topology-affinity: they cannot both share a "
                                  "node and avoid each other"});
   CHECK(errors("worker", "worker", std::nullopt).size() == 1);
+  // A PodGroup whose pods name no task (no volcano.sh/task-spec).
+  auto unnamed = api::ParseTaskTopology("ps", std::nullopt, std::nullopt, {});
+  REQUIRE(unnamed.has_value());
+  REQUIRE(unnamed->errors.size() == 1);
+  CHECK(unnamed->errors[0].ToString() ==
+        "volcano.sh/task-topology-affinity: task \"ps\" is not a task of the job (none of its "
+        "pods names a task in volcano.sh/task-spec)");
 }
 
 }  // namespace
