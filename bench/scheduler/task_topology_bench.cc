@@ -6,6 +6,9 @@
 //   on-plain     with task-topology, no annotations (its cost for users who do not use it)
 //   on-affinity  with task-topology, every job annotated affinity "ps,worker"
 //   on-anti      with task-topology, every job annotated anti-affinity "worker"
+//   off-all, on-aff-all   off and on-affinity with node sampling off
+//                (--percentage-nodes-to-find=100): every task then sees every feasible node,
+//                including the one its ps went to
 // Each mode runs `reps` times in turn (interleaved); the median cycle is printed with its ratio
 // against "off", and the mean number of distinct nodes a job's pods landed on.
 //
@@ -23,6 +26,7 @@
 #include "scheduler/actions/registry.h"
 #include "scheduler/conf/config.h"
 #include "scheduler/framework/framework.h"
+#include "scheduler/framework/node_sampling.h"
 #include "scheduler/plugins/registry.h"
 
 namespace {
@@ -128,18 +132,25 @@ int main(int argc, char** argv) {
     bool plugin;
     std::string_view key;
     std::string_view value;
+    bool all_nodes = false;
   };
-  const Mode modes[] = {{"off", false, basalt::api::kTaskTopologyAffinityKey, "ps,worker"},
-                        {"on-plain", true, "", ""},
-                        {"on-affinity", true, basalt::api::kTaskTopologyAffinityKey, "ps,worker"},
-                        {"on-anti", true, basalt::api::kTaskTopologyAntiAffinityKey, "worker"}};
-  constexpr int kModes = 4;
+  const Mode modes[] = {
+      {"off", false, basalt::api::kTaskTopologyAffinityKey, "ps,worker"},
+      {"on-plain", true, "", ""},
+      {"on-affinity", true, basalt::api::kTaskTopologyAffinityKey, "ps,worker"},
+      {"on-anti", true, basalt::api::kTaskTopologyAntiAffinityKey, "worker"},
+      {"off-all", false, basalt::api::kTaskTopologyAffinityKey, "ps,worker", true},
+      {"on-aff-all", true, basalt::api::kTaskTopologyAffinityKey, "ps,worker", true}};
+  constexpr int kModes = 6;
   std::vector<std::vector<Run>> runs(kModes);
   for (int r = 0; r < reps; ++r) {
     for (int m = 0; m < kModes; ++m) {
       ClusterInfo snapshot = Build(nodes, jobs, workers, modes[m].key, modes[m].value);
       Binder binder;
-      basalt::sched::CycleDeps deps{&plugins, &actions, &binder, nullptr, nullptr};
+      basalt::sched::NodeSamplingOptions sampling;
+      if (modes[m].all_nodes) sampling.percentage_nodes_to_find = 100;
+      basalt::sched::NodeSampler sampler(sampling);
+      basalt::sched::CycleDeps deps{&plugins, &actions, &binder, nullptr, nullptr, &sampler};
       auto start = std::chrono::steady_clock::now();
       absl::Status s = basalt::sched::RunCycle(std::move(snapshot), modes[m].plugin ? *on : *off,
                                                deps, "bench", {});
