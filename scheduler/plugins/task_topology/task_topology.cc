@@ -364,17 +364,30 @@ class TaskTopologyPlugin final : public Plugin {
   }
 
   double NodeScore(const TaskInfo& task, const NodeInfo& node) const {
-    auto it = jobs_.find(task.job_id);
-    if (it == jobs_.end()) return 0;
-    const JobTopology& topo = it->second;
-    const Bucket* bucket = topo.BucketOf(task.uid);
-    if (bucket == nullptr || topo.max_bucket_size() == 0) return 0;
-    const double score = topo.Score(task, *bucket, node);
+    // The actions score one task over many nodes in a row: look its job and bucket up once.
+    // (Buckets are built at open and never move.)
+    if (last_task_ != &task || last_uid_ != task.uid) {
+      last_task_ = &task;
+      last_uid_ = task.uid;
+      last_topo_ = nullptr;
+      last_bucket_ = nullptr;
+      if (auto it = jobs_.find(task.job_id); it != jobs_.end()) {
+        last_topo_ = &it->second;
+        last_bucket_ = it->second.BucketOf(task.uid);
+      }
+    }
+    if (last_bucket_ == nullptr || last_topo_->max_bucket_size() == 0) return 0;
+    const double score = last_topo_->Score(task, *last_bucket_, node);
     return score * static_cast<double>(weight_) * 100.0 /
-           static_cast<double>(topo.max_bucket_size());
+           static_cast<double>(last_topo_->max_bucket_size());
   }
 
   const int64_t weight_;
+  // NodeScore's one-entry lookup cache.
+  mutable const TaskInfo* last_task_ = nullptr;
+  mutable std::string last_uid_;
+  mutable const JobTopology* last_topo_ = nullptr;
+  mutable const Bucket* last_bucket_ = nullptr;
   std::map<std::string, JobTopology> jobs_;        // job uid -> its valid topology
   std::map<std::string, std::string> invalid_;     // job uid -> why its annotations are refused
   std::map<std::string, std::string> counted_on_;  // task uid -> node its placement counts on
