@@ -100,6 +100,7 @@ JobInfo JobInfo::Clone() const {
   out.not_preemptable = not_preemptable;
   out.creation_time = creation_time;
   out.network_topology = network_topology;
+  out.task_topology_annotations = task_topology_annotations;
   out.podgroup_status = podgroup_status;
   out.nodes_fit_errors = nodes_fit_errors;
   out.job_fit_errors = job_fit_errors;

@@ -97,6 +97,9 @@ class JobInfo {
   Timestamp creation_time{};
   // spec.networkTopology (network-topology-aware plugin); nullopt: no constraint.
   std::optional<NetworkTopologyConstraint> network_topology;
+  // The PodGroup's volcano.sh/task-topology-* annotations that are present (key -> value), as
+  // written; the task-topology plugin reads them.
+  std::map<std::string, std::string> task_topology_annotations;
   // Status as read from the API; the session rewrites `podgroup_status` and writes a diff.
   PodGroupStatus podgroup_status;
 

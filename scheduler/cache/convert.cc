@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "common/api/core.h"
+#include "common/api/task_topology.h"
 #include "common/api/time.h"
 #include "common/api/vocabulary.h"
 #include "common/util/json.h"
@@ -409,6 +410,12 @@ JobInfo ToJobInfo(const api::PodGroup& pg, std::string_view default_queue) {
     job.network_topology = NetworkTopologyConstraint{.hard = nt->Hard(),
                                                      .highest_tier = nt->highest_tier_allowed,
                                                      .highest_tier_name = nt->highest_tier_name};
+  }
+  for (std::string_view key : {api::kTaskTopologyAffinityKey, api::kTaskTopologyAntiAffinityKey,
+                               api::kTaskTopologyTaskOrderKey}) {
+    if (auto v = pg.annotation(key); v.has_value()) {
+      job.task_topology_annotations.emplace(std::string(key), std::string(*v));
+    }
   }
   job.podgroup_status = ToPodGroupStatus(pg.status());
   return job;

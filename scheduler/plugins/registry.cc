@@ -18,6 +18,7 @@
 #include "scheduler/plugins/priority/priority.h"
 #include "scheduler/plugins/proportion/proportion.h"
 #include "scheduler/plugins/randomscore/randomscore.h"
+#include "scheduler/plugins/task_topology/task_topology.h"
 
 namespace basalt::sched {
 
@@ -41,6 +42,7 @@ PluginRegistry NewInTreeRegistry() {
   r.Register(std::string(kPriorityPluginName), NewPriorityPlugin);
   r.Register(std::string(kProportionPluginName), NewProportionPlugin);
   r.Register(std::string(kRandomScorePluginName), NewRandomScorePlugin);
+  r.Register(std::string(kTaskTopologyPluginName), NewTaskTopologyPlugin);
   return r;
 }
 

@@ -13,6 +13,7 @@
 #include "common/util/status.h"
 #include "fmt/format.h"
 #include "webhook/jobs/policies.h"
+#include "webhook/jobs/task_topology.h"
 #include "webhook/pods/gpu_attributes.h"
 
 namespace basalt::webhook {
@@ -551,6 +552,7 @@ ErrorList ValidateJobCreate(const json::Value& job, const ClusterLister& lister,
   ValidatePriorityClass(json::GetString(*spec, "priorityClassName"),
                         spec_path.Child("priorityClassName"), lister, errors);
   ValidateQueue(json::GetString(*spec, "queue"), spec_path.Child("queue"), lister, errors);
+  ValidateTaskTopologyAnnotations(job, errors);
   return errors;
 }
 

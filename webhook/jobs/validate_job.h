@@ -28,6 +28,8 @@
 //     exitCode policies' actions are checked too; the ray plugin needs its head task (else
 //     every pod would fail with PluginError);
 //   - UPDATE reports all problems, not just the first.
+//   - the task-topology annotations must name the Job's tasks (webhook/jobs/task_topology.h);
+//     Volcano admits any value and its scheduler then ignores the whole topology.
 //
 // Thread-safe if the lister is.
 

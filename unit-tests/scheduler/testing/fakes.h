@@ -161,6 +161,7 @@ class FakeCluster {
       copy.creation_time = j.spec.creation_time;
       copy.not_preemptable = j.spec.not_preemptable;
       copy.podgroup_status = j.spec.podgroup_status;
+      copy.task_topology_annotations = j.spec.task_topology_annotations;
       (void)c.AddJob(std::move(copy));
       for (const auto& p : j.pods) (void)c.AddTask(p);
     }

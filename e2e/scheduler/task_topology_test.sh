@@ -1,0 +1,230 @@
+#!/usr/bin/env bash
+# The task-topology plugin as a user sees it, with vc-controller-manager (vcjobs into pods),
+# vc-webhook-manager and vc-scheduler, on four dedicated 4-GPU KWOK nodes:
+#   - configuration nodeorder + task-topology (weight 10, as Volcano's user guide): a vcjob
+#     annotated volcano.sh/task-topology-affinity: "ps,worker" (1 ps + 3 workers, 1 GPU each)
+#     lands on one node, while the same vcjob without the annotation spreads over several;
+#   - the configuration file is edited to binpack + task-topology (the running scheduler reloads
+#     it): a vcjob with volcano.sh/task-topology-anti-affinity: "worker" (4 workers) gets one
+#     node per worker, while the same vcjob without it is packed onto one node;
+#   - the task order: on one free GPU a vcjob (minAvailable 1) with
+#     volcano.sh/task-topology-task-order: "worker,ps" runs its worker, not its ps;
+#   - the webhook refuses a vcjob whose annotation names a task it does not have, and says which
+#     annotation and which rule; a PodGroup created directly with such an annotation (no webhook
+#     for it) says so in its TaskTopology condition and a Warning event.
+# shellcheck source=lib.sh
+source "$(dirname "$0")/lib.sh"
+# shellcheck source=../webhook/lib.sh
+source "$BASALT_REPO_ROOT/e2e/webhook/lib.sh"
+# shellcheck source=../controllers/lib.sh
+source "$BASALT_REPO_ROOT/e2e/controllers/lib.sh"
+
+topo_cleanup() {
+  local rc=$?
+  webhook_stop
+  [[ -n $CM_PID ]] && { cm_stop KILL || true; }
+  set +e # so that the next line only hands rc on to sched_cleanup
+  kubectl -n "$ns" delete vcjob --all --wait=false >/dev/null 2>&1
+  (exit "$rc")
+  sched_cleanup
+}
+trap topo_cleanup EXIT
+
+apply_crds
+ns=$(new_namespace sched-tasktopo)
+pool=tasktopo-$RANDOM
+for i in 0 1 2 3; do add_fake_node "$pool-$i" 4 "basalt.dev/pool=$pool"; done
+conf=$(mktemp)
+write_conf() { # SCORING_PLUGIN
+  cat >"$conf" <<YAML
+actions: "enqueue, allocate, backfill"
+tiers:
+- plugins:
+  - name: priority
+  - name: gang
+  - name: conformance
+- plugins:
+  - name: overcommit
+  - name: drf
+  - name: predicates
+  - name: proportion
+  - name: $1
+  - name: task-topology
+    arguments:
+      task-topology.weight: 10
+YAML
+}
+write_conf nodeorder
+start_scheduler --scheduler-conf="$conf"
+cm_start
+webhook_start
+
+# vcjob NAME MIN_AVAILABLE PS WORKERS ANNOTATIONS [TASK_MIN_AVAILABLE]: tasks ps and worker of
+# 1-GPU pods on the pool (each task's minAvailable defaults to its replicas).
+vcjob() {
+  local task tasks="" task_min=""
+  [[ -n ${6:-} ]] && task_min="
+    minAvailable: $6"
+  for task in "ps $3" "worker $4"; do
+    local name=${task% *} replicas=${task#* }
+    ((replicas > 0)) || continue
+    tasks+="
+  - name: $name
+    replicas: $replicas$task_min
+    template:
+      spec:
+        nodeSelector: {basalt.dev/pool: $pool}
+        containers:
+        - name: main
+          image: busybox
+          resources:
+            requests: {cpu: \"1\", memory: 1Gi, nvidia.com/gpu: \"1\"}
+            limits: {nvidia.com/gpu: \"1\"}"
+  done
+  cat <<YAML
+apiVersion: batch.volcano.sh/v1alpha1
+kind: Job
+metadata:
+  name: $1
+  annotations: {$5}
+spec:
+  schedulerName: volcano
+  queue: default
+  minAvailable: $2
+  tasks:$tasks
+YAML
+}
+submit() { # NAME MIN PS WORKERS ANNOTATIONS
+  local out
+  if out=$(vcjob "$@" | kubectl -n "$ns" apply -f - 2>&1); then
+    e2e_log "vcjob $1 created"
+  else
+    fail "vcjob $1 refused: $out"
+  fi
+}
+nodes_of() { # JOB: the distinct nodes of its pods, space-separated
+  kubectl -n "$ns" get pods -l "volcano.sh/job-name=$1" \
+    -o jsonpath='{range .items[*]}{.spec.nodeName}{"\n"}{end}' | grep . | sort -u | paste -sd' '
+}
+node_count() { local n; n=$(nodes_of "$1"); wc -w <<<"$n" | tr -d ' '; }
+node_of_pod() { kubectl -n "$ns" get pod "$1" -o jsonpath='{.spec.nodeName}'; }
+delete_jobs() {
+  kubectl -n "$ns" delete vcjob "$@" --wait=false >/dev/null 2>&1
+  kubectl -n "$ns" delete pods -l "volcano.sh/job-name in ($(IFS=,; echo "$*"))" \
+    --grace-period=0 --force --wait=true --timeout=60s >/dev/null 2>&1 || true
+  gone() { [[ $(kubectl -n "$ns" get pods --no-headers 2>/dev/null | grep -c .) == 0 ]]; }
+  wait_for "pods of $* gone" 60 gone
+}
+
+# ---- affinity: ps and workers together -----------------------------------------------------
+submit plain 4 1 3 ""
+wait_for "vcjob plain (1 ps + 3 workers, no annotation) bound" 60 bound_is "$ns" 4 plain
+plain_nodes=$(node_count plain)
+e2e_log "plain: $(nodes_of plain)"
+if ((plain_nodes > 1)); then
+  pass "without task topology, nodeorder spreads the 4 pods over $plain_nodes nodes"
+else
+  fail "without task topology the pods share one node ($(nodes_of plain)): the comparison shows nothing"
+fi
+delete_jobs plain
+
+submit tf 4 1 3 'volcano.sh/task-topology-affinity: "ps,worker"'
+wait_for "vcjob tf (affinity ps,worker) bound" 60 bound_is "$ns" 4 tf
+e2e_log "tf: $(nodes_of tf)"
+expect_eq "with affinity ps,worker, the ps and its 3 workers share one node" "$(node_count tf)" "1"
+expect_eq "the PodGroup carries the annotation" \
+  "$(kubectl -n "$ns" get podgroup -l volcano.sh/job-name=tf -o jsonpath='{.items[0].metadata.annotations.volcano\.sh/task-topology-affinity}')" \
+  "ps,worker"
+delete_jobs tf
+
+# ---- anti-affinity: workers apart (binpack would pack them) ---------------------------------
+reloads_before=$(curl -sf "http://127.0.0.1:$SCHED_PORT/metrics" | awk '/config_reloads_total\{result="success"\}/ {print $2}')
+write_conf binpack
+reloaded() {
+  local now
+  now=$(curl -sf "http://127.0.0.1:$SCHED_PORT/metrics" | awk '/config_reloads_total\{result="success"\}/ {print $2}')
+  [[ ${now%.*} -gt ${reloads_before%.*} ]]
+}
+wait_for "the binpack configuration is loaded" 10 reloaded
+submit packed 4 0 4 ""
+wait_for "vcjob packed (4 workers, no annotation) bound" 60 bound_is "$ns" 4 packed
+expect_eq "without task topology, binpack packs the 4 workers onto one node" "$(node_count packed)" "1"
+delete_jobs packed
+
+submit apart 4 0 4 'volcano.sh/task-topology-anti-affinity: "worker"'
+wait_for "vcjob apart (anti-affinity worker) bound" 60 bound_is "$ns" 4 apart
+e2e_log "apart: $(nodes_of apart)"
+expect_eq "with anti-affinity worker, each worker has a node of its own" "$(node_count apart)" "4"
+delete_jobs apart
+
+# ---- task order: who gets the only free GPU ----------------------------------------------------
+# A job of 15 pods leaves one GPU free; a job that needs one of its two pods gets it for the
+# task its order names first (both orders, so a lucky tie-break cannot pass).
+submit filler 15 0 15 ""
+wait_for "vcjob filler (15 GPUs) bound" 60 bound_is "$ns" 15 filler
+bound_pod() { # JOB: the names of its pods that have a node
+  kubectl -n "$ns" get pods -l "volcano.sh/job-name=$1" \
+    -o jsonpath='{range .items[*]}{.metadata.name}={.spec.nodeName}{"\n"}{end}' | sed -n 's/=.\+$//p' | paste -sd' '
+}
+for order in "worker,ps worker" "ps,worker ps"; do
+  job=order-${order%%,*}
+  submit "$job" 1 1 1 "volcano.sh/task-topology-task-order: \"${order% *}\"" 0
+  wait_for "vcjob $job: one pod bound" 60 bound_is "$ns" 1 "$job"
+  sleep 2 # a few more cycles: the other pod stays Pending (no GPU left)
+  expect_eq "with task order ${order% *} the ${order#* } takes the last GPU" "$(bound_pod "$job")" \
+    "$job-${order#* }-0"
+  kubectl -n "$ns" delete vcjob "$job" --wait=false >/dev/null 2>&1
+  kubectl -n "$ns" delete pods -l "volcano.sh/job-name=$job" --grace-period=0 --force --wait=true \
+    --timeout=60s >/dev/null 2>&1 || true
+  wait_for "pods of $job gone" 60 bound_is "$ns" 0 "$job"
+done
+delete_jobs filler
+
+# ---- a malformed annotation ------------------------------------------------------------------
+if out=$(vcjob bad 4 1 3 'volcano.sh/task-topology-affinity: "ps,wroker"' | kubectl -n "$ns" apply -f - 2>&1); then
+  fail "a vcjob naming an unknown task was admitted"
+else
+  expect_contains "the webhook refuses it naming the annotation and the rule" "$out" \
+    'metadata.annotations[volcano.sh/task-topology-affinity]: task "wroker" is not a task of the job (its tasks: ps, worker)'
+fi
+
+# A PodGroup and pod created directly (no webhook checks a PodGroup's task names); the pod
+# names its task as the job controller does (label and annotation volcano.sh/task-spec).
+kubectl -n "$ns" apply -f - >/dev/null <<YAML
+apiVersion: scheduling.volcano.sh/v1beta1
+kind: PodGroup
+metadata:
+  name: direct
+  annotations: {volcano.sh/task-topology-affinity: "ps,wroker"}
+spec: {minMember: 1, queue: default}
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: direct-ps-0
+  annotations: {scheduling.k8s.io/group-name: direct, volcano.sh/task-spec: ps}
+  labels: {volcano.sh/job-name: direct, volcano.sh/task-spec: ps}
+spec:
+  schedulerName: volcano
+  nodeSelector: {basalt.dev/pool: $pool}
+  containers:
+  - name: main
+    image: busybox
+    resources:
+      requests: {cpu: "1", memory: 1Gi, nvidia.com/gpu: "1"}
+      limits: {nvidia.com/gpu: "1"}
+YAML
+explained() {
+  [[ $(pg_condition_message "$ns" direct TaskTopology) == *'task "wroker" is not a task of the job'* ]]
+}
+wait_for "the PodGroup's TaskTopology condition explains the annotation" 30 explained
+expect_eq "its message" "$(pg_condition_message "$ns" direct TaskTopology)" \
+  'volcano.sh/task-topology-affinity: task "wroker" is not a task of the job (its tasks: ps); the job is scheduled without its task topology'
+wait_for "and the pod is still scheduled" 30 bound_is "$ns" 1 direct
+has_event() {
+  [[ -n $(kubectl -n "$ns" get events --field-selector involvedObject.name=direct,reason=InvalidTaskTopology -o name 2>/dev/null) ]]
+}
+wait_for "a Warning event InvalidTaskTopology on the PodGroup" 30 has_event
+
+rm -f "$conf"
+if stop_scheduler; then pass "SIGTERM: vc-scheduler exited 0"; else fail "SIGTERM: non-zero exit"; fi
