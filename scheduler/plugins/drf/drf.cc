@@ -147,11 +147,12 @@ class DrfPlugin final : public Plugin {
 
   // The victims among `candidates` that keep the preemptor's side no higher than the victim's
   // after the move, compared where their paths part (queue paths for reclaim, job paths for
-  // preempt) by share / weight, within kShareDelta. Victims of one job or queue accumulate.
-  // Deliberately differs from Volcano's reclaim check, which also orders saturated nodes last:
-  // a reclaimer that would then hold all it asks for is saturated, so Volcano never takes the
-  // last task of a victim job for it; Basalt compares the shares alone. The tree is changed for
-  // the simulation and restored exactly (integer leaves, deterministic recomputation).
+  // preempt) by what the subtrees hold / weight (HdrfTree::CompareHeld), within kShareDelta.
+  // Victims of one job or queue accumulate. Deliberately differs from Volcano's reclaim check,
+  // which also orders saturated nodes last: a reclaimer that would then hold all it asks for is
+  // saturated, so Volcano never takes the last task of a victim job for it; Basalt compares the
+  // shares alone. The tree is changed for the simulation and restored exactly (integer leaves,
+  // deterministic recomputation).
   std::vector<const TaskInfo*> HierarchicalVictims(const TaskInfo& preemptor,
                                                    const std::vector<const TaskInfo*>& candidates,
                                                    bool queue_level) {
@@ -168,7 +169,7 @@ class DrfPlugin final : public Plugin {
       // would not drop).
       if (t->job_id == preemptor.job_id || !tree_->HasJob(t->job_id)) continue;
       tree_->Change(t->job_id, t->resreq, -1);
-      if (tree_->Compare(mine, path_of(t->job_id), false) <= kShareDelta) {
+      if (tree_->CompareHeld(mine, path_of(t->job_id)) <= kShareDelta) {
         victims.push_back(t);
       } else {
         tree_->Change(t->job_id, t->resreq, +1);
