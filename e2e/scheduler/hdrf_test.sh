@@ -100,6 +100,28 @@ flood() { # LEAF_PREFIX QUEUE FROM TO
   for ((i = $3; i < $4; i++)); do gang_yaml "$ns" "$1-$i" 1 1 "$2"; done
 }
 all_running() { (($(bound_count "$ns") >= total)); }
+counts() { echo "$(running a1) $(running a2) $(running b1) $(running b2)"; }
+# wait_settled WHAT: waits (up to 90 s) until the running pods of every leaf stay the same for
+# 9 s, i.e. reclaim's corrections are done and no eviction loop runs.
+wait_settled() {
+  local last now same=0 i
+  last=$(counts)
+  for ((i = 0; i < 30; i++)); do
+    sleep 3
+    now=$(counts)
+    if [[ $now == "$last" ]]; then
+      same=$((same + 1))
+      if ((same >= 3)); then
+        pass "$1: settled at a1 a2 b1 b2 = $now (unchanged for 9 s)"
+        return 0
+      fi
+    else
+      same=0
+      last=$now
+    fi
+  done
+  fail "$1: still moving after 90 s (last $last, now $now)"
+}
 show() { e2e_log "running: a1 $(running a1) a2 $(running a2) b1 $(running b1) b2 $(running b2)"; }
 
 # 1. The flood arrives before the scheduler starts, so no leaf gets a head start. Every leaf
@@ -112,7 +134,7 @@ show() { e2e_log "running: a1 $(running a1) a2 $(running a2) b1 $(running b1) b2
 } | kubectl -n "$ns" apply -f - >/dev/null
 start_scheduler --scheduler-conf="$conf"
 wait_for "all $total GPUs in use" 90 all_running
-sleep 3 # a few more cycles: nothing may move
+wait_settled "after the flood"
 show
 ra1=$(running a1) ra2=$(running a2) rb1=$(running b1) rb2=$(running b2)
 expect_near "org-a's GPUs (weight 1 of 4)" $((ra1 + ra2)) 8
@@ -131,9 +153,10 @@ pos=$(kubectl -n "$ns" get podgroups -o jsonpath='{range .items[*]}{.status.cond
 expect_eq "waiting PodGroups with a QueuePosition condition" "$pos" $((8 + 12 + 14 + 36 - total))
 
 # 2. Work-conserving: b2 alone gets everything.
-del=$(kubectl -n "$ns" get podgroups,pods -o name | grep -E '/(a1|a2|b1)-' || true)
-# shellcheck disable=SC2086
-kubectl -n "$ns" delete $del --grace-period=0 --force --wait=false >/dev/null 2>&1
+for kind in pods podgroups; do
+  kubectl -n "$ns" get "$kind" -o name | grep -E '/(a1|a2|b1)-' |
+    xargs -r kubectl -n "$ns" delete --wait=false >/dev/null
+done
 b2_all() { (($(running b2) >= total)); }
 wait_for "b2, alone with pending work, takes all $total GPUs" 90 b2_all
 sleep 2
@@ -149,7 +172,7 @@ wait_for "queue b2 status.allocated = $total GPUs" 20 bash -c \
 } | kubectl -n "$ns" apply -f - >/dev/null
 org_a_back() { (($(running a1) + $(running a2) >= 7)); }
 wait_for "org-a reclaims its share from b2" 120 org_a_back
-sleep 6
+wait_settled "after reclaim"
 show
 ra1=$(running a1) ra2=$(running a2) rb2=$(running b2)
 expect_near "org-a's GPUs after reclaim" $((ra1 + ra2)) 8
@@ -190,8 +213,8 @@ expect_eq "b2's GPUs after the freed GPU" "$(running b2)" "$rb2"
 if stop_scheduler; then pass "SIGTERM: vc-scheduler exited 0"; else fail "SIGTERM: non-zero exit"; fi
 start_scheduler --scheduler-conf="$conf"
 expect_contains "scheduler log at start with the refused configuration" \
-  "$(grep "$refusal" "$SCHED_LOG" | tail -1)" \
-  "Cannot load the scheduler configuration; using the built-in default"
+  "$(grep "Cannot load the scheduler configuration; using the built-in default" "$SCHED_LOG" | tail -1)" \
+  "$refusal"
 expect_no_oversubscription
 rm -f "$conf"
 if stop_scheduler; then pass "SIGTERM: vc-scheduler exited 0"; else fail "SIGTERM: non-zero exit"; fi
