@@ -73,7 +73,7 @@ class DrfPlugin final : public Plugin {
     if (HierarchyEnabled(ssn.config())) OpenHierarchy(ssn);
     ssn.AddJobOrderFn(Name(), [this](const JobInfo& l, const JobInfo& r) {
       if (tree_.has_value() && tree_->HasJob(l.uid) && tree_->HasJob(r.uid)) {
-        return Sign(tree_->Compare(tree_->JobPath(l.uid), tree_->JobPath(r.uid), true));
+        return Sign(tree_->Compare(JobPath(l.uid), JobPath(r.uid), true));
       }
       double ls = Share(l.uid);
       double rs = Share(r.uid);
@@ -137,6 +137,14 @@ class DrfPlugin final : public Plugin {
                     job.total_request());
       job_queue_[id] = job.queue;
     }
+    for (const auto& [id, queue] : job_queue_) job_paths_[id] = tree_->JobPath(id);
+  }
+
+  // The tree path of a job known to the tree (cached: job order compares them often).
+  const std::vector<std::string>& JobPath(const std::string& job) const {
+    static const std::vector<std::string> kNone;
+    auto it = job_paths_.find(job);
+    return it == job_paths_.end() ? kNone : it->second;
   }
 
   const std::vector<std::string>& QueuePath(const std::string& queue) const {
@@ -157,7 +165,7 @@ class DrfPlugin final : public Plugin {
                                                    const std::vector<const TaskInfo*>& candidates,
                                                    bool queue_level) {
     auto path_of = [&](const std::string& job) {
-      if (!queue_level) return tree_->JobPath(job);
+      if (!queue_level) return JobPath(job);
       auto it = job_queue_.find(job);
       return it == job_queue_.end() ? std::vector<std::string>{} : QueuePath(it->second);
     };
@@ -201,6 +209,7 @@ class DrfPlugin final : public Plugin {
   std::optional<HdrfTree> tree_;
   std::map<std::string, HdrfPath> queue_paths_;
   std::map<std::string, std::string> job_queue_;
+  std::map<std::string, std::vector<std::string>> job_paths_;
 };
 
 }  // namespace
