@@ -5,7 +5,7 @@
 // cpu, 2Gi, one GPU each; nodes of 32 cpu, 128Gi, 16 GPUs, so that every pod fits), all
 // admitted and pending.
 //
-//   sched_hdrf_bench [nodes jobs pods_per_job repetitions]
+//   sched_hdrf_bench [nodes jobs pods_per_job repetitions [flat|hdrf]]   (default: both)
 // Prints per configuration: cycle ms p50 and p99 (nearest rank) and pods bound, then the ratio.
 
 #include <algorithm>
@@ -111,7 +111,12 @@ ClusterInfo Build(int nodes, int jobs, int pods_per_job, bool tree) {
 }
 
 basalt::sched::SchedulerConfig Config(bool tree) {
-  const std::string fair = tree ? "  - name: drf\n    enableHierarchy: true\n  - name: predicates\n"
+  // BENCH_PLAIN_DRF=1: the tree's queues with plain drf (no hierarchy, no proportion), to tell
+  // hdrf's own cost from the rest of a cycle without proportion.
+  const bool plain = std::getenv("BENCH_PLAIN_DRF") != nullptr;
+  const std::string fair = tree ? (plain ? "  - name: drf\n  - name: predicates\n"
+                                         : "  - name: drf\n    enableHierarchy: true\n  - name: "
+                                           "predicates\n")
                                 : "  - name: drf\n  - name: predicates\n  - name: proportion\n";
   const std::string yaml =
       "actions: \"enqueue, allocate, backfill, reclaim\"\n"
@@ -145,7 +150,9 @@ int main(int argc, char** argv) {
   std::printf("%-28s %10s %10s %8s\n", "configuration", "p50_ms", "p99_ms", "bound");
   double p50[2] = {0, 0};
   double p99[2] = {0, 0};
+  const std::string only = argc > 5 ? argv[5] : "";
   for (const bool tree : {false, true}) {
+    if (!only.empty() && only != (tree ? "hdrf" : "flat")) continue;
     const auto config = Config(tree);
     std::vector<double> ms;
     int64_t bound = 0;
@@ -170,6 +177,8 @@ int main(int argc, char** argv) {
                 tree ? "hdrf, 3-level tree" : "drf + proportion, flat", p50[tree], p99[tree],
                 static_cast<long long>(bound));
   }
-  std::printf("ratio hdrf/flat: p50 %.2f, p99 %.2f\n", p50[1] / p50[0], p99[1] / p99[0]);
+  if (only.empty()) {
+    std::printf("ratio hdrf/flat: p50 %.2f, p99 %.2f\n", p50[1] / p50[0], p99[1] / p99[0]);
+  }
   return 0;
 }
