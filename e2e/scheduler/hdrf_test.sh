@@ -85,8 +85,7 @@ YAML
 }
 hdrf_conf >"$conf"
 
-running() { bound_with_prefix "$ns" "$1-"; }             # LEAF: its running pods
-queue_gpus() { kubectl get queue "$1" -o jsonpath='{.status.allocated.nvidia\.com/gpu}'; }
+running() { bound_with_prefix "$ns" "$1-"; } # LEAF: its running pods
 # expect_near WHAT ACTUAL WANT: within one GPU.
 expect_near() {
   if (($2 >= $3 - 1 && $2 <= $3 + 1)); then
