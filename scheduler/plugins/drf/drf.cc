@@ -73,7 +73,7 @@ class DrfPlugin final : public Plugin {
     if (HierarchyEnabled(ssn.config())) OpenHierarchy(ssn);
     ssn.AddJobOrderFn(Name(), [this](const JobInfo& l, const JobInfo& r) {
       if (tree_.has_value() && tree_->HasJob(l.uid) && tree_->HasJob(r.uid)) {
-        return Sign(tree_->Compare(tree_->JobPath(l.uid), tree_->JobPath(r.uid), true));
+        return Sign(tree_->Compare(JobPath(l.uid), JobPath(r.uid), true));
       }
       double ls = Share(l.uid);
       double rs = Share(r.uid);
@@ -137,6 +137,14 @@ class DrfPlugin final : public Plugin {
                     job.total_request());
       job_queue_[id] = job.queue;
     }
+    for (const auto& [id, queue] : job_queue_) job_paths_[id] = tree_->JobPath(id);
+  }
+
+  // The tree path of a job known to the tree (cached: job order compares them often).
+  const std::vector<std::string>& JobPath(const std::string& job) const {
+    static const std::vector<std::string> kNone;
+    auto it = job_paths_.find(job);
+    return it == job_paths_.end() ? kNone : it->second;
   }
 
   const std::vector<std::string>& QueuePath(const std::string& queue) const {
@@ -147,16 +155,17 @@ class DrfPlugin final : public Plugin {
 
   // The victims among `candidates` that keep the preemptor's side no higher than the victim's
   // after the move, compared where their paths part (queue paths for reclaim, job paths for
-  // preempt) by share / weight, within kShareDelta. Victims of one job or queue accumulate.
-  // Deliberately differs from Volcano's reclaim check, which also orders saturated nodes last:
-  // a reclaimer that would then hold all it asks for is saturated, so Volcano never takes the
-  // last task of a victim job for it; Basalt compares the shares alone. The tree is changed for
-  // the simulation and restored exactly (integer leaves, deterministic recomputation).
+  // preempt) by what the subtrees hold / weight (HdrfTree::CompareHeld), within kShareDelta.
+  // Victims of one job or queue accumulate. Deliberately differs from Volcano's reclaim check,
+  // which also orders saturated nodes last: a reclaimer that would then hold all it asks for is
+  // saturated, so Volcano never takes the last task of a victim job for it; Basalt compares the
+  // shares alone. The tree is changed for the simulation and restored exactly (integer leaves,
+  // deterministic recomputation).
   std::vector<const TaskInfo*> HierarchicalVictims(const TaskInfo& preemptor,
                                                    const std::vector<const TaskInfo*>& candidates,
                                                    bool queue_level) {
     auto path_of = [&](const std::string& job) {
-      if (!queue_level) return tree_->JobPath(job);
+      if (!queue_level) return JobPath(job);
       auto it = job_queue_.find(job);
       return it == job_queue_.end() ? std::vector<std::string>{} : QueuePath(it->second);
     };
@@ -168,7 +177,7 @@ class DrfPlugin final : public Plugin {
       // would not drop).
       if (t->job_id == preemptor.job_id || !tree_->HasJob(t->job_id)) continue;
       tree_->Change(t->job_id, t->resreq, -1);
-      if (tree_->Compare(mine, path_of(t->job_id), false) <= kShareDelta) {
+      if (tree_->CompareHeld(mine, path_of(t->job_id)) <= kShareDelta) {
         victims.push_back(t);
       } else {
         tree_->Change(t->job_id, t->resreq, +1);
@@ -200,6 +209,7 @@ class DrfPlugin final : public Plugin {
   std::optional<HdrfTree> tree_;
   std::map<std::string, HdrfPath> queue_paths_;
   std::map<std::string, std::string> job_queue_;
+  std::map<std::string, std::vector<std::string>> job_paths_;
 };
 
 }  // namespace

@@ -57,6 +57,7 @@ HdrfTree::HdrfTree(const Resource& total) {
   nodes_.emplace_back();
   nodes_[0].name = "root";
   nodes_[0].alloc.assign(dims_.size(), 0);
+  nodes_[0].held.assign(dims_.size(), 0);
 }
 
 std::vector<double> HdrfTree::Vector(const Resource& r) const {
@@ -88,6 +89,7 @@ void HdrfTree::AddJob(const std::string& job, const std::vector<std::string>& pa
     n.weight = i < weights.size() ? std::max(weights[i], 1.0) : 1.0;
     n.parent = at;
     n.alloc.assign(dims_.size(), 0);
+    n.held.assign(dims_.size(), 0);
     nodes_.push_back(std::move(n));
     nodes_[at].children.push_back(child);
     nodes_[at].child_index.emplace(path[i], child);
@@ -101,13 +103,20 @@ void HdrfTree::AddJob(const std::string& job, const std::vector<std::string>& pa
   n.allocated = allocated;
   n.request = request;
   n.alloc.assign(dims_.size(), 0);
+  n.held.assign(dims_.size(), 0);
   nodes_.push_back(std::move(n));
   nodes_[at].children.push_back(leaf);
   nodes_[at].child_index.emplace(job, leaf);
   jobs_.emplace(job, leaf);
   total_allocated_ += allocated;
-  UpdateDemanding();
-  UpdateAll();
+  // Only the new leaf's path changed, unless the demanding resources did: recomputing the whole
+  // tree for every job made opening a session quadratic in its jobs (sched_hdrf_bench: 5000
+  // jobs spent most of the cycle here).
+  if (UpdateDemanding()) {
+    UpdateAll();
+    return;
+  }
+  for (int i = leaf; i >= 0; i = nodes_[i].parent) UpdateNode(i);
 }
 
 void HdrfTree::Change(const std::string& job, const Resource& delta, int sign) {
@@ -144,7 +153,9 @@ void HdrfTree::UpdateNode(int i) {
   Node& n = nodes_[i];
   if (n.leaf) {
     n.alloc = Vector(n.allocated);
+    n.held = n.alloc;
     n.share = DominantShare(n.alloc);
+    n.held_share = n.share;
     n.saturated = false;
     for (size_t d = 0; d < dims_.size() && !n.saturated; ++d) {
       const int64_t held = n.allocated.Get(dims_[d]);
@@ -154,21 +165,31 @@ void HdrfTree::UpdateNode(int i) {
     }
     return;
   }
-  double min_share = 1;
+  // The smallest share / weight among the non-empty unsaturated children; each of them is
+  // counted as if it held weight x that (its allocation scaled). Deliberately differs from
+  // Volcano, which scales every such child to the smallest plain share: with children of
+  // weights 1 and 3 at their fair 2 and 6 GPUs it counts the parent as holding 4, so a subtree
+  // whose children have unequal weights gets more than its own weight entitles it to.
+  double min_ratio = -1;
   for (int c : n.children) {
     const Node& child = nodes_[c];
-    if (child.share != 0 && !child.saturated) min_share = std::min(min_share, child.share);
+    if (child.share == 0 || child.saturated) continue;
+    const double ratio = child.share / child.weight;
+    if (min_ratio < 0 || ratio < min_ratio) min_ratio = ratio;
   }
   std::fill(n.alloc.begin(), n.alloc.end(), 0.0);
+  std::fill(n.held.begin(), n.held.end(), 0.0);
   bool saturated = true;
   for (int c : n.children) {
     const Node& child = nodes_[c];
     if (!child.saturated) saturated = false;
+    for (size_t d = 0; d < dims_.size(); ++d) n.held[d] += child.held[d];
     if (child.share == 0) continue;
-    const double scale = child.saturated ? 1.0 : min_share / child.share;
+    const double scale = child.saturated ? 1.0 : child.weight * min_ratio / child.share;
     for (size_t d = 0; d < dims_.size(); ++d) n.alloc[d] += child.alloc[d] * scale;
   }
   n.share = DominantShare(n.alloc);
+  n.held_share = DominantShare(n.held);
   n.saturated = saturated;
 }
 
@@ -201,6 +222,11 @@ double HdrfTree::Share(const std::vector<std::string>& path) const {
   return i < 0 ? 0.0 : nodes_[i].share;
 }
 
+double HdrfTree::HeldShare(const std::vector<std::string>& path) const {
+  const int i = Find(path);
+  return i < 0 ? 0.0 : nodes_[i].held_share;
+}
+
 bool HdrfTree::Saturated(const std::vector<std::string>& path) const {
   const int i = Find(path);
   return i < 0 ? false : nodes_[i].saturated;
@@ -208,9 +234,23 @@ bool HdrfTree::Saturated(const std::vector<std::string>& path) const {
 
 double HdrfTree::Compare(const std::vector<std::string>& l, const std::vector<std::string>& r,
                          bool use_saturation) const {
+  return CompareAt(l, r, use_saturation, /*held=*/false);
+}
+
+double HdrfTree::CompareHeld(const std::vector<std::string>& l,
+                             const std::vector<std::string>& r) const {
+  return CompareAt(l, r, /*use_saturation=*/false, /*held=*/true);
+}
+
+double HdrfTree::CompareAt(const std::vector<std::string>& l, const std::vector<std::string>& r,
+                           bool use_saturation, bool held) const {
   int ln = 0;
   int rn = 0;
   const size_t depth = std::min(l.size(), r.size());
+  auto value = [this, held](int i) {
+    if (i < 0) return 0.0;
+    return (held ? nodes_[i].held_share : nodes_[i].share) / nodes_[i].weight;
+  };
   for (size_t i = 0; i < depth; ++i) {
     auto child = [this](int at, const std::string& name) {
       if (at < 0) return -1;
@@ -223,8 +263,8 @@ double HdrfTree::Compare(const std::vector<std::string>& l, const std::vector<st
     const bool lsat = ln >= 0 && nodes_[ln].saturated;
     const bool rsat = rn >= 0 && nodes_[rn].saturated;
     if (use_saturation && lsat != rsat) return lsat ? 1.0 : -1.0;
-    const double lv = ln < 0 ? 0.0 : nodes_[ln].share / nodes_[ln].weight;
-    const double rv = rn < 0 ? 0.0 : nodes_[rn].share / nodes_[rn].weight;
+    const double lv = value(ln);
+    const double rv = value(rn);
     if (lv != rv) return lv - rv;
   }
   return 0;

@@ -9,9 +9,10 @@
 //    job is *saturated* when, on some dimension it holds, it holds all it requests, or it requests
 //    a resource that is no longer demanding: more of the cluster would not help it.
 //  * An interior node's allocation is its saturated children's allocations plus each other
-//    non-empty child's allocation scaled to the smallest dominant share among those children
-//    (so a subtree that uses complementary resources is not charged for both in full); its share
-//    is the dominant share of that allocation, and it is saturated when all its children are.
+//    non-empty child's allocation scaled so that its share / weight is the smallest share /
+//    weight among those children (so a subtree that uses complementary resources is not charged
+//    for both in full; Volcano scales to the smallest plain share, see UpdateNode); its share is
+//    the dominant share of that allocation, and it is saturated when all its children are.
 //  * Two nodes are compared where their paths part: unsaturated before saturated (when asked),
 //    then share / weight, lower first; equal values compare the next level.
 //
@@ -50,11 +51,18 @@ class HdrfTree {
   // that names no node compares as an empty, unsaturated node of weight 1.
   double Compare(const std::vector<std::string>& l, const std::vector<std::string>& r,
                  bool use_saturation) const;
+  // As Compare without saturation, on what the subtrees hold (HeldShare) instead of the scaled
+  // shares. What victim checks use: it is additive, so a move it allows is never allowed back
+  // (the scaled share of a parent can drop by more than the moved task when that task leaves
+  // its smallest child, which let reclaim take a GPU back and forth every cycle).
+  double CompareHeld(const std::vector<std::string>& l, const std::vector<std::string>& r) const;
   // The path of a job's leaf (queue path + job id); empty if the job is unknown.
   std::vector<std::string> JobPath(const std::string& job) const;
 
   // The share and saturation of the node at `path` (0 / false if there is none).
   double Share(const std::vector<std::string>& path) const;
+  // The dominant share of what the jobs below `path` hold together (no scaling).
+  double HeldShare(const std::vector<std::string>& path) const;
   bool Saturated(const std::vector<std::string>& path) const;
 
  private:
@@ -68,11 +76,15 @@ class HdrfTree {
     Resource allocated;         // leaves: exact
     Resource request;           // leaves: the job's total request
     std::vector<double> alloc;  // per dimension of dims_ (interior: scaled)
+    std::vector<double> held;   // per dimension: what the subtree's jobs hold (not scaled)
     double share = 0;
+    double held_share = 0;
     bool saturated = false;
   };
 
   int Find(const std::vector<std::string>& path) const;  // -1 if absent
+  double CompareAt(const std::vector<std::string>& l, const std::vector<std::string>& r,
+                   bool use_saturation, bool held) const;
   std::vector<double> Vector(const Resource& r) const;
   double DominantShare(const std::vector<double>& alloc) const;
   bool UpdateDemanding();  // true if it changed
