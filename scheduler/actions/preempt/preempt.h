@@ -9,13 +9,17 @@
 // volcano.sh/preemptable not false), never in kube-system nor of class system-cluster-critical
 // or system-node-critical, BestEffort only for a BestEffort preemptor, and allowed by the
 // plugins' Preemptable functions (priority: a lower-priority job). Whatever the configuration,
-// a victim job keeps at least minAvailable ready pods. Per node the victims are taken lowest job
-// priority, then lowest task priority, then youngest first until the task fits, then those it
-// can do without are spared; the node needing the fewest victims wins (then the least important
-// victims, then the node score). The preemptor is pipelined there (its pod gets
-// nominatedNodeName). All of a job's evictions are one statement, committed only if the job is
-// then pipelined (its whole gang fits), else undone: nothing is evicted for a gang that would
-// still not run.
+// a victim job keeps at least minAvailable ready pods, unless it goes whole (all its ready pods,
+// on any nodes, and only if the preemptor uses every node it frees). A victim counts as freed
+// once evicted (Releasing: in FutureIdle, this cycle and later ones), so a task that fits in
+// FutureIdle evicts nothing. Per node the victims are taken lowest job priority, then lowest
+// task priority, then youngest first until the task fits, then those it can do without are
+// spared; the node needing the fewest victims wins (then the fewest of jobs already hit, the
+// least important victims, the node score). The preemptor is pipelined there (its pod gets
+// nominatedNodeName). Once the gang is placed, every victim (spare pod, or whole job) it can do
+// without is reprieved, checked by placing the gang again. All of a job's evictions are one
+// statement, committed only if the job is then pipelined (its whole gang fits), else undone:
+// nothing is evicted for a gang that would still not run.
 //
 // Then, within each of those jobs, a pending task may evict lower-priority Running tasks of its
 // own job (task priority; the gang size is unchanged), committed per task.

@@ -33,7 +33,7 @@ SchedulerConfig PreemptConfig() {
 void FillWithLow(FakeCluster& cluster, const SchedulerConfig& config, int node_count,
                  int gpus_per_node, MakeTask pod, MakeJob job = MakeJob("ns", "low")) {
   for (int n = 0; n < node_count; ++n) {
-    cluster.AddNode(MakeNode("n" + std::to_string(n))
+    cluster.AddNode(MakeNode(fmt::format("n{}", n))
                         .Allocatable("cpu", "32")
                         .Allocatable("nvidia.com/gpu", gpus_per_node));
   }
@@ -351,6 +351,149 @@ TEST_CASE("preempt: within a job, a higher-priority task evicts a lower-priority
   REQUIRE(cluster.evicted_uids().size() == 1);
   CHECK(cluster.evicted_uids()[0].rfind("ns/mixed/mixed-task-", 0) == 0);
   CHECK(cluster.RunningPods("ns/blocker") == 1);
+}
+
+// Issue 12: the steady co-location scenario (e2e controllers/preempt_steady) on a model cluster.
+// Evicted pods stay Releasing for two cycles and their job restarts (PodEvicted -> RestartJob),
+// as with the job controller and a grace period.
+MakeNode HostNode(const std::string& name, int gpus) {
+  return MakeNode(name)
+      .Allocatable("cpu", "32")
+      .Allocatable("nvidia.com/gpu", gpus)
+      .Label("kubernetes.io/hostname", name);
+}
+
+MakeTask OfflinePod(const std::string& host) {
+  return MakeTask("tmpl")
+      .Request("cpu", "1")
+      .Request("nvidia.com/gpu", 1)
+      .Priority(100)
+      .NodeSelector("kubernetes.io/hostname", host);
+}
+
+// An offline job of one pod per host in `hosts` (minAvailable = its size).
+void AddSpreadOffline(FakeCluster& cluster, const std::string& name,
+                      const std::vector<std::string>& hosts) {
+  cluster.AddJob(
+      MakeJob("ns", name).Priority(100).MinAvailable(static_cast<int32_t>(hosts.size())).Created(1),
+      0, MakeTask("unused"));
+  for (size_t i = 0; i < hosts.size(); ++i) {
+    cluster.AddPodToJob(fmt::format("ns/{}", name),
+                        OfflinePod(hosts[i]).Uid(fmt::format("ns/{}/{}-{}", name, name, i)));
+  }
+}
+
+void CheckNoPodEvictedTwice(const FakeCluster& cluster) {
+  std::set<std::string> unique(cluster.evicted_uids().begin(), cluster.evicted_uids().end());
+  CHECK(unique.size() == cluster.evicted_uids().size());
+}
+
+TEST_CASE("preempt: a spare pod taken first is reprieved when a whole victim job covers the gang",
+          "[sched][preempt]") {
+  SchedulerConfig config = PreemptConfig();
+  FakeCluster cluster;
+  cluster.SetEvictionGrace(2, /*restart_job=*/true);
+  cluster.AddQueue(MakeQueue("default"));
+  cluster.AddNode(HostNode("a", 3));
+  cluster.AddNode(HostNode("b", 2));
+  // "spare" (3 pods on a, minAvailable 2) can lose one pod; "pair" (2 pods on b, minAvailable
+  // 2) only goes whole. Before the fix the first online pod took spare's pod and the second the
+  // whole of "pair" (or the rest of "spare"): 3 evictions for 2 pods.
+  cluster.AddJob(MakeJob("ns", "spare").Priority(100).MinAvailable(2).Created(1), 3,
+                 OfflinePod("a"));
+  cluster.AddJob(MakeJob("ns", "pair").Priority(100).MinAvailable(2).Created(1), 2,
+                 OfflinePod("b"));
+  for (int i = 0; i < 3; ++i) REQUIRE(cluster.RunCycle(config).ok());
+  REQUIRE(cluster.RunningPods("ns/spare") == 3);
+  REQUIRE(cluster.RunningPods("ns/pair") == 2);
+  AddHigh(cluster, 2, 2);
+  for (int i = 0; i < 7; ++i) REQUIRE(cluster.RunCycle(config).ok());
+  CHECK(cluster.RunningPods("ns/high") == 2);
+  CHECK(cluster.evictions() == 2);
+  for (const auto& uid : cluster.evicted_uids()) CHECK(uid.rfind("ns/pair/", 0) == 0);
+  CHECK(cluster.RunningPods("ns/spare") == 3);
+  CheckNoPodEvictedTwice(cluster);
+}
+
+TEST_CASE("preempt: a whole victim job spread over several nodes makes room for an online gang",
+          "[sched][preempt]") {
+  SchedulerConfig config = PreemptConfig();
+  FakeCluster cluster;
+  cluster.SetEvictionGrace(2, /*restart_job=*/true);
+  cluster.AddQueue(MakeQueue("default"));
+  cluster.AddNode(HostNode("a", 2));
+  cluster.AddNode(HostNode("b", 2));
+  // Two offline gangs at their minAvailable, each with one pod on a and one on b: no node holds
+  // a whole job, so before the fix nothing was ever evicted and the online job waited.
+  AddSpreadOffline(cluster, "off-1", {"a", "b"});
+  AddSpreadOffline(cluster, "off-2", {"a", "b"});
+  for (int i = 0; i < 3; ++i) REQUIRE(cluster.RunCycle(config).ok());
+  REQUIRE(cluster.RunningPods("ns/off-1") == 2);
+  REQUIRE(cluster.RunningPods("ns/off-2") == 2);
+  AddHigh(cluster, 2, 2);
+  REQUIRE(cluster.RunCycle(config).ok());  // admitted; its pods are created
+  REQUIRE(cluster.RunCycle(config).ok());
+  CHECK(cluster.evictions() == 2);  // one whole job, in the first cycle that can
+  for (int i = 0; i < 5; ++i) REQUIRE(cluster.RunCycle(config).ok());
+  CHECK(cluster.RunningPods("ns/high") == 2);
+  CHECK(cluster.evictions() == 2);
+  const std::string victim_job = cluster.evicted_uids().at(0).substr(0, 8);
+  for (const auto& uid : cluster.evicted_uids()) CHECK(uid.rfind(victim_job, 0) == 0);
+  CheckNoPodEvictedTwice(cluster);
+}
+
+TEST_CASE("preempt: victims still Releasing count as freed, in the next cycles no more are evicted",
+          "[sched][preempt]") {
+  SchedulerConfig config = PreemptConfig();
+  FakeCluster cluster;
+  cluster.SetEvictionGrace(4);
+  cluster.AddQueue(MakeQueue("default"));
+  FillWithLow(cluster, config, 2, 4, MakeTask("tmpl"));
+  REQUIRE(cluster.RunningPods("ns/low") == 8);
+  AddHigh(cluster, 3, 3);
+  REQUIRE(cluster.RunCycle(config).ok());  // admitted; its pods are created
+  REQUIRE(cluster.RunCycle(config).ok());
+  CHECK(cluster.evictions() == 3);
+  CHECK(cluster.ReleasingPods("ns/low") == 3);
+  // The victims terminate for four cycles: the online pods wait on the room they free, and
+  // nobody else is evicted for them.
+  for (int i = 0; i < 3; ++i) {
+    REQUIRE(cluster.RunCycle(config).ok());
+    CHECK(cluster.last_evictions().empty());
+    CHECK(cluster.ReleasingPods("ns/low") == 3);
+    CHECK(cluster.RunningPods("ns/high") == 0);
+  }
+  for (int i = 0; i < 3; ++i) REQUIRE(cluster.RunCycle(config).ok());
+  CHECK(cluster.RunningPods("ns/high") == 3);
+  CHECK(cluster.evictions() == 3);
+  CheckNoPodEvictedTwice(cluster);
+}
+
+TEST_CASE("preempt: two online jobs in one cycle evict disjoint victims, one each",
+          "[sched][preempt]") {
+  SchedulerConfig config = PreemptConfig();
+  FakeCluster cluster;
+  cluster.SetEvictionGrace(2, /*restart_job=*/true);
+  cluster.AddQueue(MakeQueue("default"));
+  cluster.AddNode(HostNode("a", 4));
+  cluster.AddNode(HostNode("b", 4));
+  // Two elastic offline jobs of 4 (minAvailable 2), one per node: two spare pods each.
+  cluster.AddJob(MakeJob("ns", "off-a").Priority(100).MinAvailable(2).Created(1), 4,
+                 OfflinePod("a"));
+  cluster.AddJob(MakeJob("ns", "off-b").Priority(100).MinAvailable(2).Created(1), 4,
+                 OfflinePod("b"));
+  for (int i = 0; i < 3; ++i) REQUIRE(cluster.RunCycle(config).ok());
+  REQUIRE(cluster.RunningPods("ns/off-a") + cluster.RunningPods("ns/off-b") == 8);
+  for (const char* name : {"serve-1", "serve-2"}) {
+    cluster.AddJob(
+        MakeJob("ns", name).Priority(1000000).MinAvailable(1).Created(5), 1,
+        MakeTask("tmpl").Request("cpu", "1").Request("nvidia.com/gpu", 1).Priority(1000000));
+  }
+  for (int i = 0; i < 7; ++i) REQUIRE(cluster.RunCycle(config).ok());
+  CHECK(cluster.RunningPods("ns/serve-1") == 1);
+  CHECK(cluster.RunningPods("ns/serve-2") == 1);
+  CHECK(cluster.evictions() == 2);
+  CheckNoPodEvictedTwice(cluster);
 }
 
 }  // namespace

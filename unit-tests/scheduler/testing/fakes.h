@@ -128,6 +128,22 @@ class FakeCluster {
     jobs_.emplace(id, std::move(j));
   }
 
+  // Evicted pods stay on their node, Releasing, for `cycles` more cycles before they are gone
+  // (recreated Pending by their controller), as a pod in its termination grace period does. With
+  // `restart_job`, an eviction also kills the victim's other pods (PodEvicted -> RestartJob):
+  // they are Releasing as long, then recreated Pending. Default 0 and false: an evicted pod is
+  // gone (and recreated) at once.
+  void SetEvictionGrace(int cycles, bool restart_job = false) {
+    eviction_grace_cycles_ = cycles;
+    restart_job_on_eviction_ = restart_job;
+  }
+  // Pods of `job_id` that are Releasing (evicted or killed, not yet gone).
+  int ReleasingPods(const std::string& job_id) const {
+    int n = 0;
+    for (const auto& p : jobs_.at(job_id).pods) n += p.status == TaskStatus::kReleasing;
+    return n;
+  }
+
   void SetMinAvailable(const std::string& job_id, int32_t n) {
     jobs_.at(job_id).spec.min_available = n;
   }
@@ -192,14 +208,35 @@ class FakeCluster {
         }
       }
     }
-    // An evicted pod is deleted; its job controller recreates it, Pending.
+    // Pods whose grace period is over are gone; their controller recreates them, Pending.
+    for (auto& [id, j] : jobs_) {
+      for (auto& p : j.pods) {
+        auto gone = gone_after_cycle_.find(p.uid);
+        if (gone == gone_after_cycle_.end() || gone->second > cycle_) continue;
+        gone_after_cycle_.erase(gone);
+        p.node_name.clear();
+        p.status = TaskStatus::kPending;
+      }
+    }
+    // An evicted pod is deleted; its job controller recreates it, Pending (after the grace
+    // cycles, if any).
     for (const auto& [uid, reason] : evictor.evicted) {
       for (auto& [id, j] : jobs_) {
         for (auto& p : j.pods) {
-          if (p.uid == uid) {
+          if (p.uid != uid) continue;
+          ++evictions_;
+          if (eviction_grace_cycles_ == 0) {
             p.node_name.clear();
             p.status = TaskStatus::kPending;
-            ++evictions_;
+            continue;
+          }
+          p.status = TaskStatus::kReleasing;
+          gone_after_cycle_[p.uid] = cycle_ + eviction_grace_cycles_;
+          if (!restart_job_on_eviction_) continue;
+          for (auto& other : j.pods) {
+            if (other.status != TaskStatus::kRunning) continue;
+            other.status = TaskStatus::kReleasing;
+            gone_after_cycle_[other.uid] = cycle_ + eviction_grace_cycles_;
           }
         }
       }
@@ -274,6 +311,9 @@ class FakeCluster {
   std::vector<EvictionCause> last_evictions_;
   CycleReport last_report_;
   std::vector<std::string> evicted_uids_;
+  int eviction_grace_cycles_ = 0;
+  bool restart_job_on_eviction_ = false;
+  std::map<std::string, int> gone_after_cycle_;  // Releasing pod uid -> last cycle it is seen
 };
 
 }  // namespace basalt::sched::testing

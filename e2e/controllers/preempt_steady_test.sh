@@ -1,8 +1,4 @@
 #!/usr/bin/env bash
-# NOT in CTest yet (named without _test.sh): on 2026-12-03 it found over-eviction (an online job
-# of k pods cost k+1 evictions in 9 of 47 rounds) and online jobs not bound within 60 s in 4
-# rounds; it joins the suites once the preempt action is fixed (issue 12). Run it by hand like
-# any e2e test (see docs/testing.md).
 # Preemption in steady state (issue 12: "no preemption loop"): a pool of 4 KWOK nodes x 4 GPUs
 # is kept full by elastic offline-batch Jobs (4 replicas, minAvailable 2, PodEvicted ->
 # RestartJob) that together want 1.5x the pool, while online-critical Jobs of 1..4 GPUs arrive
