@@ -7,7 +7,7 @@
 # preempt, for PREEMPT_STEADY_SECONDS (default 300: the issue's five minutes), and at least 5
 # rounds:
 #   - each online Job is bound within 60 s of its creation, on a pool that was full;
-#   - it costs exactly as many evictions as it has pods (Evicted events naming it), never more;
+#   - it costs at most as many evictions as it has pods (Evicted events naming it);
 #   - no pod is evicted twice (no Evicted event with a count above 1, no victim named twice) and
 #     no online pod is ever a victim;
 #   - after each round the offline Jobs fill the pool again (no GPU left idle while they want
@@ -175,13 +175,20 @@ wait_for "the offline jobs fill the pool again after the last round" 120 pool_fu
 e2e_log "$((r - 1)) rounds in $((SECONDS - t_start)) s"
 
 events=$(evicted_pod_events)
+# At most one eviction per pod of the online job: fewer when the room freed by an offline job
+# restarting (its other pods deleted by RestartJob) is still terminating as the online job
+# arrives, and is taken without evicting anything (a victim counts as freed from its eviction).
 total=0
+over=()
 for name in "${!want[@]}"; do
   got=$(grep -c "making room for job $ns/$name " <<<"$events" || true)
-  expect_eq "evictions for $name (${want[$name]} pods)" "$got" "${want[$name]}"
-  total=$((total + want[$name]))
+  ((got <= want[$name])) || over+=("$name: $got evictions for ${want[$name]} pods")
+  total=$((total + got))
 done
-expect_eq "Evicted pod events in all" "$(grep -c 'making room for job' <<<"$events" || true)" "$total"
+expect_eq "online jobs that cost more evictions than their pods" "${over[*]}" ""
+expect_eq "Evicted pod events in all (the online jobs' evictions)" \
+  "$(grep -c 'making room for job' <<<"$events" || true)" "$total"
+e2e_log "$total evictions for the online jobs' $(IFS=+; echo "$((${want[*]}))") pods"
 expect_eq "Evicted events counted more than once (a pod evicted again)" \
   "$(awk '$2 > 1' <<<"$events" | wc -l)" 0
 expect_eq "victims named twice" "$(awk '{print $1}' <<<"$events" | sort | uniq -d | wc -l)" 0
