@@ -121,6 +121,16 @@ std::string FieldReader::String(std::string_view key) {
   return OptString(key).value_or(std::string());
 }
 
+std::string_view FieldReader::View(std::string_view key) {
+  const json::Value* v = Get(key);
+  if (v == nullptr) return {};
+  if (!v->IsString()) {
+    Fail(key, "must be a string");
+    return {};
+  }
+  return json::AsView(*v);
+}
+
 std::optional<std::string> FieldReader::OptString(std::string_view key) {
   const json::Value* v = Get(key);
   if (v == nullptr) return std::nullopt;

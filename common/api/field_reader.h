@@ -50,6 +50,8 @@ class FieldReader {
   const json::Value* Member(std::string_view key) const { return Get(key); }
 
   std::string String(std::string_view key);
+  // As String, without a copy: a view of the document's string ("" when absent or null).
+  std::string_view View(std::string_view key);
   std::optional<std::string> OptString(std::string_view key);
   int64_t Int(std::string_view key, int64_t def = 0);
   std::optional<int64_t> OptInt(std::string_view key);

@@ -13,7 +13,8 @@ ErrorList ValidatePodGroupCreate(const json::Value& podgroup, const ClusterListe
   // Read through the shared model; a spec.queue of the wrong type reads as absent (the API
   // server's schema refuses it before admission).
   api::FieldReader reader(&podgroup, "");
-  std::string queue_name = reader.Child("spec").String("queue");
+  api::FieldReader spec = reader.Child("spec");
+  std::string queue_name = spec.String("queue");
   if (queue_name.empty()) queue_name = api::kDefaultQueue;
   if (std::optional<QueueInfo> queue =
           LookUpQueue(queue_name, "queue", spec_path.Child("queue"), lister, errors)) {
@@ -38,7 +39,6 @@ ErrorList ValidatePodGroupCreate(const json::Value& podgroup, const ClusterListe
                                    queue_name, children.size(), list));
     }
   }
-  api::FieldReader spec = reader.Child("spec");
   ValidateNetworkTopology(spec.Member("networkTopology"), spec_path.Child("networkTopology"),
                           errors);
   for (const api::FieldReader& group : spec.Elements("subGroupPolicy")) {
