@@ -8,7 +8,7 @@
 #                     with this bench source copied in, and the current build)
 #   pairs             A/B turns (default 9); each run prints the best of `rounds` rounds
 set -euo pipefail
-A=$1 B=$2 PAIRS=${3:-9} ITER=${4:-20000} ROUNDS=${5:-5}
+A=$1 B=$2 PAIRS=${3:-9} ITER=${4:-2000} ROUNDS=${5:-30}
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 for ((i = 0; i < PAIRS; i++)); do

@@ -52,7 +52,7 @@ void FieldReader::Context::AppendPath(int32_t node, std::string& out) const {
 }
 
 FieldReader::FieldReader(const json::Value* obj, std::string path)
-    : obj_(nullptr), context_(std::make_shared<Context>()), node_(0) {
+    : obj_(nullptr), context_(new Context()), node_(0) {
   Node root;
   root.key = nullptr;
   root.key_offset = 0;
@@ -66,9 +66,28 @@ FieldReader::FieldReader(const json::Value* obj, std::string path)
   SetObject(obj);
 }
 
-FieldReader::FieldReader(const json::Value* obj, std::shared_ptr<Context> context, int32_t node)
-    : obj_(nullptr), context_(std::move(context)), node_(node) {
+FieldReader::FieldReader(const json::Value* obj, Context* context, int32_t node)
+    : obj_(nullptr), context_(context), node_(node) {
+  ++context_->readers;
   SetObject(obj);
+}
+
+FieldReader::FieldReader(const FieldReader& other)
+    : obj_(other.obj_), context_(other.context_), node_(other.node_) {
+  ++context_->readers;
+}
+
+FieldReader& FieldReader::operator=(const FieldReader& other) {
+  ++other.context_->readers;  // first: `other` may be this reader
+  if (--context_->readers == 0) delete context_;
+  obj_ = other.obj_;
+  context_ = other.context_;
+  node_ = other.node_;
+  return *this;
+}
+
+FieldReader::~FieldReader() {
+  if (--context_->readers == 0) delete context_;
 }
 
 void FieldReader::SetObject(const json::Value* obj) {

@@ -8,9 +8,11 @@
 // so reading a valid object costs no string formatting or allocation per field. Keys are
 // viewed in the document when the member exists (the document must outlive the readers, as
 // for value()) and copied otherwise. The table grows by one entry per Child() and per element
-// of Elements(), and lives as long as the last reader of its root.
+// of Elements(), and lives as long as the last reader of its root (counted without atomics:
+// readers are copied often and are meant for one thread).
 //
-// Not thread-safe; use a root and the readers derived from it on one thread.
+// Not thread-safe: a root, the readers derived from it and their copies belong to one thread
+// at a time.
 
 #include <array>
 #include <cstdint>
@@ -32,6 +34,9 @@ class FieldReader {
  public:
   // `obj` may be null (everything reads as absent). `path` prefixes error messages.
   FieldReader(const json::Value* obj, std::string path);
+  FieldReader(const FieldReader& other);
+  FieldReader& operator=(const FieldReader& other);
+  ~FieldReader();
 
   // OK, or the first error seen by this reader or any reader derived from it.
   absl::Status status() const { return context_->error; }
@@ -97,7 +102,8 @@ class FieldReader {
   // allocation of their own.
   struct Context {
     static constexpr size_t kInline = 16;
-    Context() {}  // leaves `inline_nodes` uninitialized: only the first `size` are used
+    Context() {}         // leaves `inline_nodes` uninitialized: only the first `size` are used
+    size_t readers = 1;  // the FieldReaders sharing this context
     absl::Status error;
     size_t size = 0;
     std::array<Node, kInline> inline_nodes;
@@ -123,7 +129,8 @@ class FieldReader {
     void AppendPath(int32_t node, std::string& out) const;
   };
 
-  FieldReader(const json::Value* obj, std::shared_ptr<Context> context, int32_t node);
+  // Shares `context` (one more reader of it).
+  FieldReader(const json::Value* obj, Context* context, int32_t node);
   // obj_ = obj, or null (with an error) when obj is present and not an object.
   void SetObject(const json::Value* obj);
   // The member, or null when absent or JSON null.
@@ -134,7 +141,7 @@ class FieldReader {
   void FailAt(std::string message);
 
   const json::Value* obj_;
-  std::shared_ptr<Context> context_;
+  Context* context_;  // shared; deleted with its last reader
   int32_t node_;
 };
 
