@@ -255,14 +255,18 @@ std::map<std::string, resource::Quantity> ReadResourceList(const json::Value* li
   return out;
 }
 
-void ValidateNetworkTopology(const json::Value* network_topology, const FieldPath& path,
-                             ErrorList& errors) {
-  if (network_topology == nullptr || !network_topology->IsObject()) return;
+bool NetworkTopologyConflicts(const json::Value* network_topology) {
+  if (network_topology == nullptr || !network_topology->IsObject()) return false;
   const json::Value* allowed = json::Find(*network_topology, "highestTierAllowed");
   const json::Value* name = json::Find(*network_topology, "highestTierName");
   bool has_allowed = allowed != nullptr && !allowed->IsNull();
   bool has_name = name != nullptr && !name->IsNull() && !json::AsView(*name).empty();
-  if (has_allowed && has_name) {
+  return has_allowed && has_name;
+}
+
+void ValidateNetworkTopology(const json::Value* network_topology, const FieldPath& path,
+                             ErrorList& errors) {
+  if (NetworkTopologyConflicts(network_topology)) {
     errors.Invalid(path,
                    "must not specify 'highestTierAllowed' and 'highestTierName' in "
                    "networkTopology simultaneously");

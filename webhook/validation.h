@@ -128,7 +128,9 @@ std::map<std::string, resource::Quantity> ReadResourceList(const json::Value* li
                                                            ErrorList& errors);
 
 // networkTopology (Job, PodGroup, subGroupPolicy): highestTierAllowed and highestTierName
-// are mutually exclusive.
+// are mutually exclusive. NetworkTopologyConflicts says whether ValidateNetworkTopology would
+// refuse it (so callers build the path only then).
+bool NetworkTopologyConflicts(const json::Value* network_topology);
 void ValidateNetworkTopology(const json::Value* network_topology, const FieldPath& path,
                              ErrorList& errors);
 

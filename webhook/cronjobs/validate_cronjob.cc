@@ -3,6 +3,7 @@
 #include <optional>
 #include <string>
 
+#include "common/api/codec.h"
 #include "common/api/cronjob.h"
 #include "common/api/vocabulary.h"
 #include "common/util/json.h"
@@ -15,10 +16,13 @@
 namespace basalt::webhook {
 namespace {
 
-void NonNegative(const json::Value* spec, std::string_view key, ErrorList& errors) {
-  if (spec == nullptr) return;
-  const json::Value* v = json::Find(*spec, key);
-  if (v == nullptr || v->IsNull()) return;
+// The CronJob is read through api::FieldReader; its type errors are ignored, each check below
+// reports a wrong value in its own (Kubernetes') wording.
+using api::FieldReader;
+
+void NonNegative(const FieldReader& spec, std::string_view key, ErrorList& errors) {
+  const json::Value* v = spec.Member(key);
+  if (v == nullptr) return;
   if (!v->IsInt64() || v->GetInt64() < 0) {
     errors.Invalid(FieldPath("spec").Child(key), "must be greater than or equal to 0");
   }
@@ -26,23 +30,21 @@ void NonNegative(const json::Value* spec, std::string_view key, ErrorList& error
 
 // The Job the CronJob would create (before its name's time suffix matters), defaulted as
 // the Job webhook's mutation would default it.
-absl::StatusOr<json::Document> TemplateJob(const json::Value& cron_job, const json::Value& tmpl,
+absl::StatusOr<json::Document> TemplateJob(FieldReader& cron_metadata, FieldReader& tmpl,
                                            std::string_view scheduler_name) {
   json::Document job;
   job.SetObject();
   json::Allocator& a = job.GetAllocator();
-  json::Set(job, "apiVersion", json::MakeString(api::kBatchApiVersion, a), a);
-  json::Set(job, "kind", json::MakeString("Job", a), a);
+  api::WriteString(job, "apiVersion", api::kBatchApiVersion, a);
+  api::WriteString(job, "kind", "Job", a);
   json::Value meta(rapidjson::kObjectType);
-  const json::Value* cj_meta = json::Find(cron_job, "metadata");
-  std::string name = cj_meta != nullptr ? std::string(json::GetString(*cj_meta, "name")) : "";
-  json::Set(meta, "name", json::MakeString(name + "-29000000", a), a);
-  if (cj_meta != nullptr) {
-    json::Set(meta, "namespace", json::MakeString(json::GetString(*cj_meta, "namespace"), a), a);
+  api::WriteString(meta, "name", fmt::format("{}-29000000", cron_metadata.View("name")), a);
+  if (cron_metadata.value() != nullptr) {
+    api::WriteString(meta, "namespace", cron_metadata.View("namespace"), a);
   }
   json::Set(job, "metadata", std::move(meta), a);
-  if (const json::Value* spec = json::Find(tmpl, "spec")) {
-    json::Set(job, "spec", json::Value(*spec, a), a);
+  if (const json::Value* spec = tmpl.Member("spec")) {
+    json::Set(job, "spec", json::Value(*spec, a), a);  // a copy: MutateJob's patch edits it
   }
   JobMutation m = MutateJob(job, scheduler_name);
   if (!m.patch.empty()) {
@@ -58,8 +60,10 @@ ErrorList ValidateCronJob(const json::Value& cron_job, const ClusterLister& list
                           std::string_view scheduler_name, const JobLimits& limits) {
   ErrorList errors;
   const FieldPath spec_path("spec");
-  if (const json::Value* meta = json::Find(cron_job, "metadata")) {
-    std::string_view name = json::GetString(*meta, "name");
+  FieldReader reader(&cron_job, "");
+  FieldReader metadata = reader.Child("metadata");
+  {
+    std::string_view name = metadata.View("name");
     if (name.size() > kMaxCronJobNameLength) {
       errors.Invalid(FieldPath("metadata").Child("name"),
                      fmt::format("must be no more than {} characters (the Jobs are named "
@@ -67,14 +71,14 @@ ErrorList ValidateCronJob(const json::Value& cron_job, const ClusterLister& list
                                  kMaxCronJobNameLength));
     }
   }
-  const json::Value* spec = json::Find(cron_job, "spec");
-  if (spec == nullptr || !spec->IsObject()) {
+  FieldReader spec = reader.Child("spec");
+  if (spec.value() == nullptr) {
     errors.Invalid(spec_path, "Required value");
     return errors;
   }
   std::optional<std::string> tz;
   bool tz_ok = true;
-  if (const json::Value* z = json::Find(*spec, "timeZone"); z != nullptr && !z->IsNull()) {
+  if (const json::Value* z = spec.Member("timeZone")) {
     tz = z->IsString() ? std::string(json::AsView(*z)) : std::string();
     absl::StatusOr<absl::TimeZone> zone = controllers::CronSchedule::LoadZone(tz);
     if (!zone.ok()) {
@@ -83,7 +87,7 @@ ErrorList ValidateCronJob(const json::Value& cron_job, const ClusterLister& list
                      fmt::format("Invalid value: \"{}\": {}", *tz, MessageOf(zone.status())));
     }
   }
-  const std::string_view schedule = json::GetString(*spec, "schedule");
+  const std::string_view schedule = spec.View("schedule");
   if (schedule.empty()) {
     errors.Invalid(spec_path.Child("schedule"), "Required value");
   } else if (tz_ok) {
@@ -97,7 +101,7 @@ ErrorList ValidateCronJob(const json::Value& cron_job, const ClusterLister& list
           fmt::format("Invalid value: \"{}\": never fires in the next 5 years", schedule));
     }
   }
-  if (const json::Value* p = json::Find(*spec, "concurrencyPolicy"); p != nullptr && !p->IsNull()) {
+  if (const json::Value* p = spec.Member("concurrencyPolicy")) {
     std::string_view v = p->IsString() ? json::AsView(*p) : std::string_view();
     if (v != api::kConcurrencyAllow && v != api::kConcurrencyForbid &&
         v != api::kConcurrencyReplace) {
@@ -111,12 +115,12 @@ ErrorList ValidateCronJob(const json::Value& cron_job, const ClusterLister& list
   NonNegative(spec, "successfulJobsHistoryLimit", errors);
   NonNegative(spec, "failedJobsHistoryLimit", errors);
 
-  const json::Value* tmpl = json::Find(*spec, "jobTemplate");
-  if (tmpl == nullptr || !tmpl->IsObject()) {
+  FieldReader tmpl = spec.Child("jobTemplate");
+  if (tmpl.value() == nullptr) {
     errors.Invalid(spec_path.Child("jobTemplate"), "Required value");
     return errors;
   }
-  absl::StatusOr<json::Document> job = TemplateJob(cron_job, *tmpl, scheduler_name);
+  absl::StatusOr<json::Document> job = TemplateJob(metadata, tmpl, scheduler_name);
   if (!job.ok()) {
     errors.Internal(spec_path.Child("jobTemplate"),
                     fmt::format("defaulting the Job template: {}", MessageOf(job.status())));

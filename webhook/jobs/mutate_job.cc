@@ -2,6 +2,7 @@
 
 #include <cstdint>
 
+#include "common/api/field_reader.h"
 #include "common/api/vocabulary.h"
 #include "fmt/format.h"
 #include "webhook/validation.h"
@@ -9,29 +10,29 @@
 namespace basalt::webhook {
 namespace {
 
+// The Job is read through api::FieldReader; a member of the wrong type reads as absent (the
+// reader's type errors are not reported here: the validator refuses such Jobs).
+using api::FieldReader;
+
 // The task minAvailable Volcano assumes when unset.
-int64_t DefaultTaskMinAvailable(const json::Value& task) {
-  int64_t replicas = json::GetInt(task, "replicas");
-  if (const json::Value* pp = json::Find(task, "partitionPolicy")) {
-    int64_t min_partitions = json::GetInt(*pp, "minPartitions");
-    if (min_partitions > 0)
-      return SaturatingMul(min_partitions, json::GetInt(*pp, "partitionSize"));
-  }
+int64_t DefaultTaskMinAvailable(FieldReader& task) {
+  int64_t replicas = task.Int("replicas");
+  FieldReader pp = task.Child("partitionPolicy");
+  int64_t min_partitions = pp.Int("minPartitions");
+  if (min_partitions > 0) return SaturatingMul(min_partitions, pp.Int("partitionSize"));
   return replicas;
 }
 
-void MutateTask(const json::Value& task, size_t index, JsonPatch& patch, int64_t& min_sum) {
+void MutateTask(FieldReader& task, size_t index, JsonPatch& patch, int64_t& min_sum) {
   std::string base = fmt::format("/spec/tasks/{}", index);
-  if (json::GetString(task, "name").empty()) {
+  if (task.View("name").empty()) {
     patch.AddString(base + "/name", fmt::format("default{}", index));
   }
-  if (const json::Value* pod_spec = json::FindPath(task, {"template", "spec"})) {
-    if (json::GetBool(*pod_spec, "hostNetwork") &&
-        json::GetString(*pod_spec, "dnsPolicy").empty()) {
-      patch.AddString(base + "/template/spec/dnsPolicy", "ClusterFirstWithHostNet");
-    }
+  FieldReader pod_spec = task.Child("template").Child("spec");
+  if (pod_spec.Bool("hostNetwork") && pod_spec.View("dnsPolicy").empty()) {
+    patch.AddString(base + "/template/spec/dnsPolicy", "ClusterFirstWithHostNet");
   }
-  std::optional<int64_t> min_available = json::GetOptionalInt(task, "minAvailable");
+  std::optional<int64_t> min_available = task.OptInt("minAvailable");
   if (!min_available) {
     min_available = DefaultTaskMinAvailable(task);
     patch.AddInt(base + "/minAvailable", *min_available);
@@ -39,7 +40,7 @@ void MutateTask(const json::Value& task, size_t index, JsonPatch& patch, int64_t
   // Saturating: a review sent straight to the webhook may carry any int64 (the validator then
   // refuses the sizes; the sum must not wrap into a nonsensical default first).
   min_sum = SaturatingAdd(min_sum, *min_available);
-  if (json::GetInt(task, "maxRetry") == 0) patch.AddInt(base + "/maxRetry", kDefaultMaxRetry);
+  if (task.Int("maxRetry") == 0) patch.AddInt(base + "/maxRetry", kDefaultMaxRetry);
 }
 
 void MutatePlugins(const json::Value& spec, JsonPatch& patch) {
@@ -66,28 +67,26 @@ void MutatePlugins(const json::Value& spec, JsonPatch& patch) {
 JobMutation MutateJob(const json::Value& job, std::string_view scheduler_name) {
   JobMutation mutation;
   JsonPatch& patch = mutation.patch;
-  const json::Value* spec = json::Find(job, "spec");
-  if (spec == nullptr || !spec->IsObject()) return mutation;  // validation reports it
+  FieldReader reader(&job, "");
+  FieldReader spec = reader.Child("spec");
+  if (spec.value() == nullptr) return mutation;  // validation reports it
 
-  if (json::GetString(*spec, "queue").empty()) patch.AddString("/spec/queue", api::kDefaultQueue);
-  if (json::GetString(*spec, "schedulerName").empty() && !scheduler_name.empty()) {
+  if (spec.View("queue").empty()) patch.AddString("/spec/queue", api::kDefaultQueue);
+  if (spec.View("schedulerName").empty() && !scheduler_name.empty()) {
     patch.AddString("/spec/schedulerName", scheduler_name);
   }
-  if (json::GetInt(*spec, "maxRetry") == 0) {
+  if (spec.Int("maxRetry") == 0) {
     patch.AddInt("/spec/maxRetry", kDefaultMaxRetry);
-    if (json::GetOptionalInt(*spec, "maxRetry").has_value()) {
-      mutation.warnings.emplace_back(kMaxRetryZeroWarning);
-    }
+    if (spec.OptInt("maxRetry").has_value()) mutation.warnings.emplace_back(kMaxRetryZeroWarning);
   }
 
   int64_t min_sum = 0;
-  if (const json::Value* tasks = json::Find(*spec, "tasks"); tasks && tasks->IsArray()) {
-    for (rapidjson::SizeType i = 0; i < tasks->Size(); ++i) {
-      if ((*tasks)[i].IsObject()) MutateTask((*tasks)[i], i, patch, min_sum);
-    }
+  // Elements() skips the tasks that are not objects; index() is the task's own position.
+  for (FieldReader& task : spec.Elements("tasks")) {
+    MutateTask(task, static_cast<size_t>(task.index()), patch, min_sum);
   }
-  if (json::GetInt(*spec, "minAvailable") == 0) patch.AddInt("/spec/minAvailable", min_sum);
-  MutatePlugins(*spec, patch);
+  if (spec.Int("minAvailable") == 0) patch.AddInt("/spec/minAvailable", min_sum);
+  MutatePlugins(*spec.value(), patch);
   return mutation;
 }
 

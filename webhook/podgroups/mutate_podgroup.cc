@@ -1,5 +1,6 @@
 #include "webhook/podgroups/mutate_podgroup.h"
 
+#include "common/api/field_reader.h"
 #include "common/api/vocabulary.h"
 
 namespace basalt::webhook {
@@ -7,12 +8,13 @@ namespace basalt::webhook {
 JsonPatch MutatePodGroup(const json::Value& podgroup, std::string_view ns,
                          const ClusterLister& lister) {
   JsonPatch patch;
-  const json::Value* spec = json::Find(podgroup, "spec");
-  std::string_view queue = spec ? json::GetString(*spec, "queue") : std::string_view();
+  api::FieldReader reader(&podgroup, "");
+  api::FieldReader spec = reader.Child("spec");  // a queue of the wrong type reads as absent
+  std::string_view queue = spec.View("queue");
   if (!queue.empty() && queue != api::kDefaultQueue) return patch;
   std::string ns_queue = lister.NamespaceDefaultQueue(ns);
   if (ns_queue.empty() || ns_queue == queue) return patch;
-  if (spec == nullptr || !spec->IsObject()) {
+  if (spec.value() == nullptr) {
     json::Value value(rapidjson::kObjectType);
     value.AddMember("queue", json::MakeString(ns_queue, patch.allocator()), patch.allocator());
     patch.Add("/spec", value);
@@ -27,11 +29,7 @@ AdmissionResponse PodGroupMutator::Handle(const AdmissionRequest& request) const
     return AdmissionResponse::Allow();
   }
   std::string_view ns = request.namespace_;
-  if (ns.empty()) {
-    if (const json::Value* md = json::Find(*request.object, "metadata")) {
-      ns = json::GetString(*md, "namespace");
-    }
-  }
+  if (ns.empty()) ns = api::FieldReader(request.object, "").Child("metadata").View("namespace");
   JsonPatch patch = MutatePodGroup(*request.object, ns, lister_);
   if (patch.empty()) return AdmissionResponse::Allow();
   return AdmissionResponse::AllowWithPatch(patch.ToJson());

@@ -1,5 +1,6 @@
 #include "webhook/queues/mutate_queue.h"
 
+#include "common/api/field_reader.h"
 #include "common/api/vocabulary.h"
 #include "fmt/format.h"
 
@@ -7,9 +8,14 @@ namespace basalt::webhook {
 
 JsonPatch MutateQueue(const json::Value& queue) {
   JsonPatch patch;
-  if (const json::Value* annotations = json::FindPath(queue, {"metadata", "annotations"})) {
-    std::string_view hierarchy = json::GetString(*annotations, api::kHierarchyAnnotation);
-    std::string_view weights = json::GetString(*annotations, api::kHierarchyWeightsAnnotation);
+  // Members of the wrong type read as absent (the reader's type errors are not reported; the
+  // validator and the API server's schema refuse such objects).
+  api::FieldReader reader(&queue, "");
+  api::FieldReader metadata = reader.Child("metadata");
+  {
+    api::FieldReader annotations = metadata.Child("annotations");
+    std::string_view hierarchy = annotations.View(api::kHierarchyAnnotation);
+    std::string_view weights = annotations.View(api::kHierarchyWeightsAnnotation);
     bool rooted = hierarchy == "root" || hierarchy.substr(0, 5) == "root/";
     if (!hierarchy.empty() && !weights.empty() && !rooted) {
       patch.AddString(
@@ -20,10 +26,9 @@ JsonPatch MutateQueue(const json::Value& queue) {
                       fmt::format("1/{}", weights));
     }
   }
-  const json::Value* md = json::Find(queue, "metadata");
-  const bool is_root = md != nullptr && json::GetString(*md, "name") == api::kRootQueue;
-  const json::Value* spec = json::Find(queue, "spec");
-  if (spec == nullptr || !spec->IsObject()) {
+  const bool is_root = metadata.View("name") == api::kRootQueue;
+  api::FieldReader spec = reader.Child("spec");
+  if (spec.value() == nullptr) {
     json::Value value(rapidjson::kObjectType);
     value.AddMember("weight", 1, patch.allocator());
     value.AddMember("reclaimable", true, patch.allocator());
@@ -31,12 +36,9 @@ JsonPatch MutateQueue(const json::Value& queue) {
     patch.Add("/spec", value);
     return patch;
   }
-  if (json::GetInt(*spec, "weight") == 0) patch.AddInt("/spec/weight", 1);
-  if (!is_root && json::GetString(*spec, "parent").empty()) {
-    patch.AddString("/spec/parent", api::kRootQueue);
-  }
-  const json::Value* reclaimable = json::Find(*spec, "reclaimable");
-  if (reclaimable == nullptr || reclaimable->IsNull()) patch.AddBool("/spec/reclaimable", true);
+  if (spec.Int("weight") == 0) patch.AddInt("/spec/weight", 1);
+  if (!is_root && spec.View("parent").empty()) patch.AddString("/spec/parent", api::kRootQueue);
+  if (!spec.Has("reclaimable")) patch.AddBool("/spec/reclaimable", true);
   return patch;
 }
 

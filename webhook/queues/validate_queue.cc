@@ -2,10 +2,12 @@
 
 #include <charconv>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "common/api/field_reader.h"
 #include "common/api/vocabulary.h"
 #include "common/util/status.h"
 #include "fmt/format.h"
@@ -13,6 +15,11 @@
 
 namespace basalt::webhook {
 namespace {
+
+// The handlers read the Queue through api::FieldReader and ignore its type errors: a member
+// of the wrong type reads as absent, and the checks below report what they refuse in their
+// own (Volcano's) wording. The API server's schema refuses wrong types before admission.
+using api::FieldReader;
 
 using ResourceMap = std::map<std::string, resource::Quantity>;
 
@@ -33,16 +40,15 @@ std::vector<std::string_view> Split(std::string_view s, char sep) {
   }
 }
 
-void ValidateResources(const json::Value* spec, ErrorList& errors) {
+void ValidateResources(FieldReader& spec, ErrorList& errors) {
   const FieldPath spec_path("spec");
-  const json::Value* empty = nullptr;
-  ResourceMap capability = ReadResourceList(spec ? json::Find(*spec, "capability") : empty,
-                                            spec_path.Child("capability"), errors);
-  ResourceMap deserved = ReadResourceList(spec ? json::Find(*spec, "deserved") : empty,
-                                          spec_path.Child("deserved"), errors);
+  ResourceMap capability =
+      ReadResourceList(spec.Member("capability"), spec_path.Child("capability"), errors);
+  ResourceMap deserved =
+      ReadResourceList(spec.Member("deserved"), spec_path.Child("deserved"), errors);
   FieldPath guarantee_path = spec_path.Child("guarantee").Child("resource");
-  ResourceMap guarantee = ReadResourceList(
-      spec ? json::FindPath(*spec, {"guarantee", "resource"}) : empty, guarantee_path, errors);
+  ResourceMap guarantee =
+      ReadResourceList(spec.Child("guarantee").Member("resource"), guarantee_path, errors);
 
   for (const auto& [name, g] : guarantee) {
     if (!deserved.empty()) {
@@ -75,23 +81,18 @@ void ValidateResources(const json::Value* spec, ErrorList& errors) {
   }
 }
 
-void ValidateState(const json::Value* old_queue, const json::Value& queue, ErrorList& errors) {
-  const json::Value* status = json::Find(queue, "status");
-  std::string_view state = status ? json::GetString(*status, "state") : std::string_view();
+void ValidateState(FieldReader* old_queue, FieldReader& queue, ErrorList& errors) {
+  std::string_view state = queue.Child("status").View("state");
   if (state.empty() || state == api::kQueueOpen || state == api::kQueueClosed) return;
-  if (old_queue != nullptr) {
-    const json::Value* old_status = json::Find(*old_queue, "status");
-    if (old_status != nullptr && json::GetString(*old_status, "state") == state) return;
-  }
+  if (old_queue != nullptr && old_queue->Child("status").View("state") == state) return;
   errors.Invalid(FieldPath("status").Child("state"),
                  fmt::format("queue state must be in [Open Closed], got \"{}\"", state));
 }
 
-void ValidateHierarchyAnnotations(const json::Value& queue, ErrorList& errors) {
-  const json::Value* annotations = json::FindPath(queue, {"metadata", "annotations"});
-  if (annotations == nullptr) return;
-  std::string_view hierarchy = json::GetString(*annotations, api::kHierarchyAnnotation);
-  std::string_view weights = json::GetString(*annotations, api::kHierarchyWeightsAnnotation);
+void ValidateHierarchyAnnotations(FieldReader& metadata, ErrorList& errors) {
+  FieldReader annotations = metadata.Child("annotations");
+  std::string_view hierarchy = annotations.View(api::kHierarchyAnnotation);
+  std::string_view weights = annotations.View(api::kHierarchyWeightsAnnotation);
   if (hierarchy.empty() && weights.empty()) return;
   FieldPath path = FieldPath("metadata").Child("annotations");
   auto segments = Split(hierarchy, '/');
@@ -115,10 +116,10 @@ void ValidateHierarchyAnnotations(const json::Value& queue, ErrorList& errors) {
 }
 
 // Parent existence, depth and capability against ancestors.
-void ValidateParent(std::string_view name, const json::Value* spec, const ClusterLister& lister,
+void ValidateParent(std::string_view name, FieldReader& spec, const ClusterLister& lister,
                     const AdmissionOptions& options, ErrorList& errors) {
   const FieldPath parent_path = FieldPath("spec").Child("parent");
-  std::string_view parent = spec ? json::GetString(*spec, "parent") : std::string_view();
+  std::string_view parent = spec.View("parent");
   if (parent.empty() || parent == "root") return;
   if (parent == name) {
     errors.Invalid(parent_path, "queue can not be its own parent");
@@ -155,8 +156,8 @@ void ValidateParent(std::string_view name, const json::Value* spec, const Cluste
                                options.max_queue_depth));
   }
   ErrorList ignored;  // own quantities are reported by ValidateResources
-  ResourceMap capability = ReadResourceList(json::Find(*spec, "capability"),
-                                            FieldPath("spec").Child("capability"), ignored);
+  ResourceMap capability =
+      ReadResourceList(spec.Member("capability"), FieldPath("spec").Child("capability"), ignored);
   for (const auto& [resource_name, own] : capability) {
     for (const QueueInfo& ancestor : ancestors) {
       auto it = ancestor.capability.find(resource_name);
@@ -192,7 +193,7 @@ const std::map<std::string, std::string>& Field(const QueueInfo& q, std::string_
 // parent's. Checked both ways: this queue against its parent and siblings, and this queue's
 // children against it. A dimension the parent does not set is not limited (Basalt's choice:
 // Volcano treats an unset dimension the same way for deserved and capability).
-void ValidateTreeQuotas(std::string_view name, const json::Value& spec, const ClusterLister& lister,
+void ValidateTreeQuotas(std::string_view name, FieldReader& spec, const ClusterLister& lister,
                         ErrorList& errors) {
   ErrorList ignored;  // own quantities are reported by ValidateResources
   const FieldPath spec_path("spec");
@@ -203,13 +204,12 @@ void ValidateTreeQuotas(std::string_view name, const json::Value& spec, const Cl
   };
   std::vector<Dimension> dims;
   dims.push_back({"guarantee", spec_path.Child("guarantee").Child("resource"),
-                  ReadResourceList(json::FindPath(spec, {"guarantee", "resource"}),
+                  ReadResourceList(spec.Child("guarantee").Member("resource"),
                                    spec_path.Child("guarantee").Child("resource"), ignored)});
-  dims.push_back(
-      {"deserved", spec_path.Child("deserved"),
-       ReadResourceList(json::Find(spec, "deserved"), spec_path.Child("deserved"), ignored)});
+  dims.push_back({"deserved", spec_path.Child("deserved"),
+                  ReadResourceList(spec.Member("deserved"), spec_path.Child("deserved"), ignored)});
 
-  const std::string_view parent = json::GetString(spec, "parent");
+  const std::string_view parent = spec.View("parent");
   if (!parent.empty() && parent != api::kRootQueue && parent != name) {
     auto parent_info = lister.GetQueue(parent);
     if (parent_info.ok()) {
@@ -266,7 +266,7 @@ void ValidateTreeQuotas(std::string_view name, const json::Value& spec, const Cl
     }
   }
   const ResourceMap capability =
-      ReadResourceList(json::Find(spec, "capability"), spec_path.Child("capability"), ignored);
+      ReadResourceList(spec.Member("capability"), spec_path.Child("capability"), ignored);
   for (const auto& [resource_name, own] : capability) {
     for (const QueueInfo& c : children) {
       const ResourceMap theirs = ParseQuantities(c.capability);
@@ -282,11 +282,10 @@ void ValidateTreeQuotas(std::string_view name, const json::Value& spec, const Cl
   }
 }
 
-bool SameMember(const json::Value* a, const json::Value* b, std::string_view key) {
-  const json::Value* x = a ? json::Find(*a, key) : nullptr;
-  const json::Value* y = b ? json::Find(*b, key) : nullptr;
-  if (x != nullptr && x->IsNull()) x = nullptr;
-  if (y != nullptr && y->IsNull()) y = nullptr;
+// Whether member `key` is the same in both (absent and null are the same).
+bool SameMember(const FieldReader& a, const FieldReader& b, std::string_view key) {
+  const json::Value* x = a.Member(key);
+  const json::Value* y = b.Member(key);
   if (x == nullptr || y == nullptr) return x == y;
   return *x == *y;
 }
@@ -297,15 +296,18 @@ ErrorList ValidateQueueCreateOrUpdate(const json::Value* old_queue, const json::
                                       const ClusterLister& lister,
                                       const AdmissionOptions& options) {
   ErrorList errors;
-  const json::Value* md = json::Find(queue, "metadata");
-  std::string_view name = md ? json::GetString(*md, "name") : std::string_view();
-  const json::Value* spec = json::Find(queue, "spec");
-  if (spec != nullptr && !spec->IsObject()) spec = nullptr;
-  const json::Value* old_spec = old_queue ? json::Find(*old_queue, "spec") : nullptr;
+  FieldReader reader(&queue, "");
+  FieldReader metadata = reader.Child("metadata");
+  std::string_view name = metadata.View("name");
+  FieldReader spec = reader.Child("spec");
+  const bool has_spec = spec.value() != nullptr;
+  std::optional<FieldReader> old_reader;
+  if (old_queue != nullptr) old_reader.emplace(old_queue, "");
+  FieldReader old_spec = old_reader ? old_reader->Child("spec") : FieldReader(nullptr, "");
 
   ValidateResources(spec, errors);
-  if (spec != nullptr) {
-    if (auto weight = json::GetOptionalInt(*spec, "weight")) {
+  if (has_spec) {
+    if (auto weight = spec.OptInt("weight")) {
       if (*weight < 1) {
         errors.Invalid(FieldPath("spec").Child("weight"),
                        "queue weight must be a positive integer");
@@ -315,20 +317,20 @@ ErrorList ValidateQueueCreateOrUpdate(const json::Value* old_queue, const json::
       }
     }
   }
-  ValidateState(old_queue, queue, errors);
-  ValidateHierarchyAnnotations(queue, errors);
+  ValidateState(old_reader ? &*old_reader : nullptr, reader, errors);
+  ValidateHierarchyAnnotations(metadata, errors);
 
   bool parent_changed = old_queue == nullptr || !SameMember(old_spec, spec, "parent");
   bool capability_changed = old_queue == nullptr || !SameMember(old_spec, spec, "capability");
   const size_t before_parent = errors.size();
-  if (spec != nullptr && name != "root" && (parent_changed || capability_changed)) {
+  if (has_spec && name != "root" && (parent_changed || capability_changed)) {
     ValidateParent(name, spec, lister, options, errors);
   }
   const bool parent_ok = errors.size() == before_parent;  // no quota sums across a broken tree
   const bool quotas_changed = capability_changed || !SameMember(old_spec, spec, "deserved") ||
                               !SameMember(old_spec, spec, "guarantee");
-  if (spec != nullptr && name != "root" && parent_ok && (parent_changed || quotas_changed)) {
-    ValidateTreeQuotas(name, *spec, lister, errors);
+  if (has_spec && name != "root" && parent_ok && (parent_changed || quotas_changed)) {
+    ValidateTreeQuotas(name, spec, lister, errors);
   }
   if (old_queue != nullptr && name == "root" && options.root_queue_protection) {
     for (std::string_view field : {"capability", "deserved", "guarantee"}) {
@@ -378,8 +380,7 @@ AdmissionResponse QueueValidator::Handle(const AdmissionRequest& request) const 
     case Operation::kDelete: {
       std::string name = request.name;
       if (name.empty() && request.old_object != nullptr) {
-        const json::Value* md = json::Find(*request.old_object, "metadata");
-        if (md != nullptr) name = std::string(json::GetString(*md, "name"));
+        name = FieldReader(request.old_object, "").Child("metadata").String("name");
       }
       return ValidateQueueDelete(name, lister_).ToResponse();
     }

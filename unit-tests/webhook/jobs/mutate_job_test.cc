@@ -217,6 +217,22 @@ TEST_CASE("JobMutator: huge task counts saturate the default job minAvailable, n
         R"([{"op":"add","path":"/spec/tasks/0/minAvailable","value":9223372036854775807}])");
 }
 
+TEST_CASE("JobMutator: a task that is not an object is skipped, the others keep their positions",
+          "[webhook][jobs]") {
+  JobMutator mutator("volcano");
+  // Members of the wrong type read as unset (the validator refuses such Jobs).
+  AdmissionResponse r = Run(mutator, Operation::kCreate,
+                            DefaultedJob()
+                                .Set("/spec/tasks/1", "7")
+                                .Set("/spec/tasks/2", R"({"name":5,"replicas":2,"maxRetry":1,
+                                      "template":{"spec":{"hostNetwork":true}}})"));
+  CHECK(r.allowed);
+  CHECK(r.patch == R"([{"op":"add","path":"/spec/tasks/2/name","value":"default2"},)"
+                   R"({"op":"add","path":"/spec/tasks/2/template/spec/dnsPolicy",)"
+                   R"("value":"ClusterFirstWithHostNet"},)"
+                   R"({"op":"add","path":"/spec/tasks/2/minAvailable","value":2}])");
+}
+
 TEST_CASE("JobMutator: UPDATE and DELETE are allowed without a patch", "[webhook][jobs]") {
   JobMutator mutator("volcano");
   AdmissionResponse update = Run(mutator, Operation::kUpdate, BareJob(), BareJob());

@@ -1,0 +1,112 @@
+#include "common/api/field_reader.h"
+
+#include <string>
+#include <vector>
+
+#include "catch2/catch.hpp"
+#include "common/util/json.h"
+#include "common/util/status.h"
+
+namespace {
+
+using basalt::MessageOf;
+using basalt::api::FieldReader;
+
+basalt::json::Document Doc(std::string_view text) {
+  auto doc = basalt::json::Parse(text);
+  REQUIRE(doc.ok());
+  return *std::move(doc);
+}
+
+TEST_CASE("FieldReader: paths of nested members and list elements read as in error messages",
+          "[api][field_reader]") {
+  auto doc = Doc(R"({"spec": {"tasks": [{"template": {"spec": {"n": 1}}}, 7,
+                                        {"template": {"spec": {"n": "x"}}}]}})");
+  FieldReader root(&doc, "");
+  CHECK(root.path().empty());
+  std::vector<FieldReader> tasks = root.Child("spec").Elements("tasks");
+  REQUIRE(tasks.size() == 2);
+  FieldReader inner = tasks[1].Child("template").Child("spec");
+  CHECK(inner.path() == "spec.tasks[2].template.spec");
+  CHECK(inner.index() == -1);
+  CHECK(tasks[1].index() == 2);
+  CHECK(inner.Int("n") == 0);
+  // The element that is not an object was reported first.
+  CHECK(MessageOf(root.status()) == "spec.tasks[1]: must be an object");
+}
+
+TEST_CASE("FieldReader: a type error deep in the document carries the whole path",
+          "[api][field_reader]") {
+  auto doc = Doc(R"({"spec": {"tasks": [{"name": "a"}, {"template": {"spec": {"n": "x"}}}]}})");
+  FieldReader root(&doc, "");
+  std::vector<FieldReader> tasks = root.Child("spec").Elements("tasks");
+  REQUIRE(tasks.size() == 2);
+  CHECK(tasks[0].String("name") == "a");
+  CHECK(root.ok());
+  CHECK(tasks[1].Child("template").Child("spec").Int("n", 5) == 5);
+  CHECK(MessageOf(root.status()) == "spec.tasks[1].template.spec.n: must be an integer");
+}
+
+TEST_CASE("FieldReader: a root path prefixes every path, absent members included",
+          "[api][field_reader]") {
+  auto doc = Doc(R"({"plugins": {"ssh": []}})");
+  FieldReader root(&doc, "spec.jobTemplate");
+  FieldReader absent = root.Child("policy").Child("nested");
+  CHECK(absent.value() == nullptr);
+  CHECK(absent.path() == "spec.jobTemplate.policy.nested");
+  absent.Fail("field", "Required value");
+  CHECK(MessageOf(root.status()) == "spec.jobTemplate.policy.nested.field: Required value");
+  // Only the first error is kept.
+  root.Fail("other", "ignored");
+  CHECK(MessageOf(root.status()) == "spec.jobTemplate.policy.nested.field: Required value");
+}
+
+TEST_CASE("FieldReader: a root that is not an object is reported as value or by its path",
+          "[api][field_reader]") {
+  auto doc = Doc(R"({"a": 1})");
+  const basalt::json::Value* one = basalt::json::Find(doc, "a");
+  FieldReader unnamed(one, "");
+  CHECK(unnamed.value() == nullptr);
+  CHECK(MessageOf(unnamed.status()) == "value: must be an object");
+  FieldReader named(one, "status");
+  CHECK(MessageOf(named.status()) == "status: must be an object");
+  CHECK(named.String("x").empty());
+}
+
+TEST_CASE("FieldReader: members of the wrong type are reported under their own path",
+          "[api][field_reader]") {
+  auto doc = Doc(R"({"spec": {"labels": {"a": "b", "c": 3}, "obj": [], "list": {}}})");
+  FieldReader root(&doc, "");
+  FieldReader spec = root.Child("spec");
+  CHECK(spec.StringMapAt("labels").size() == 1);
+  CHECK(MessageOf(root.status()) == "spec.labels.c: must be a string");
+
+  FieldReader again(&doc, "");
+  CHECK(again.Child("spec").Child("obj").value() == nullptr);
+  CHECK(MessageOf(again.status()) == "spec.obj: must be an object");
+
+  FieldReader third(&doc, "");
+  CHECK(third.Child("spec").Elements("list").empty());
+  CHECK(MessageOf(third.status()) == "spec.list: must be an array");
+}
+
+TEST_CASE("FieldReader: paths stay right past the inline node table and after the root is gone",
+          "[api][field_reader]") {
+  std::string text = R"({"items": [)";
+  for (int i = 0; i < 40; ++i) text += std::string(i > 0 ? "," : "") + R"({"v": {"n": 1}})";
+  text += "]}";
+  auto doc = Doc(text);
+  std::vector<FieldReader> items = FieldReader(&doc, "list").Elements("items");  // root temporary
+  REQUIRE(items.size() == 40);
+  std::vector<FieldReader> children;
+  for (FieldReader& item : items) children.push_back(item.Child("v"));
+  CHECK(items[0].path() == "list.items[0]");
+  CHECK(items[39].path() == "list.items[39]");
+  CHECK(children[17].path() == "list.items[17].v");
+  CHECK(children[39].Child("missing").path() == "list.items[39].v.missing");
+  CHECK(children[39].Int("n") == 1);
+  children[30].Fail("n", "must be odd");
+  CHECK(MessageOf(items[0].status()) == "list.items[30].v.n: must be odd");
+}
+
+}  // namespace
