@@ -154,10 +154,15 @@ cleanup_on_failure() {
 trap cleanup_on_failure EXIT
 
 port_in_use() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+# Ports below the kernel's ephemeral range: a port picked inside it can be taken by any outbound
+# connection (the API server's to etcd, a kubectl) between the pick and the bind (seen: kwok
+# "bind: address already in use").
+EPHEMERAL_LOW=$(awk '{print $1}' /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || echo 32768)
+if ((EPHEMERAL_LOW > 22000)); then PORT_LOW=20000 PORT_SPAN=$((EPHEMERAL_LOW - 20000)); else PORT_LOW=20000 PORT_SPAN=30000; fi
 free_port() {
   local p
   for _ in $(seq 1 200); do
-    p=$((20000 + RANDOM % 30000))
+    p=$((PORT_LOW + RANDOM % PORT_SPAN))
     if ! port_in_use "$p" && ! grep -qx "$p" "$STATE_DIR/.ports" 2>/dev/null; then
       echo "$p" >>"$STATE_DIR/.ports"
       echo "$p"
