@@ -13,8 +13,9 @@
 #   elastic  25 offline jobs of 32 x 1 GPU, minMember 8 (offline-batch); online: 16 x 2 GPUs,
 #            minMember 16. Minimum: 32 one-GPU pods (2 on each of 16 nodes).
 #   rigid    100 offline gangs of 8 x 1 GPU, minMember 8; online: 16 x 1 GPU, minMember 16.
-#            Minimum: 16 pods (2 whole gangs); preempt never breaks a gang, so it evicts none
-#            and the online job does not run (reported as "not running after <timeout> s").
+#            Minimum: 16 pods (2 whole gangs); neither action breaks a gang: both take whole
+#            gangs (an online job still pending at the end is reported "not running after
+#            <timeout> s").
 # Prints one line per run: action, scenario, seconds to Running, pods evicted, minimum. The
 # cluster is left running for another pass (--reuse); stop it with
 # e2e/cluster/down.sh --state-dir <state dir>.
