@@ -109,5 +109,30 @@ TEST_CASE("Queue position: waiting jobs move up when the first completes", "[sch
   CHECK(Position(cluster, "ns/j3") == "2/2");
 }
 
+TEST_CASE("Queue position: a queue that does not move writes nothing, cycle after cycle",
+          "[sched][session]") {
+  FakeCluster cluster;
+  cluster.AddNode(MakeNode("n1").Allocatable("cpu", "8").Allocatable("nvidia.com/gpu", 2));
+  cluster.AddQueue(MakeQueue("q1"));
+  for (int i = 0; i < 3; ++i) {
+    cluster.AddJob(MakeJob("ns", fmt::format("j{}", i))
+                       .Queue("q1")
+                       .MinAvailable(1)
+                       .MinResources("nvidia.com/gpu", "2")
+                       .Created(0),
+                   1, MakeTask("t").Request("cpu", "1").Request("nvidia.com/gpu", 2));
+  }
+  const SchedulerConfig config = DefaultSchedulerConfig();
+  for (int c = 0; c < 6; ++c) REQUIRE(cluster.RunCycle(config).ok());  // positions from T(5)
+  REQUIRE(Position(cluster, "ns/j2") == "2/2");
+  // Past both the delay and the refresh interval: the positions are what they were, so neither
+  // they nor anything else of the PodGroups is written again.
+  for (int c = 6; c < 30; ++c) {
+    REQUIRE(cluster.RunCycle(config).ok());
+    INFO("cycle " << c + 1);
+    CHECK(cluster.last_sink().podgroups.empty());
+  }
+}
+
 }  // namespace
 }  // namespace basalt::sched
