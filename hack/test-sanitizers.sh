@@ -109,8 +109,9 @@ run_ctest() {
     "$REPO_ROOT/e2e/cluster/build.sh"
     ensure_kubectl
   fi
+  # --no-tests=error: a selection that matches nothing is a failure, not a pass.
   nice -n 5 ctest --test-dir "$tree" -L "$labels" --output-on-failure --timeout 900 -j "$JOBS" \
-    "$@" "${CTEST_EXTRA[@]}" >"$log" 2>&1 || rc=$?
+    --no-tests=error "$@" "${CTEST_EXTRA[@]}" >"$log" 2>&1 || rc=$?
   tail -n 3 "$log" >&2
   if ((rc != 0)); then
     # The failing tests' output, with the sanitizer reports (ctest --output-on-failure).
@@ -209,8 +210,8 @@ if want tsan; then
   stage_begin tsan-build
   tsan_select=()
   if [[ $TSAN_TARGETS != all ]]; then
-    # The tests of those binaries only (their names are "<binary>: <test case>").
-    tsan_select=(-R "^(${TSAN_TARGETS//,/|}): ")
+    # The tests of those binaries only (their names are "<binary>:<test case>").
+    tsan_select=(-R "^(${TSAN_TARGETS//,/|}):")
   fi
   hlog "building the TSan tree into $TSAN_TREE (targets: $TSAN_TARGETS)"
   rc=0
