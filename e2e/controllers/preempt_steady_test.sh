@@ -14,6 +14,7 @@
 #     more), and none of them fails.
 source "$(dirname "$0")/../lib/testlib.sh"
 source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/coloc_lib.sh"
 
 DURATION=${PREEMPT_STEADY_SECONDS:-300}
 POOL_GPUS=16
@@ -21,98 +22,8 @@ install_crds
 ns=$(new_namespace ctrl-steady)
 suffix=$RANDOM
 pool=steady-$suffix
-CLUSTER_OBJECTS=()
-for n in a b c d; do
-  kubectl apply -f - >/dev/null <<YAML
-apiVersion: v1
-kind: Node
-metadata:
-  name: $pool-$n
-  annotations: {kwok.x-k8s.io/node: fake}
-  labels: {type: kwok, kubernetes.io/hostname: $pool-$n, basalt.dev/pool: $pool}
-status:
-  allocatable: {cpu: "32", memory: 256Gi, nvidia.com/gpu: "4", pods: "110"}
-  capacity: {cpu: "32", memory: 256Gi, nvidia.com/gpu: "4", pods: "110"}
-YAML
-  CLUSTER_OBJECTS+=("node/$pool-$n")
-done
-cleanup_nodes() { # the pods first, so no later test sees them on nodes that are gone
-  kubectl -n "$ns" delete vcjobs --all --wait=false >/dev/null 2>&1 || true
-  kubectl -n "$ns" delete pods --all --grace-period=0 --force --wait=true --timeout=60s >/dev/null 2>&1 || true
-  local o
-  for o in "${CLUSTER_OBJECTS[@]}"; do kubectl delete "$o" --ignore-not-found --wait=false >/dev/null 2>&1 || true; done
-}
-kubectl apply -f - >/dev/null <<'YAML'
-apiVersion: scheduling.k8s.io/v1
-kind: PriorityClass
-metadata: {name: online-critical}
-value: 1000000
-description: online core service, must not be preempted
----
-apiVersion: scheduling.k8s.io/v1
-kind: PriorityClass
-metadata: {name: offline-batch}
-value: 100
-description: offline batch work, may be preempted
-YAML
-
-conf=$BASALT_TEST_CLUSTER_DIR/steady-$suffix.conf
-cat >"$conf" <<'YAML'
-actions: "enqueue, allocate, backfill, reclaim, preempt"
-tiers:
-- plugins:
-  - name: priority
-  - name: gang
-    enablePreemptable: false
-  - name: conformance
-- plugins:
-  - name: overcommit
-  - name: drf
-    enablePreemptable: false
-  - name: predicates
-  - name: proportion
-  - name: nodeorder
-  - name: binpack
-YAML
-cm_start
-"$SCHED_BIN" --kubeconfig="$KUBECONFIG" --leader-elect=false --metrics-addr=127.0.0.1:0 \
-  --health-addr=127.0.0.1:0 --schedule-period=500ms --scheduler-conf="$conf" -v=2 \
-  >>"$BASALT_TEST_CLUSTER_DIR/logs/vc-scheduler-e2e-$E2E_NAME.log" 2>&1 &
-SCHED_PID=$!
-echo "$SCHED_PID" >"$BASALT_TEST_CLUSTER_DIR/pids/vc-scheduler-e2e-$E2E_NAME.pid"
-echo "$SCHED_BIN" >"$BASALT_TEST_CLUSTER_DIR/pids/vc-scheduler-e2e-$E2E_NAME.cmd"
-trap 'cleanup_nodes; rm -f "$conf"; controllers_on_exit' EXIT
-wait_for "queue default exists" 30 kubectl get queue default
-
-job() { # NAME CLASS REPLICAS MIN_AVAILABLE
-  cat <<YAML
----
-apiVersion: batch.volcano.sh/v1alpha1
-kind: Job
-metadata: {name: $1, namespace: $ns}
-spec:
-  schedulerName: volcano
-  queue: default
-  priorityClassName: $2
-  minAvailable: $4
-  maxRetry: 100
-  policies: [{event: PodEvicted, action: RestartJob}]
-  tasks:
-  - name: main
-    replicas: $3
-    template:
-      spec:
-        priorityClassName: $2
-        restartPolicy: Never
-        nodeSelector: {basalt.dev/pool: $pool}
-        containers:
-        - name: main
-          image: busybox
-          resources:
-            requests: {cpu: "1", memory: 1Gi, nvidia.com/gpu: "1"}
-            limits: {nvidia.com/gpu: "1"}
-YAML
-}
+COLOC_MAX_RETRY=100
+coloc_start a b c d
 # Pods of the namespace bound to a node and not terminating (each holds 1 GPU), optionally of
 # one job.
 bound() {
