@@ -32,19 +32,7 @@ status:
 YAML
     CLUSTER_OBJECTS+=("node/$pool-$n")
   done
-  kubectl apply -f - >/dev/null <<'YAML'
-apiVersion: scheduling.k8s.io/v1
-kind: PriorityClass
-metadata: {name: online-critical}
-value: 1000000
-description: online core service, must not be preempted
----
-apiVersion: scheduling.k8s.io/v1
-kind: PriorityClass
-metadata: {name: offline-batch}
-value: 100
-description: offline batch work, may be preempted
-YAML
+  kubectl apply -f "$(dirname "${BASH_SOURCE[0]}")/../../examples/priorityclasses.yaml" >/dev/null
 
   conf=$BASALT_TEST_CLUSTER_DIR/$pool.conf
   cat >"$conf" <<'YAML'

@@ -59,17 +59,5 @@ evicted_events() {
 preempt_pool_setup() {
   add_fake_node "$pool-a" 4 "basalt.dev/pool=$pool"
   add_fake_node "$pool-b" 4 "basalt.dev/pool=$pool"
-  kubectl apply -f - >/dev/null <<'YAML'
-apiVersion: scheduling.k8s.io/v1
-kind: PriorityClass
-metadata: {name: online-critical}
-value: 1000000
-description: online core service, must not be preempted
----
-apiVersion: scheduling.k8s.io/v1
-kind: PriorityClass
-metadata: {name: offline-batch}
-value: 100
-description: offline batch work, may be preempted
-YAML
+  kubectl apply -f "$(dirname "${BASH_SOURCE[0]}")/../../examples/priorityclasses.yaml" >/dev/null
 }

@@ -20,18 +20,24 @@ std::string Position(const FakeCluster& cluster, const std::string& job) {
   return c == nullptr ? "" : c->message;
 }
 
+// A one-pod job that needs the whole two-GPU node, so that jobs of one queue wait one behind
+// the other.
+void AddWholeNodeJob(FakeCluster& cluster, const std::string& name, int created) {
+  cluster.AddJob(MakeJob("ns", name)
+                     .Queue("q1")
+                     .MinAvailable(1)
+                     .MinResources("nvidia.com/gpu", "2")
+                     .Created(created),
+                 1, MakeTask("t").Request("cpu", "1").Request("nvidia.com/gpu", 2));
+}
+
 TEST_CASE("Queue position: three waiting jobs of a full queue show 1/3, 2/3 and 3/3",
           "[sched][session]") {
   FakeCluster cluster;
   cluster.AddNode(MakeNode("n1").Allocatable("cpu", "8").Allocatable("nvidia.com/gpu", 2));
   cluster.AddQueue(MakeQueue("q1"));
   for (int i = 0; i < 4; ++i) {
-    cluster.AddJob(MakeJob("ns", fmt::format("j{}", i))
-                       .Queue("q1")
-                       .MinAvailable(1)
-                       .MinResources("nvidia.com/gpu", "2")
-                       .Created(i),
-                   1, MakeTask("t").Request("cpu", "1").Request("nvidia.com/gpu", 2));
+    AddWholeNodeJob(cluster, fmt::format("j{}", i), i);
   }
   const SchedulerConfig config = DefaultSchedulerConfig();
   // A cycle a second (T(cycle)); the last job is created at T(3): its position comes once its
@@ -64,14 +70,7 @@ TEST_CASE("Queue position: a moved position is rewritten at most every refresh i
   FakeCluster cluster;
   cluster.AddNode(MakeNode("n1").Allocatable("cpu", "8").Allocatable("nvidia.com/gpu", 2));
   cluster.AddQueue(MakeQueue("q1"));
-  auto add = [&](const std::string& name, int created) {
-    cluster.AddJob(MakeJob("ns", name)
-                       .Queue("q1")
-                       .MinAvailable(1)
-                       .MinResources("nvidia.com/gpu", "2")
-                       .Created(created),
-                   1, MakeTask("t").Request("cpu", "1").Request("nvidia.com/gpu", 2));
-  };
+  auto add = [&](const std::string& name, int created) { AddWholeNodeJob(cluster, name, created); };
   add("j0", 0);
   add("j1", 0);
   const SchedulerConfig config = DefaultSchedulerConfig();
@@ -90,12 +89,7 @@ TEST_CASE("Queue position: waiting jobs move up when the first completes", "[sch
   cluster.AddNode(MakeNode("n1").Allocatable("cpu", "8").Allocatable("nvidia.com/gpu", 2));
   cluster.AddQueue(MakeQueue("q1"));
   for (int i = 0; i < 4; ++i) {
-    cluster.AddJob(MakeJob("ns", fmt::format("j{}", i))
-                       .Queue("q1")
-                       .MinAvailable(1)
-                       .MinResources("nvidia.com/gpu", "2")
-                       .Created(i),
-                   1, MakeTask("t").Request("cpu", "1").Request("nvidia.com/gpu", 2));
+    AddWholeNodeJob(cluster, fmt::format("j{}", i), i);
   }
   const SchedulerConfig config = DefaultSchedulerConfig();
   for (int c = 0; c < 9; ++c) REQUIRE(cluster.RunCycle(config).ok());
@@ -115,12 +109,7 @@ TEST_CASE("Queue position: a queue that does not move writes nothing, cycle afte
   cluster.AddNode(MakeNode("n1").Allocatable("cpu", "8").Allocatable("nvidia.com/gpu", 2));
   cluster.AddQueue(MakeQueue("q1"));
   for (int i = 0; i < 3; ++i) {
-    cluster.AddJob(MakeJob("ns", fmt::format("j{}", i))
-                       .Queue("q1")
-                       .MinAvailable(1)
-                       .MinResources("nvidia.com/gpu", "2")
-                       .Created(0),
-                   1, MakeTask("t").Request("cpu", "1").Request("nvidia.com/gpu", 2));
+    AddWholeNodeJob(cluster, fmt::format("j{}", i), 0);
   }
   const SchedulerConfig config = DefaultSchedulerConfig();
   for (int c = 0; c < 6; ++c) REQUIRE(cluster.RunCycle(config).ok());  // positions from T(5)
