@@ -7,10 +7,11 @@
 #
 # Unless BASALT_SANITIZERS=0 (or ctest arguments are given, which select a subset), the
 # sanitizer and fuzz stages of hack/test-sanitizers.sh run in the background while ctest runs
-# the suites, in their own Clang build tree, niced: by default ASan+UBSan unit tests and each
-# fuzzer for BASALT_FUZZ_TIME seconds, then the TSan unit tests of the threaded code
-# (BASALT_SANITIZER_STAGES, default asan,fuzz,tsan); BASALT_ASAN_LABELS='unit|integration'
-# and BASALT_TSAN_LABELS='unit|integration' add the integration tests. They are time-boxed
+# the suites, in their own Clang build tree, niced: by default the ASan+UBSan unit and
+# integration tests and each fuzzer for BASALT_FUZZ_TIME seconds, then the TSan unit and
+# integration tests of the threaded code (BASALT_SANITIZER_STAGES, default asan,fuzz,tsan;
+# BASALT_ASAN_LABELS / BASALT_TSAN_LABELS, default 'unit|integration', =unit leaves the
+# integration tests out: each takes its own throwaway cluster). They are time-boxed
 # (BASALT_SANITIZERS_TIMEOUT seconds, killed after; by default what is left of
 # BASALT_RUN_BUDGET, 2640 s from the start of this script, at least 600 s, so that a cold run
 # ends within CI's 45 minutes), waited for after ctest, and
@@ -65,8 +66,8 @@ FUZZ_TIME=${BASALT_FUZZ_TIME:-20}
 SAN_TIMEOUT=${BASALT_SANITIZERS_TIMEOUT:-}
 RUN_BUDGET=${BASALT_RUN_BUDGET:-2640}
 SAN_STAGES=${BASALT_SANITIZER_STAGES:-asan,fuzz,tsan}
-ASAN_LABELS=${BASALT_ASAN_LABELS:-unit}
-TSAN_LABELS=${BASALT_TSAN_LABELS:-unit}
+ASAN_LABELS=${BASALT_ASAN_LABELS:-unit|integration}
+TSAN_LABELS=${BASALT_TSAN_LABELS:-unit|integration}
 
 "$HACK_DIR/install-deps.sh"
 
