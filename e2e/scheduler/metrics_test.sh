@@ -94,6 +94,8 @@ deserved=$(value volcano_queue_deserved_scalar_resources "queue_name=\"$q\",reso
 e2e_log "deserved GPUs of $q (milli): $deserved"
 [[ -n $deserved ]] && awk -v d="$deserved" 'BEGIN{exit !(d >= 2000)}' ||
   fail "deserved GPUs of $q ($deserved) below what it holds (2000)"
+expect_eq "bind latency observed (volcano_task_operation_latency_milliseconds, bind success)" \
+  "$( (($(value volcano_task_operation_latency_milliseconds_count 'operation="bind",result="success"') >= 2)) && echo yes)" "yes"
 expect_eq "job latency observed" "$( (($(value volcano_e2e_job_scheduling_latency_milliseconds_count) >= 1)) && echo yes)" "yes"
 expect_contains "per-job scheduling duration of fits" \
   "$(scrape | grep '^volcano_e2e_job_scheduling_duration{')" "job_name=\"fits\",job_namespace=\"$ns\",queue=\"$q\""

@@ -22,7 +22,9 @@ prometheus::Family<prometheus::Gauge>& Gauge(prometheus::Registry& r, const std:
 }
 
 double UnixSeconds(Timestamp t) {
-  return std::chrono::duration<double>(t.time_since_epoch()).count();
+  // Whole seconds, as Volcano's (time.Unix()).
+  return static_cast<double>(
+      std::chrono::floor<std::chrono::seconds>(t.time_since_epoch()).count());
 }
 
 std::string JobKey(const std::string& ns, const std::string& name) { return ns + "/" + name; }
@@ -76,6 +78,15 @@ VolcanoMetrics::VolcanoMetrics(prometheus::Registry& registry)
       attempts_scheduled_(attempts_.Add({{"result", "scheduled"}})),
       attempts_unschedulable_(attempts_.Add({{"result", "unschedulable"}})),
       attempts_error_(attempts_.Add({{"result", "error"}})),
+      task_operation_(prometheus::BuildHistogram()
+                          .Name("volcano_task_operation_latency_milliseconds")
+                          .Help("Task operation latency in milliseconds (operation bind: the "
+                                "POST pods/binding to the API server's answer)")
+                          .Register(registry)),
+      bind_ok_latency_(
+          task_operation_.Add({{"operation", "bind"}, {"result", "success"}}, Exponential(5, 15))),
+      bind_error_latency_(
+          task_operation_.Add({{"operation", "bind"}, {"result", "error"}}, Exponential(5, 15))),
       preemption_victims_(Gauge(registry, "volcano_pod_preemption_victims",
                                 "Number of selected preemption victims (preempt and reclaim, "
                                 "last cycle)")
@@ -249,6 +260,10 @@ void VolcanoMetrics::ObserveCycle(const CycleReport& report, const ClusterInfo& 
     if (seen.count(name) == 0) RemoveQueue(name);
   }
   queues_ = std::move(seen);
+}
+
+void VolcanoMetrics::ObserveBindLatency(bool ok, std::chrono::nanoseconds latency) {
+  (ok ? bind_ok_latency_ : bind_error_latency_).Observe(Millis(latency));
 }
 
 void VolcanoMetrics::ObserveBindError() {

@@ -14,6 +14,7 @@
 // bookkeeping maps are not). Ownership: the families belong to the registry given at
 // construction, which must outlive this object.
 
+#include <chrono>
 #include <map>
 #include <mutex>
 #include <set>
@@ -41,6 +42,9 @@ class VolcanoMetrics {
   void ObserveCycle(const CycleReport& report, const ClusterInfo& cluster);
   // A bind the API server refused: schedule_attempts_total{result="error"}.
   void ObserveBindError();
+  // One bind's answer (ok or refused) after `latency`:
+  // volcano_task_operation_latency_milliseconds{operation="bind",result="success"|"error"}.
+  void ObserveBindLatency(bool ok, std::chrono::nanoseconds latency);
 
  private:
   // The three gauges of one resource vector (milli_cpu, memory_bytes, scalar_resources).
@@ -68,6 +72,9 @@ class VolcanoMetrics {
   prometheus::Counter& attempts_scheduled_;
   prometheus::Counter& attempts_unschedulable_;
   prometheus::Counter& attempts_error_;
+  prometheus::Family<prometheus::Histogram>& task_operation_;
+  prometheus::Histogram& bind_ok_latency_;
+  prometheus::Histogram& bind_error_latency_;
   prometheus::Gauge& preemption_victims_;
   prometheus::Counter& preemption_attempts_;
   prometheus::Family<prometheus::Gauge>& unschedule_task_count_;

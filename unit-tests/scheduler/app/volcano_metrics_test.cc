@@ -58,7 +58,15 @@ TEST_CASE("VolcanoMetrics: a cycle's report becomes Volcano's series and labels"
   VolcanoMetrics m(registry);
   m.ObserveCycle(Report(), ClusterWith({{"ns", "a"}, {"ns", "b"}}));
   m.ObserveBindError();
+  m.ObserveBindLatency(true, std::chrono::milliseconds(7));
+  m.ObserveBindLatency(false, std::chrono::milliseconds(30));
   const std::string text = Scrape(registry);
+  CHECK(Has(text,
+            "volcano_task_operation_latency_milliseconds_count{operation=\"bind\","
+            "result=\"success\"} 1"));
+  CHECK(Has(text,
+            "volcano_task_operation_latency_milliseconds_sum{operation=\"bind\","
+            "result=\"error\"} 30"));
   CHECK(Has(text, "volcano_e2e_scheduling_latency_milliseconds_count 1"));
   CHECK(Has(text, "volcano_e2e_scheduling_latency_milliseconds_sum 12"));
   CHECK(Has(text, "volcano_action_scheduling_latency_milliseconds_count{action=\"allocate\"} 1"));
@@ -83,7 +91,7 @@ TEST_CASE("VolcanoMetrics: a cycle's report becomes Volcano's series and labels"
             "queue=\"default\"} 1700000000"));
   CHECK(Has(text,
             "volcano_e2e_job_scheduling_last_time{job_name=\"a\",job_namespace=\"ns\","
-            "queue=\"default\"} 1700000001.5"));
+            "queue=\"default\"} 1700000001"));
   CHECK(Has(text, "volcano_job_share{job_id=\"a\",job_ns=\"ns\"} 0.25"));
   CHECK(Has(text, "volcano_job_share{job_id=\"b\",job_ns=\"ns\"} 0"));
   CHECK(Has(text, "volcano_queue_allocated_milli_cpu{queue_name=\"default\"} 2000"));
