@@ -8,7 +8,10 @@
 #     first is deleted (history limit 1) and status.active is empty;
 #   - a CronJob "@every 15s" whose Jobs run 25 s, Forbid: never two Jobs active at once, a
 #     JobAlreadyActive Warning for the start skipped, the skipped start run late once the
-#     active Job finished; suspend: true then starts nothing new.
+#     active Job finished; suspend: true then starts nothing new;
+#   - timeZone Asia/Kolkata: a daily "M H * * *" fires at that minute in Kolkata time;
+#   - missed starts: resumed 20 s after a start it slept through, a CronJob with
+#     startingDeadlineSeconds 5 skips it, one without a deadline runs it late.
 source "$(dirname "$0")/../lib/testlib.sh"
 source "$(dirname "$0")/lib.sh"
 
@@ -45,6 +48,15 @@ CRON
 cron minute "*/1 * * * *" 5s "successfulJobsHistoryLimit: 1" | kubectl apply -f - >/dev/null
 cron every "@every 15s" 25s | kubectl apply -f - >/dev/null
 minute_uid=$(kubectl -n "$ns" get cronjob.batch.volcano.sh minute -o jsonpath='{.metadata.uid}')
+# Time zones: a daily schedule at the next-but-one minute as Asia/Kolkata (UTC+05:30) reads it;
+# read as UTC or the machine's zone it would not come due for hours.
+tz_at=$((($(date +%s) / 60 + 2) * 60))
+cron tz "$(TZ=Asia/Kolkata date -d "@$tz_at" '+%-M %-H') * * *" 5s "timeZone: Asia/Kolkata" | kubectl apply -f - >/dev/null
+# Missed starts: two suspended "*/1" CronJobs resumed 20 s after a minute boundary; with
+# startingDeadlineSeconds 5 that start is missed for good, without a deadline it runs late.
+cron strict "*/1 * * * *" 5s $'startingDeadlineSeconds: 5\n  suspend: true' | kubectl apply -f - >/dev/null
+cron late "*/1 * * * *" 5s "suspend: true" | kubectl apply -f - >/dev/null
+missed_at=$((($(date +%s) / 60 + 1) * 60)) resumed=""
 expect_eq "short name cronvcjob" "$(kubectl -n "$ns" get cronvcjob minute -o jsonpath='{.spec.concurrencyPolicy}')" "Forbid"
 
 jobs_of() { kubectl -n "$ns" get vcjob -l "cron=$1" -o jsonpath='{range .items[*]}{.metadata.name}{" "}{.status.state.phase}{"\n"}{end}' 2>/dev/null; }
@@ -68,8 +80,21 @@ while ((SECONDS < deadline)); do
     sleep 1
     suspended_count=$(jobs_of every | grep -c . || true)
   fi
+  if [[ -z $resumed ]] && (($(date +%s) >= missed_at + 20)); then
+    for c in strict late; do
+      kubectl -n "$ns" patch cronjob.batch.volcano.sh "$c" --type=merge -p '{"spec":{"suspend":false}}' >/dev/null
+    done
+    resumed=$(date +%s)
+    wait_for "late: the missed start runs late" 15 bash -c "kubectl -n $ns get vcjob late-$((missed_at / 60)) >/dev/null 2>&1"
+    # Before the next boundary: strict has started nothing.
+    if (($(date +%s) < missed_at + 58)); then
+      expect_eq "strict: the start missed by more than startingDeadlineSeconds is not run" "$(jobs_of strict)" ""
+    else
+      fail "strict: the late start took past the next minute boundary"
+    fi
+  fi
   remaining=$(jobs_of minute | grep -c . || true)
-  if ((${#seen_minute[@]} >= 2)) && [[ -n $suspended_at ]] && ((SECONDS - suspended_at >= 20)) &&
+  if ((${#seen_minute[@]} >= 2)) && [[ -n $suspended_at && -n $resumed ]] && ((SECONDS - suspended_at >= 20)) &&
     [[ $remaining == 1 && $(jobs_of minute) == *Completed* ]]; then
     break
   fi
@@ -101,6 +126,17 @@ last_ok=$(kubectl -n "$ns" get cronjob.batch.volcano.sh minute -o jsonpath='{.st
 expect_eq "minute: lastSuccessfulTime is the second Job's completion" "$last_ok" "$(job_field "$ns" "$second" .status.state.lastTransitionTime)"
 expect_contains "minute: events" "$(kubectl -n "$ns" get events --field-selector involvedObject.name=minute -o jsonpath='{.items[*].reason}')" "SuccessfulCreate"
 expect_contains "minute: history deletion event" "$(kubectl -n "$ns" get events --field-selector involvedObject.name=minute,reason=SuccessfulDelete -o jsonpath='{.items[*].message}')" "Deleted job $first"
+
+# --- time zone ------------------------------------------------------------------------------
+wait_for "tz: the Job of $(TZ=Asia/Kolkata date -d "@$tz_at" '+%H:%M') Asia/Kolkata was created" \
+  $((tz_at + 20 - $(date +%s) > 5 ? tz_at + 20 - $(date +%s) : 5)) \
+  bash -c "kubectl -n $ns get vcjob tz-$((tz_at / 60)) >/dev/null 2>&1"
+# The annotation is the start in the CronJob's zone (RFC 3339 with its offset), as Kubernetes'.
+expect_eq "tz: scheduled-timestamp annotation (Kolkata time)" \
+  "$(kubectl -n "$ns" get vcjob "tz-$((tz_at / 60))" -o jsonpath='{.metadata.annotations.batch\.volcano\.sh/cronjob-scheduled-timestamp}')" \
+  "$(TZ=Asia/Kolkata date -d "@$tz_at" +%Y-%m-%dT%H:%M:%S%:z)"
+expect_eq "tz: one Job only" "$(jobs_of tz | grep -c . || true)" "1"
+[[ -n $resumed ]] || fail "strict/late: never resumed"
 
 # --- "@every 15s", Forbid, suspend -------------------------------------------------------------
 if ((${#seen_every[@]} >= 2)); then pass "every: ${#seen_every[@]} Jobs ran"; else fail "every: only ${#seen_every[@]} Jobs"; fi

@@ -7,7 +7,8 @@
 #   - a gang that cannot be placed (a node selector no node matches) shows up in
 #     volcano_unschedule_job_count / volcano_unschedule_task_count{job_id} and its retry
 #     counter grows; once it is deleted its per-job series go away;
-#   - the queue's weight, capability (capacity series), deserved share and overused flag.
+#   - the queue's weight, capability (capacity series), deserved share and overused flag;
+#   - a placed job's start/last scheduling time and drf's job share (volcano_job_share).
 # shellcheck source=lib.sh
 source "$(dirname "$0")/lib.sh"
 
@@ -93,9 +94,28 @@ deserved=$(value volcano_queue_deserved_scalar_resources "queue_name=\"$q\",reso
 e2e_log "deserved GPUs of $q (milli): $deserved"
 [[ -n $deserved ]] && awk -v d="$deserved" 'BEGIN{exit !(d >= 2000)}' ||
   fail "deserved GPUs of $q ($deserved) below what it holds (2000)"
+expect_eq "bind latency observed (volcano_task_operation_latency_milliseconds, bind success)" \
+  "$( (($(value volcano_task_operation_latency_milliseconds_count 'operation="bind",result="success"') >= 2)) && echo yes)" "yes"
 expect_eq "job latency observed" "$( (($(value volcano_e2e_job_scheduling_latency_milliseconds_count) >= 1)) && echo yes)" "yes"
 expect_contains "per-job scheduling duration of fits" \
   "$(scrape | grep '^volcano_e2e_job_scheduling_duration{')" "job_name=\"fits\",job_namespace=\"$ns\",queue=\"$q\""
+# Its start time is the PodGroup's creationTimestamp; the last time is the cycle that placed it.
+jl="job_name=\"fits\",job_namespace=\"$ns\",queue=\"$q\""
+created=$(date -d "$(kubectl -n "$ns" get podgroup fits -o jsonpath='{.metadata.creationTimestamp}')" +%s)
+start=$(value volcano_e2e_job_scheduling_start_time "$jl")
+last=$(value volcano_e2e_job_scheduling_last_time "$jl")
+e2e_log "fits: created $created, start_time $start, last_time $last"
+awk -v s="$start" -v c="$created" 'BEGIN{exit !(s != "" && s >= c && s < c + 1)}' ||
+  fail "volcano_e2e_job_scheduling_start_time of fits ($start) is not its creationTimestamp ($created)"
+awk -v s="$start" -v l="$last" -v n="$(date +%s)" 'BEGIN{exit !(l != "" && l >= s && l <= n + 1)}' ||
+  fail "volcano_e2e_job_scheduling_last_time of fits ($last) not between its start ($start) and now"
+# drf's share of fits: 2 of the cluster's GPUs (its dominant resource) over the cluster's total.
+gpus=$(kubectl get nodes -o json | jq '[.items[].status.allocatable["nvidia.com/gpu"] // "0" | tonumber] | add')
+share=$(value volcano_job_share "job_id=\"fits\",job_ns=\"$ns\"")
+e2e_log "fits: volcano_job_share $share (cluster GPUs $gpus)"
+awk -v s="$share" -v g="$gpus" 'BEGIN{exit !(s != "" && g > 0 && s >= 2 / g - 1e-9 && s <= 1)}' ||
+  fail "volcano_job_share of fits ($share) below 2/$gpus GPUs or above 1"
+expect_eq "stuck gang's share (nothing allocated)" "$(value volcano_job_share "job_id=\"stuck\",job_ns=\"$ns\"")" "0"
 r1=$(value volcano_job_retry_counts 'job_id="stuck"')
 # With nothing changing in the cluster the scheduler runs a cycle only every 30 s (its idle
 # limit), so the next cycle that retries the stuck gang may be that far away.
@@ -111,6 +131,8 @@ kubectl -n "$ns" delete pods -l volcano.sh/job-name=stuck --grace-period=0 --for
 kubectl -n "$ns" delete podgroup stuck >/dev/null
 wait_for "volcano_unschedule_task_count{job_id=stuck} gone" 30 \
   bash -c "! curl -sf http://127.0.0.1:$SCHED_PORT/metrics | grep -q '^volcano_unschedule_task_count{job_id=\"stuck\"}'"
+wait_for "volcano_job_share{job_id=stuck} gone" 30 \
+  bash -c "! curl -sf http://127.0.0.1:$SCHED_PORT/metrics | grep -q '^volcano_job_share{job_id=\"stuck\"'"
 wait_for "volcano_job_retry_counts{job_id=stuck} gone" 30 \
   bash -c "! curl -sf http://127.0.0.1:$SCHED_PORT/metrics | grep -q '^volcano_job_retry_counts{job_id=\"stuck\"}'"
 wait_for "queue request back to 2 GPUs" 30 \

@@ -97,6 +97,21 @@ done
 metrics=$(curl -fsS "http://127.0.0.1:$WEBHOOK_HEALTH_PORT/metrics")
 expect_contains "/metrics" "$metrics" 'basalt_webhook_admission_duration_seconds_count{path="/queues/validate",verdict="denied"}'
 expect_contains "/metrics" "$metrics" 'basalt_webhook_admission_duration_seconds_bucket{path="/jobs/validate",verdict="error"'
+# The shipped webhook dashboard and alert rules read only series the webhook exports.
+mon=$BASALT_REPO_ROOT/manifests/monitoring
+mapfile -t used < <(grep -ohE '\b(volcano|basalt)_[a-z0-9_]+' "$mon/grafana-dashboard-webhook.json" \
+  "$mon/prometheus-rules-webhook.yaml" | sort -u)
+((${#used[@]} >= 1)) || fail "the webhook's dashboard and rules read no series"
+unknown=()
+for name in "${used[@]}"; do
+  grep -q "^# TYPE $name " <<<"$metrics" || grep -q "^# TYPE ${name%_*} histogram" <<<"$metrics" ||
+    unknown+=("$name")
+done
+expect_eq "series the webhook's dashboard and rules read but vc-webhook-manager does not export" \
+  "${unknown[*]}" ""
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert len(d["panels"]) >= 4, "panels"' \
+  "$mon/grafana-dashboard-webhook.json" || fail "grafana-dashboard-webhook.json does not parse"
+expect_eq "webhook PrometheusRule kind" "$(yq -r .kind "$mon/prometheus-rules-webhook.yaml")" "PrometheusRule"
 ready=$(curl -sS "http://127.0.0.1:$WEBHOOK_HEALTH_PORT/readyz?verbose")
 expect_contains "/readyz?verbose" "$ready" "[+]informers ok"
 expect_contains "/readyz?verbose" "$ready" "[+]webhook-server ok"

@@ -72,6 +72,7 @@ void SchedulerMetrics::ObserveCycle(Clock::Duration d, size_t pending_jobs) {
 }
 
 void SchedulerMetrics::ObserveBind(const cache::BindResult& r) {
+  volcano_.ObserveBindLatency(r.ok, r.latency);
   if (r.ok) {
     bound_.Increment();
     bind_latency_.Observe(Seconds(r.latency));

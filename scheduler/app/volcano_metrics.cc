@@ -21,6 +21,12 @@ prometheus::Family<prometheus::Gauge>& Gauge(prometheus::Registry& r, const std:
   return prometheus::BuildGauge().Name(name).Help(help).Register(r);
 }
 
+double UnixSeconds(Timestamp t) {
+  // Whole seconds, as Volcano's (time.Unix()).
+  return static_cast<double>(
+      std::chrono::floor<std::chrono::seconds>(t.time_since_epoch()).count());
+}
+
 std::string JobKey(const std::string& ns, const std::string& name) { return ns + "/" + name; }
 
 }  // namespace
@@ -41,6 +47,14 @@ VolcanoMetrics::VolcanoMetrics(prometheus::Registry& registry)
       job_duration_(Gauge(registry, "volcano_e2e_job_scheduling_duration",
                           "E2E job scheduling duration in milliseconds (PodGroup creation to "
                           "the cycle that placed its gang)")),
+      job_start_time_(Gauge(registry, "volcano_e2e_job_scheduling_start_time",
+                            "E2E job scheduling start time (the PodGroup's creation, Unix "
+                            "seconds)")),
+      job_last_time_(Gauge(registry, "volcano_e2e_job_scheduling_last_time",
+                           "E2E job scheduling last time (the cycle that placed its gang, Unix "
+                           "seconds)")),
+      job_share_(Gauge(registry, "volcano_job_share",
+                       "Share for one job (drf's dominant resource share)")),
       plugin_latency_(prometheus::BuildHistogram()
                           .Name("volcano_plugin_scheduling_latency_milliseconds")
                           .Help("Plugin scheduling latency in milliseconds")
@@ -64,6 +78,15 @@ VolcanoMetrics::VolcanoMetrics(prometheus::Registry& registry)
       attempts_scheduled_(attempts_.Add({{"result", "scheduled"}})),
       attempts_unschedulable_(attempts_.Add({{"result", "unschedulable"}})),
       attempts_error_(attempts_.Add({{"result", "error"}})),
+      task_operation_(prometheus::BuildHistogram()
+                          .Name("volcano_task_operation_latency_milliseconds")
+                          .Help("Task operation latency in milliseconds (operation bind: the "
+                                "POST pods/binding to the API server's answer)")
+                          .Register(registry)),
+      bind_ok_latency_(
+          task_operation_.Add({{"operation", "bind"}, {"result", "success"}}, Exponential(5, 15))),
+      bind_error_latency_(
+          task_operation_.Add({{"operation", "bind"}, {"result", "error"}}, Exponential(5, 15))),
       preemption_victims_(Gauge(registry, "volcano_pod_preemption_victims",
                                 "Number of selected preemption victims (preempt and reclaim, "
                                 "last cycle)")
@@ -174,11 +197,27 @@ void VolcanoMetrics::ObserveCycle(const CycleReport& report, const ClusterInfo& 
   attempts_unschedulable_.Increment(static_cast<double>(unschedulable_tasks));
   for (const auto& j : report.scheduled_jobs) {
     job_latency_.Observe(Millis(j.since_creation));
-    prometheus::Gauge& g = job_duration_.Add(
-        {{"job_name", j.name}, {"queue", j.queue}, {"job_namespace", j.namespace_name}});
-    g.Set(Millis(j.since_creation));
-    job_durations_[JobKey(j.namespace_name, j.name)] = &g;
+    const prometheus::Labels labels{
+        {"job_name", j.name}, {"queue", j.queue}, {"job_namespace", j.namespace_name}};
+    PlacedJob& p = job_durations_[JobKey(j.namespace_name, j.name)];
+    p.duration = &job_duration_.Add(labels);
+    p.duration->Set(Millis(j.since_creation));
+    p.start_time = &job_start_time_.Add(labels);
+    p.start_time->Set(UnixSeconds(j.created));
+    p.last_time = &job_last_time_.Add(labels);
+    p.last_time->Set(UnixSeconds(j.placed));
   }
+  // volcano_job_share: the jobs reported this cycle; the others' series go.
+  std::map<std::string, prometheus::Gauge*> shares;
+  for (const auto& s : report.job_shares) {
+    prometheus::Gauge& g = job_share_.Add({{"job_ns", s.namespace_name}, {"job_id", s.name}});
+    g.Set(s.share);
+    shares[JobKey(s.namespace_name, s.name)] = &g;
+  }
+  for (const auto& [key, g] : job_shares_) {
+    if (shares.count(key) == 0) job_share_.Remove(g);
+  }
+  job_shares_ = std::move(shares);
   // Series of jobs no longer in the cluster.
   for (auto it = retries_.begin(); it != retries_.end();) {
     std::erase_if(it->second.keys, [&](const std::string& k) { return !cluster.FindJob(k); });
@@ -191,7 +230,9 @@ void VolcanoMetrics::ObserveCycle(const CycleReport& report, const ClusterInfo& 
   }
   for (auto it = job_durations_.begin(); it != job_durations_.end();) {
     if (cluster.FindJob(it->first) == nullptr) {
-      job_duration_.Remove(it->second);
+      job_duration_.Remove(it->second.duration);
+      job_start_time_.Remove(it->second.start_time);
+      job_last_time_.Remove(it->second.last_time);
       it = job_durations_.erase(it);
     } else {
       ++it;
@@ -219,6 +260,10 @@ void VolcanoMetrics::ObserveCycle(const CycleReport& report, const ClusterInfo& 
     if (seen.count(name) == 0) RemoveQueue(name);
   }
   queues_ = std::move(seen);
+}
+
+void VolcanoMetrics::ObserveBindLatency(bool ok, std::chrono::nanoseconds latency) {
+  (ok ? bind_ok_latency_ : bind_error_latency_).Observe(Millis(latency));
 }
 
 void VolcanoMetrics::ObserveBindError() {

@@ -14,6 +14,7 @@
 // bookkeeping maps are not). Ownership: the families belong to the registry given at
 // construction, which must outlive this object.
 
+#include <chrono>
 #include <map>
 #include <mutex>
 #include <set>
@@ -41,6 +42,9 @@ class VolcanoMetrics {
   void ObserveCycle(const CycleReport& report, const ClusterInfo& cluster);
   // A bind the API server refused: schedule_attempts_total{result="error"}.
   void ObserveBindError();
+  // One bind's answer (ok or refused) after `latency`:
+  // volcano_task_operation_latency_milliseconds{operation="bind",result="success"|"error"}.
+  void ObserveBindLatency(bool ok, std::chrono::nanoseconds latency);
 
  private:
   // The three gauges of one resource vector (milli_cpu, memory_bytes, scalar_resources).
@@ -58,6 +62,9 @@ class VolcanoMetrics {
   prometheus::Histogram& e2e_latency_;
   prometheus::Histogram& job_latency_;
   prometheus::Family<prometheus::Gauge>& job_duration_;
+  prometheus::Family<prometheus::Gauge>& job_start_time_;
+  prometheus::Family<prometheus::Gauge>& job_last_time_;
+  prometheus::Family<prometheus::Gauge>& job_share_;
   prometheus::Family<prometheus::Histogram>& plugin_latency_;
   prometheus::Family<prometheus::Histogram>& action_latency_;
   prometheus::Histogram& task_latency_;
@@ -65,6 +72,9 @@ class VolcanoMetrics {
   prometheus::Counter& attempts_scheduled_;
   prometheus::Counter& attempts_unschedulable_;
   prometheus::Counter& attempts_error_;
+  prometheus::Family<prometheus::Histogram>& task_operation_;
+  prometheus::Histogram& bind_ok_latency_;
+  prometheus::Histogram& bind_error_latency_;
   prometheus::Gauge& preemption_victims_;
   prometheus::Counter& preemption_attempts_;
   prometheus::Family<prometheus::Gauge>& unschedule_task_count_;
@@ -89,7 +99,15 @@ class VolcanoMetrics {
   // job_id values of volcano_unschedule_task_count set by the last cycle.
   std::set<std::string> unschedulable_names_;
   // volcano_e2e_job_scheduling_duration by "<namespace>/<name>" (its labels carry both).
-  std::map<std::string, prometheus::Gauge*> job_durations_;
+  // The three gauges of one placed job (duration, start and last time), by the same key.
+  struct PlacedJob {
+    prometheus::Gauge* duration = nullptr;
+    prometheus::Gauge* start_time = nullptr;
+    prometheus::Gauge* last_time = nullptr;
+  };
+  std::map<std::string, PlacedJob> job_durations_;
+  // volcano_job_share by "<namespace>/<name>": the jobs drf reported in the last cycle.
+  std::map<std::string, prometheus::Gauge*> job_shares_;
   // Queues with series, and the scalar resources each has series for (per family).
   std::set<std::string> queues_;
   std::map<std::pair<const void*, std::string>, std::set<std::string>> queue_scalars_;

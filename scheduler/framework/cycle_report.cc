@@ -12,6 +12,14 @@ void Session::ReportQueue(const std::string& queue, QueueShareReport report) {
   queue_reports_[queue] = std::move(report);
 }
 
+void Session::ReportJobShare(const std::string& job_uid, double share) {
+  if (options_.report == nullptr) return;
+  const JobInfo* job = FindJob(job_uid);
+  if (job == nullptr) return;
+  options_.report->job_shares.push_back(
+      CycleReport::JobShare{job->name, job->namespace_name, share});
+}
+
 void Session::FillReport() {
   CycleReport& r = *options_.report;
   r.total = std::chrono::steady_clock::now() - opened_at_;
@@ -54,9 +62,9 @@ void Session::FillReport() {
     if (now_phase == PodGroupPhase::kRunning && !was_running && job.creation_time != Timestamp{}) {
       r.scheduled_jobs.push_back(CycleReport::ScheduledJob{
           job.name, job.namespace_name, job.queue,
-          std::max(
-              std::chrono::nanoseconds::zero(),
-              std::chrono::duration_cast<std::chrono::nanoseconds>(now() - job.creation_time))});
+          std::max(std::chrono::nanoseconds::zero(),
+                   std::chrono::duration_cast<std::chrono::nanoseconds>(now() - job.creation_time)),
+          job.creation_time, now()});
     }
   }
   r.queues.reserve(queues.size());

@@ -6,7 +6,8 @@
 // Filled by RunCycleOn when CycleDeps::report is set: action and plugin timings, tasks
 // dispatched to bind, unschedulable jobs, evictions, preemption attempts and one entry per
 // queue (allocated, request, capability, and deserved/share/real capability where a plugin
-// that computes them, such as proportion, reported them with Session::ReportQueue).
+// that computes them, such as proportion, reported them with Session::ReportQueue), and the
+// per-job shares drf reports with Session::ReportJobShare.
 //
 // Thread-safety: a plain value; written by the cycle's thread, read after the cycle.
 
@@ -17,6 +18,7 @@
 #include <vector>
 
 #include "scheduler/api/resource.h"
+#include "scheduler/api/task_info.h"
 
 namespace basalt::sched {
 
@@ -50,6 +52,15 @@ struct CycleReport {
     std::string namespace_name;
     std::string queue;
     Duration since_creation{};  // PodGroup creation -> the cycle that placed its gang
+    Timestamp created{};        // the PodGroup's creation time
+    Timestamp placed{};         // the cycle's time (when it placed the gang)
+  };
+  // A job's dominant resource share as drf computed it at the end of the cycle
+  // (Session::ReportJobShare).
+  struct JobShare {
+    std::string name;  // the PodGroup's name (Volcano's job_id label)
+    std::string namespace_name;
+    double share = 0;
   };
   struct Queue {
     std::string name;
@@ -71,6 +82,7 @@ struct CycleReport {
   int64_t evictions = 0;                     // victims sent to the evictor (preempt, reclaim)
   int64_t preemption_attempts = 0;           // preemptor tasks the preempt action tried to place
   std::vector<Queue> queues;
+  std::vector<JobShare> job_shares;  // one per job a plugin (drf) reported, in report order
 };
 
 }  // namespace basalt::sched

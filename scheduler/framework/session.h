@@ -239,6 +239,9 @@ class Session {
   // A plugin's view of a queue this cycle (deserved share, real capability); the last report
   // of a queue wins. Kept in the CycleReport when SessionOptions::report is set.
   void ReportQueue(const std::string& queue, QueueShareReport report);
+  // A plugin's share of a job this cycle (drf's dominant resource share); call from
+  // OnSessionClose. Kept in the CycleReport when SessionOptions::report is set.
+  void ReportJobShare(const std::string& job_uid, double share);
   // The preempt action tried to place one preemptor task.
   void NotePreemptionAttempt() { ++preemption_attempts_; }
 

@@ -119,6 +119,11 @@ class DrfPlugin final : public Plugin {
                      [this](const TaskInfo& t) { Update(t.job_id, t.resreq, -1); }});
   }
 
+  // For the metrics (volcano_job_share): each job's share after the cycle's placements.
+  void OnSessionClose(Session& ssn) override {
+    for (const auto& [id, a] : jobs_) ssn.ReportJobShare(id, a.share);
+  }
+
  private:
   struct Attr {
     Resource allocated;

@@ -32,7 +32,10 @@ CycleReport Report() {
   r.tasks_dispatched = 2;
   r.task_latencies = {std::chrono::milliseconds(40), std::chrono::milliseconds(900)};
   r.unschedulable_jobs = {{"b", "ns", "default", 3}};
-  r.scheduled_jobs = {{"a", "ns", "default", std::chrono::milliseconds(1500)}};
+  r.scheduled_jobs = {{"a", "ns", "default", std::chrono::milliseconds(1500),
+                       Timestamp(std::chrono::seconds(1700000000)),
+                       Timestamp(std::chrono::milliseconds(1700000001500))}};
+  r.job_shares = {{"a", "ns", 0.25}, {"b", "ns", 0}};
   r.evictions = 1;
   r.preemption_attempts = 2;
   CycleReport::Queue q;
@@ -55,7 +58,15 @@ TEST_CASE("VolcanoMetrics: a cycle's report becomes Volcano's series and labels"
   VolcanoMetrics m(registry);
   m.ObserveCycle(Report(), ClusterWith({{"ns", "a"}, {"ns", "b"}}));
   m.ObserveBindError();
+  m.ObserveBindLatency(true, std::chrono::milliseconds(7));
+  m.ObserveBindLatency(false, std::chrono::milliseconds(30));
   const std::string text = Scrape(registry);
+  CHECK(Has(text,
+            "volcano_task_operation_latency_milliseconds_count{operation=\"bind\","
+            "result=\"success\"} 1"));
+  CHECK(Has(text,
+            "volcano_task_operation_latency_milliseconds_sum{operation=\"bind\","
+            "result=\"error\"} 30"));
   CHECK(Has(text, "volcano_e2e_scheduling_latency_milliseconds_count 1"));
   CHECK(Has(text, "volcano_e2e_scheduling_latency_milliseconds_sum 12"));
   CHECK(Has(text, "volcano_action_scheduling_latency_milliseconds_count{action=\"allocate\"} 1"));
@@ -75,6 +86,14 @@ TEST_CASE("VolcanoMetrics: a cycle's report becomes Volcano's series and labels"
   CHECK(Has(text,
             "volcano_e2e_job_scheduling_duration{job_name=\"a\",job_namespace=\"ns\","
             "queue=\"default\"} 1500"));
+  CHECK(Has(text,
+            "volcano_e2e_job_scheduling_start_time{job_name=\"a\",job_namespace=\"ns\","
+            "queue=\"default\"} 1700000000"));
+  CHECK(Has(text,
+            "volcano_e2e_job_scheduling_last_time{job_name=\"a\",job_namespace=\"ns\","
+            "queue=\"default\"} 1700000001"));
+  CHECK(Has(text, "volcano_job_share{job_id=\"a\",job_ns=\"ns\"} 0.25"));
+  CHECK(Has(text, "volcano_job_share{job_id=\"b\",job_ns=\"ns\"} 0"));
   CHECK(Has(text, "volcano_queue_allocated_milli_cpu{queue_name=\"default\"} 2000"));
   CHECK(Has(text, "volcano_queue_allocated_memory_bytes{queue_name=\"default\"} 1024"));
   CHECK(Has(text,
@@ -120,6 +139,10 @@ TEST_CASE("VolcanoMetrics: series of jobs and queues that are gone are removed",
   text = Scrape(registry);
   CHECK(text.find("volcano_job_retry_counts{") == std::string::npos);
   CHECK(text.find("volcano_e2e_job_scheduling_duration{") == std::string::npos);
+  CHECK(text.find("volcano_e2e_job_scheduling_start_time{") == std::string::npos);
+  CHECK(text.find("volcano_e2e_job_scheduling_last_time{") == std::string::npos);
+  // No job reported by drf this cycle: no share series.
+  CHECK(text.find("volcano_job_share{") == std::string::npos);
   CHECK(text.find("queue_name=\"default\"") == std::string::npos);
 }
 

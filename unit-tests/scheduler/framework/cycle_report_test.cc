@@ -1,6 +1,7 @@
 #include "scheduler/framework/cycle_report.h"
 
 #include <catch2/catch.hpp>
+#include <map>
 
 #include "unit-tests/scheduler/testing/fakes.h"
 
@@ -52,6 +53,8 @@ TEST_CASE("CycleReport: timings, dispatched tasks, unschedulable and placed gang
   CHECK(r.scheduled_jobs[0].queue == "default");
   // Created at 1 s, placed by the cycle at 2 s (FakeCluster's clock: T(cycle number)).
   CHECK(r.scheduled_jobs[0].since_creation == std::chrono::seconds(1));
+  CHECK(r.scheduled_jobs[0].placed - r.scheduled_jobs[0].created == std::chrono::seconds(1));
+  CHECK(r.scheduled_jobs[0].created != Timestamp{});
 
   const CycleReport::Job* b = FindUnschedulable(r, "b");
   REQUIRE(b != nullptr);
@@ -72,6 +75,15 @@ TEST_CASE("CycleReport: timings, dispatched tasks, unschedulable and placed gang
   CHECK(q.share.deserved->Get("nvidia.com/gpu") == 4000);
   REQUIRE(q.share.share.has_value());
   CHECK(*q.share.share == Approx(0.5));
+  // drf reported each job's dominant share: "a" holds 2 of the 4 GPUs, "b" nothing.
+  std::map<std::string, double> shares;
+  for (const auto& j : r.job_shares) {
+    CHECK(j.namespace_name == "ns");
+    shares[j.name] = j.share;
+  }
+  REQUIRE(shares.size() == 2);
+  CHECK(shares["a"] == Approx(0.5));
+  CHECK(shares["b"] == 0);
 
   // Next cycle nothing new is placed and "b" is still unschedulable.
   REQUIRE(cluster.RunCycle(config).ok());
