@@ -111,7 +111,8 @@ absl::Status Reflector::List() {
     if (stopped()) return absl::CancelledError("reflector stopped");
     BASALT_ASSIGN_OR_RETURN(client::ObjectList page,
                             client_->List(source_.resource, source_.namespace_name, options));
-    objects.reserve(objects.size() + page.items.size());
+    // No reserve per page: an exact reserve reallocates on every page (quadratic in pages);
+    // push_back grows geometrically.
     for (json::Document& doc : page.items) {
       absl::StatusOr<Object> obj = transform_.Apply(std::move(doc));
       if (!obj.ok()) {
