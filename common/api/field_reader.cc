@@ -13,6 +13,8 @@ int32_t FieldReader::Context::Add(const Node& n) {
   if (size < kInline) {
     inline_nodes[size] = n;
   } else {
+    // One allocation for the common case of a document a little beyond the inline nodes.
+    if (more_nodes.empty()) more_nodes.reserve(2 * kInline);
     more_nodes.push_back(n);
   }
   return static_cast<int32_t>(size++);
@@ -309,6 +311,24 @@ std::vector<FieldReader> FieldReader::Elements(std::string_view key) {
       continue;
     }
     out.push_back(FieldReader(&e, context_, context_->AddMember(node_, key, &m->name, index)));
+  }
+  return out;
+}
+
+std::vector<FieldReader> FieldReader::Items(std::string_view key) {
+  std::vector<FieldReader> out;
+  const rapidjson::Value::Member* m = FindMember(key);
+  if (m == nullptr || m->value.IsNull()) return out;
+  const json::Value& v = m->value;
+  if (!v.IsArray()) {
+    Fail(key, "must be an array");
+    return out;
+  }
+  out.reserve(v.Size());
+  int64_t i = 0;
+  for (const json::Value& e : v.GetArray()) {
+    const json::Value* obj = e.IsObject() ? &e : nullptr;
+    out.push_back(FieldReader(obj, context_, context_->AddMember(node_, key, &m->name, i++)));
   }
   return out;
 }

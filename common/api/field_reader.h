@@ -78,6 +78,10 @@ class FieldReader {
   FieldReader Child(std::string_view key);
   // Readers over the objects of array `key` (error if an element is not an object).
   std::vector<FieldReader> Elements(std::string_view key);
+  // Readers over every element of array `key`, by position: an element that is not an object
+  // (JSON null included) gets a reader whose value() is null and whose fields read as absent,
+  // with no error recorded; index() is the position. Error if `key` is not an array.
+  std::vector<FieldReader> Items(std::string_view key);
   // Conditions at `key` (an array of condition objects).
   std::vector<Condition> Conditions(std::string_view key);
 

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "common/api/field_reader.h"
 #include "common/api/vocabulary.h"
 #include "common/util/status.h"
 #include "fmt/format.h"
@@ -30,10 +31,7 @@ const std::vector<std::string>& TopologyPolicies() {
   return *policies;
 }
 
-std::string_view JobName(const json::Value& job) {
-  const json::Value* md = json::Find(job, "metadata");
-  return md == nullptr ? std::string_view() : json::GetString(*md, "name");
-}
+std::string_view JobName(api::FieldReader& job) { return job.Child("metadata").View("name"); }
 
 // Value of a Go-style flag (`--name=v`, `-name=v`, `--name v`) in a plugin argument list.
 std::optional<std::string> FlagValue(const json::Value* args, std::string_view flag) {
@@ -54,8 +52,8 @@ std::optional<std::string> FlagValue(const json::Value* args, std::string_view f
 
 // spec.tasks[i].replicas as a number the sums can use: an integer beyond int64 (a review sent
 // straight to the webhook is not bounded by the CRD schema) counts as the largest int64.
-int64_t TaskReplicas(const json::Value& task) {
-  const json::Value* v = json::Find(task, "replicas");
+int64_t TaskReplicas(const api::FieldReader& task) {
+  const json::Value* v = task.Member("replicas");
   if (v == nullptr || !v->IsNumber()) return 0;
   if (v->IsInt64()) return v->GetInt64();
   return v->GetDouble() > 0 ? std::numeric_limits<int64_t>::max() : -1;
@@ -68,9 +66,9 @@ std::string MaxJobPodsMessage(std::string_view value, const JobLimits& limits) {
 
 // Rules on counts shared by CREATE and UPDATE for one task. Returns whether replicas is within
 // --max-job-pods.
-bool ValidateTaskCounts(const json::Value& task, const FieldPath& tp, std::string_view job_name,
+bool ValidateTaskCounts(api::FieldReader& task, const FieldPath& tp, std::string_view job_name,
                         const JobLimits& limits, ErrorList& errors) {
-  std::string_view name = json::GetString(task, "name");
+  std::string_view name = task.View("name");
   int64_t replicas = TaskReplicas(task);
   bool within_limit = true;
   if (replicas < 0) {
@@ -78,10 +76,9 @@ bool ValidateTaskCounts(const json::Value& task, const FieldPath& tp, std::strin
                    fmt::format("'replicas' < 0 in task: {}, job: {}", name, job_name));
   } else if (replicas > limits.max_pods) {
     within_limit = false;
-    errors.Invalid(tp.Child("replicas"),
-                   MaxJobPodsMessage(json::Serialize(*json::Find(task, "replicas")), limits));
+    errors.Invalid(tp.Child("replicas"), MaxJobPodsMessage(task.Raw("replicas"), limits));
   }
-  std::optional<int64_t> min_available = json::GetOptionalInt(task, "minAvailable");
+  std::optional<int64_t> min_available = task.OptInt("minAvailable");
   if (min_available && *min_available < 0) {
     errors.Invalid(tp.Child("minAvailable"),
                    fmt::format("'minAvailable' < 0 in task: {}, job: {}", name, job_name));
@@ -90,12 +87,13 @@ bool ValidateTaskCounts(const json::Value& task, const FieldPath& tp, std::strin
                    fmt::format("'minAvailable' is greater than 'replicas' in task: {}, job: {}",
                                name, job_name));
   }
-  const json::Value* pp = json::Find(task, "partitionPolicy");
-  if (pp == nullptr || !pp->IsObject()) return within_limit;
+  const json::Value* pp_value = task.Member("partitionPolicy");
+  if (pp_value == nullptr || !pp_value->IsObject()) return within_limit;
+  api::FieldReader pp = task.Child("partitionPolicy");
   FieldPath pp_path = tp.Child("partitionPolicy");
-  int64_t total = json::GetInt(*pp, "totalPartitions");
-  int64_t size = json::GetInt(*pp, "partitionSize");
-  int64_t min_partitions = json::GetInt(*pp, "minPartitions");
+  int64_t total = pp.Int("totalPartitions");
+  int64_t size = pp.Int("partitionSize");
+  int64_t min_partitions = pp.Int("minPartitions");
   if (total <= 0) {
     errors.Invalid(pp_path.Child("totalPartitions"),
                    fmt::format("'totalPartitions' must be greater than 0 in task: {}", name));
@@ -144,38 +142,38 @@ void ValidatePriorityClass(std::string_view name, const FieldPath& path,
 
 // A narrow subset of Kubernetes' PodTemplate validation: what would otherwise only fail at
 // pod creation, after the job was admitted and its PodGroup queued.
-void ValidatePodTemplate(const json::Value& task, size_t task_index, const FieldPath& tp,
+void ValidatePodTemplate(api::FieldReader& task, size_t task_index, const FieldPath& tp,
                          const ClusterLister& lister, ErrorList& errors) {
+  api::FieldReader pod_template = task.Child("template");
+  const json::Value* metadata = pod_template.Member("metadata");
   // Labels and annotations the API server would refuse on every pod (422 FailedCreate, the
   // Job Pending for ever). The job controller adds its own annotations to each pod, so the
   // template gets Kubernetes' limit less room for those.
   ValidateLabelsAndAnnotations(
-      json::FindPath(task, {"template", "metadata"}), tp.Child("template").Child("metadata"),
+      metadata, tp.Child("template").Child("metadata"),
       kTotalAnnotationSizeLimitBytes - kControllerAnnotationReserveBytes,
       fmt::format("Kubernetes allows {} per pod, of which {} are kept for the annotations the "
                   "job controller adds",
                   kTotalAnnotationSizeLimitBytes, kControllerAnnotationReserveBytes),
       errors);
-  ValidateGpuAttributeAnnotations(json::FindPath(task, {"template", "metadata"}),
-                                  tp.Child("template").Child("metadata"), errors);
+  ValidateGpuAttributeAnnotations(metadata, tp.Child("template").Child("metadata"), errors);
   FieldPath spec_path = tp.Child("template").Child("spec");
-  const json::Value* pod_spec = json::FindPath(task, {"template", "spec"});
-  const json::Value* containers = pod_spec ? json::Find(*pod_spec, "containers") : nullptr;
+  api::FieldReader pod_spec = pod_template.Child("spec");
+  const json::Value* containers = pod_spec.Member("containers");
   if (containers == nullptr || !containers->IsArray() || containers->Empty()) {
     errors.Invalid(spec_path.Child("containers"),
                    "Required value: the pod template needs at least one container");
     return;
   }
-  std::string_view topology = json::GetString(task, "topologyPolicy");
+  std::string_view topology = task.View("topologyPolicy");
   bool integer_cpu = !topology.empty() && topology != "none";
   std::set<std::string, std::less<>> names;
   for (std::string_view list_name : {"initContainers", "containers"}) {
-    const json::Value* list = json::Find(*pod_spec, list_name);
-    if (list == nullptr || !list->IsArray()) continue;
-    for (rapidjson::SizeType j = 0; j < list->Size(); ++j) {
-      const json::Value& c = (*list)[j];
+    std::vector<api::FieldReader> list = pod_spec.Items(list_name);
+    for (size_t j = 0; j < list.size(); ++j) {
+      api::FieldReader& c = list[j];
       FieldPath cp = spec_path.Child(list_name).Index(j);
-      std::string_view cname = json::GetString(c, "name");
+      std::string_view cname = c.View("name");
       if (cname.empty()) {
         errors.Invalid(cp.Child("name"), "Required value");
       } else if (!IsDns1123Label(cname)) {
@@ -184,12 +182,11 @@ void ValidatePodTemplate(const json::Value& task, size_t task_index, const Field
       } else if (!names.emplace(cname).second) {
         errors.Invalid(cp.Child("name"), fmt::format("Duplicate value: \"{}\"", cname));
       }
-      if (json::GetString(c, "image").empty()) errors.Invalid(cp.Child("image"), "Required value");
+      if (c.View("image").empty()) errors.Invalid(cp.Child("image"), "Required value");
       FieldPath rp = cp.Child("resources");
-      auto requests = ReadResourceList(json::FindPath(c, {"resources", "requests"}),
-                                       rp.Child("requests"), errors);
-      auto limits =
-          ReadResourceList(json::FindPath(c, {"resources", "limits"}), rp.Child("limits"), errors);
+      api::FieldReader resources = c.Child("resources");
+      auto requests = ReadResourceList(resources.Member("requests"), rp.Child("requests"), errors);
+      auto limits = ReadResourceList(resources.Member("limits"), rp.Child("limits"), errors);
       for (const auto& [resource, request] : requests) {
         auto limit = limits.find(resource);
         if (limit != limits.end() && request > limit->second) {
@@ -209,25 +206,24 @@ void ValidatePodTemplate(const json::Value& task, size_t task_index, const Field
       }
     }
   }
-  ValidatePriorityClass(json::GetString(*pod_spec, "priorityClassName"),
-                        spec_path.Child("priorityClassName"), lister, errors);
+  ValidatePriorityClass(pod_spec.View("priorityClassName"), spec_path.Child("priorityClassName"),
+                        lister, errors);
 }
 
-void ValidateVolumes(const json::Value* volumes, const FieldPath& path, ErrorList& errors) {
-  if (volumes == nullptr || !volumes->IsArray()) return;
+void ValidateVolumes(api::FieldReader& spec, const FieldPath& path, ErrorList& errors) {
+  std::vector<api::FieldReader> volumes = spec.Items("volumes");
   std::set<std::string, std::less<>> mount_paths;
-  for (rapidjson::SizeType i = 0; i < volumes->Size(); ++i) {
-    const json::Value& v = (*volumes)[i];
+  for (size_t i = 0; i < volumes.size(); ++i) {
+    api::FieldReader& v = volumes[i];
     FieldPath vp = path.Index(i);
-    std::string_view mount_path = json::GetString(v, "mountPath");
+    std::string_view mount_path = v.View("mountPath");
     if (mount_path.empty()) {
       errors.Invalid(vp.Child("mountPath"), "mountPath is required");
     } else if (!mount_paths.emplace(mount_path).second) {
       errors.Invalid(vp.Child("mountPath"), fmt::format("duplicated mountPath: {}", mount_path));
     }
-    const json::Value* claim = json::Find(v, "volumeClaim");
-    bool has_claim = claim != nullptr && !claim->IsNull();
-    std::string_view claim_name = json::GetString(v, "volumeClaimName");
+    bool has_claim = v.Has("volumeClaim");
+    std::string_view claim_name = v.View("volumeClaimName");
     if (!has_claim && claim_name.empty()) {
       errors.Invalid(vp, "either volumeClaim or volumeClaimName must be specified");
     } else if (has_claim && !claim_name.empty()) {
@@ -275,24 +271,29 @@ void ValidateQueue(std::string_view queue_name, const FieldPath& path, const Clu
   }
 }
 
-void ValidateDependencies(const json::Value& tasks, const FieldPath& path, ErrorList& errors) {
+// `task_names[i]`: the name of the task at position i ("" when absent or not an object).
+void ValidateDependencies(std::vector<api::FieldReader>& tasks,
+                          const std::vector<std::string_view>& task_names, const FieldPath& path,
+                          ErrorList& errors) {
   std::map<std::string, size_t, std::less<>> index;
-  for (rapidjson::SizeType i = 0; i < tasks.Size(); ++i) {
-    index.emplace(std::string(json::GetString(tasks[i], "name")), i);
-  }
+  for (size_t i = 0; i < tasks.size(); ++i) index.emplace(std::string(task_names[i]), i);
   // edges[i] = tasks that task i depends on.
-  std::vector<std::vector<size_t>> edges(tasks.Size());
+  std::vector<std::vector<size_t>> edges(tasks.size());
   bool any = false;
-  for (rapidjson::SizeType i = 0; i < tasks.Size(); ++i) {
-    const json::Value* names = json::FindPath(tasks[i], {"dependsOn", "name"});
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    if (!tasks[i].Has("dependsOn")) continue;
+    const json::Value* names = tasks[i].Child("dependsOn").Member("name");
     if (names == nullptr || !names->IsArray()) continue;
     for (rapidjson::SizeType k = 0; k < names->Size(); ++k) {
-      std::string_view dep = json::AsView((*names)[k]);
+      const json::Value& dep_value = (*names)[k];
+      std::string_view dep = dep_value.IsString() ? std::string_view(dep_value.GetString(),
+                                                                     dep_value.GetStringLength())
+                                                  : std::string_view();
       auto it = index.find(dep);
       if (it == index.end()) {
-        errors.Invalid(path.Index(i).Child("dependsOn").Child("name").Index(k),
-                       fmt::format("task \"{}\" depends on unknown task \"{}\"",
-                                   json::GetString(tasks[i], "name"), dep));
+        errors.Invalid(
+            path.Index(i).Child("dependsOn").Child("name").Index(k),
+            fmt::format("task \"{}\" depends on unknown task \"{}\"", task_names[i], dep));
         continue;
       }
       edges[i].push_back(it->second);
@@ -301,8 +302,8 @@ void ValidateDependencies(const json::Value& tasks, const FieldPath& path, Error
   }
   if (!any) return;
   // Kahn's algorithm: repeatedly remove tasks whose dependencies are all removed.
-  std::vector<size_t> pending_deps(tasks.Size());
-  std::vector<std::vector<size_t>> dependents(tasks.Size());
+  std::vector<size_t> pending_deps(tasks.size());
+  std::vector<std::vector<size_t>> dependents(tasks.size());
   for (size_t i = 0; i < edges.size(); ++i) {
     pending_deps[i] = edges[i].size();
     for (size_t d : edges[i]) dependents[d].push_back(i);
@@ -320,16 +321,16 @@ void ValidateDependencies(const json::Value& tasks, const FieldPath& path, Error
       if (--pending_deps[dependent] == 0) ready.push_back(dependent);
     }
   }
-  if (done != tasks.Size()) {
+  if (done != tasks.size()) {
     errors.Invalid(path,
                    "job has dependencies between tasks, but doesn't form a directed acyclic "
                    "graph(DAG)");
   }
 }
 
-void ValidatePlugins(const json::Value& spec, const json::Value& tasks, const FieldPath& path,
-                     ErrorList& errors) {
-  const json::Value* plugins = json::Find(spec, "plugins");
+void ValidatePlugins(api::FieldReader& spec, const std::vector<std::string_view>& task_names,
+                     const FieldPath& path, ErrorList& errors) {
+  const json::Value* plugins = spec.Member("plugins");
   if (plugins == nullptr || !plugins->IsObject()) return;
   for (const auto& member : plugins->GetObject()) {
     std::string_view name = json::AsView(member.name);
@@ -337,11 +338,10 @@ void ValidatePlugins(const json::Value& spec, const json::Value& tasks, const Fi
       errors.Invalid(path.Key(name), fmt::format("unable to find job plugin: {}", name));
     }
   }
-  if (const json::Value* mpi = json::Find(*plugins, api::kMpiPlugin)) {
+  api::FieldReader plugin_args = spec.Child("plugins");
+  if (const json::Value* mpi = plugin_args.Member(api::kMpiPlugin)) {
     std::string master = FlagValue(mpi, "master").value_or("master");
-    bool found = false;
-    for (const auto& task : tasks.GetArray())
-      found = found || json::GetString(task, "name") == master;
+    bool found = std::find(task_names.begin(), task_names.end(), master) != task_names.end();
     if (!found) {
       errors.Invalid(path.Key(api::kMpiPlugin),
                      fmt::format("The specified mpi master task was not found (no task named "
@@ -350,11 +350,9 @@ void ValidatePlugins(const json::Value& spec, const json::Value& tasks, const Fi
     }
   }
   // ray: every pod of the job is refused by the plugin (PluginError) without its head task.
-  if (const json::Value* ray = json::Find(*plugins, api::kRayPlugin)) {
+  if (const json::Value* ray = plugin_args.Member(api::kRayPlugin)) {
     std::string head = FlagValue(ray, "head").value_or("head");
-    bool found = false;
-    for (const auto& task : tasks.GetArray())
-      found = found || json::GetString(task, "name") == head;
+    bool found = std::find(task_names.begin(), task_names.end(), head) != task_names.end();
     if (!found) {
       errors.Invalid(path.Key(api::kRayPlugin),
                      fmt::format("the ray head task was not found (no task named \"{}\")", head));
@@ -362,9 +360,9 @@ void ValidatePlugins(const json::Value& spec, const json::Value& tasks, const Fi
   }
 }
 
-void CheckNonNegative(const json::Value& spec, std::string_view key, const FieldPath& path,
+void CheckNonNegative(api::FieldReader& obj, std::string_view key, const FieldPath& path,
                       std::string_view message, ErrorList& errors) {
-  std::optional<int64_t> v = json::GetOptionalInt(spec, key);
+  std::optional<int64_t> v = obj.OptInt(key);
   if (v && *v < 0) errors.Invalid(path.Child(key), std::string(message));
 }
 
@@ -459,28 +457,35 @@ ErrorList ValidateJobCreate(const json::Value& job, const ClusterLister& lister,
   ErrorList errors;
   const FieldPath spec_path("spec");
   const FieldPath tasks_path = spec_path.Child("tasks");
-  const json::Value* spec = json::Find(job, "spec");
-  const json::Value* tasks = spec ? json::Find(*spec, "tasks") : nullptr;
-  if (tasks == nullptr || !tasks->IsArray() || tasks->Empty()) {
+  // Read through the shared model; a field of the wrong type reads as absent, as before (the
+  // API server's schema refuses it before admission), so the reader's own error is not used.
+  api::FieldReader reader(&job, "");
+  api::FieldReader spec = reader.Child("spec");
+  const json::Value* task_list = spec.Member("tasks");
+  if (task_list == nullptr || !task_list->IsArray() || task_list->Empty()) {
     errors.Invalid(tasks_path, "No task specified in job spec");
     return errors;
   }
-  std::string_view job_name = JobName(job);
+  std::vector<api::FieldReader> tasks = spec.Items("tasks");
+  std::vector<std::string_view> names_by_position;
+  names_by_position.reserve(tasks.size());
+  for (api::FieldReader& t : tasks) names_by_position.push_back(t.View("name"));
+  std::string_view job_name = JobName(reader);
 
-  ValidateNetworkTopology(json::Find(*spec, "networkTopology"), spec_path.Child("networkTopology"),
+  ValidateNetworkTopology(spec.Member("networkTopology"), spec_path.Child("networkTopology"),
                           errors);
 
   std::set<std::string, std::less<>> task_names;
   int64_t total_replicas = 0;
   bool tasks_within_limit = true;
-  for (rapidjson::SizeType i = 0; i < tasks->Size(); ++i) {
-    const json::Value& task = (*tasks)[i];
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    api::FieldReader& task = tasks[i];
     FieldPath tp = tasks_path.Index(i);
-    if (!task.IsObject()) {
+    if (tasks[i].value() == nullptr) {
       errors.Invalid(tp, "task must be an object");
       continue;
     }
-    std::string_view name = json::GetString(task, "name");
+    std::string_view name = names_by_position[i];
     if (!task_names.emplace(name).second) {
       // Volcano counts the duplicate's replicas before it stops, so a job whose minAvailable
       // the mutator summed over every task is not also told it exceeds the total.
@@ -501,7 +506,7 @@ ErrorList ValidateJobCreate(const json::Value& job, const ClusterLister& lister,
     total_replicas = SaturatingAdd(total_replicas, std::max<int64_t>(replicas, 0));
     tasks_within_limit &= ValidateTaskCounts(task, tp, job_name, limits, errors);
     CheckNonNegative(task, "maxRetry", tp, "'maxRetry' cannot be less than zero.", errors);
-    ValidatePolicies(json::Find(task, "policies"), tp.Child("policies"), errors);
+    ValidatePolicies(task.Member("policies"), tp.Child("policies"), errors);
     if (!job_name.empty() && !name.empty()) {
       std::string pod_name =
           fmt::format("{}-{}-{}", job_name, name, std::max<int64_t>(replicas, 1) - 1);
@@ -511,7 +516,7 @@ ErrorList ValidateJobCreate(const json::Value& job, const ClusterLister& lister,
                                                      pod_name, BracketList(name_errors)));
       }
     }
-    std::string_view topology = json::GetString(task, "topologyPolicy");
+    std::string_view topology = task.View("topologyPolicy");
     const auto& topologies = TopologyPolicies();
     if (!topology.empty() &&
         std::find(topologies.begin(), topologies.end(), topology) == topologies.end()) {
@@ -531,27 +536,26 @@ ErrorList ValidateJobCreate(const json::Value& job, const ClusterLister& lister,
                                  BracketList(name_errors)));
     }
   }
-  int64_t min_available = json::GetInt(*spec, "minAvailable");
+  int64_t min_available = spec.Int("minAvailable");
   if (min_available < 0) {
     errors.Invalid(spec_path.Child("minAvailable"), "job 'minAvailable' must be >= 0.");
   } else if (min_available > total_replicas) {
     errors.Invalid(spec_path.Child("minAvailable"),
                    "job 'minAvailable' should not be greater than total replicas in tasks");
   }
-  CheckNonNegative(*spec, "maxRetry", spec_path, "'maxRetry' cannot be less than zero.", errors);
-  CheckNonNegative(*spec, "ttlSecondsAfterFinished", spec_path,
+  CheckNonNegative(spec, "maxRetry", spec_path, "'maxRetry' cannot be less than zero.", errors);
+  CheckNonNegative(spec, "ttlSecondsAfterFinished", spec_path,
                    "'ttlSecondsAfterFinished' cannot be less than zero.", errors);
-  if (auto min_success = json::GetOptionalInt(*spec, "minSuccess");
-      min_success && *min_success < 1) {
+  if (auto min_success = spec.OptInt("minSuccess"); min_success && *min_success < 1) {
     errors.Invalid(spec_path.Child("minSuccess"), "'minSuccess' must be >= 1");
   }
-  ValidatePolicies(json::Find(*spec, "policies"), spec_path.Child("policies"), errors);
-  ValidatePlugins(*spec, *tasks, spec_path.Child("plugins"), errors);
-  ValidateVolumes(json::Find(*spec, "volumes"), spec_path.Child("volumes"), errors);
-  ValidateDependencies(*tasks, tasks_path, errors);
-  ValidatePriorityClass(json::GetString(*spec, "priorityClassName"),
-                        spec_path.Child("priorityClassName"), lister, errors);
-  ValidateQueue(json::GetString(*spec, "queue"), spec_path.Child("queue"), lister, errors);
+  ValidatePolicies(spec.Member("policies"), spec_path.Child("policies"), errors);
+  ValidatePlugins(spec, names_by_position, spec_path.Child("plugins"), errors);
+  ValidateVolumes(spec, spec_path.Child("volumes"), errors);
+  ValidateDependencies(tasks, names_by_position, tasks_path, errors);
+  ValidatePriorityClass(spec.View("priorityClassName"), spec_path.Child("priorityClassName"),
+                        lister, errors);
+  ValidateQueue(spec.View("queue"), spec_path.Child("queue"), lister, errors);
   ValidateTaskTopologyAnnotations(job, errors);
   return errors;
 }
@@ -560,23 +564,27 @@ ErrorList ValidateJobUpdate(const json::Value& old_job, const json::Value& job,
                             const ClusterLister& lister, const JobLimits& limits) {
   ErrorList errors;
   const FieldPath spec_path("spec");
-  const json::Value* old_spec = json::Find(old_job, "spec");
-  const json::Value* spec = json::Find(job, "spec");
-  if (spec == nullptr || !spec->IsObject()) {
+  api::FieldReader old_reader(&old_job, "");
+  api::FieldReader reader(&job, "");
+  api::FieldReader old_spec_reader = old_reader.Child("spec");
+  api::FieldReader spec_reader = reader.Child("spec");
+  const json::Value* old_spec = old_spec_reader.value();
+  const json::Value* spec = spec_reader.value();
+  if (spec == nullptr) {
     errors.Invalid(spec_path, "Required value");
     return errors;
   }
   // Status and metadata writes (controllers, kubectl label) do not touch the spec.
   if (old_spec != nullptr && *old_spec == *spec) return errors;
 
-  std::string_view job_name = JobName(job);
-  int64_t min_available = json::GetInt(*spec, "minAvailable");
+  std::string_view job_name = JobName(reader);
+  int64_t min_available = spec_reader.Int("minAvailable");
   if (min_available < 0) {
     errors.Invalid(spec_path.Child("minAvailable"), "job 'minAvailable' must be >= 0.");
   }
-  const json::Value* tasks = json::Find(*spec, "tasks");
-  const json::Value* old_tasks = old_spec ? json::Find(*old_spec, "tasks") : nullptr;
-  size_t task_count = tasks && tasks->IsArray() ? tasks->Size() : 0;
+  std::vector<api::FieldReader> tasks = spec_reader.Items("tasks");
+  const json::Value* old_tasks = old_spec_reader.Member("tasks");
+  size_t task_count = tasks.size();
   size_t old_task_count = old_tasks && old_tasks->IsArray() ? old_tasks->Size() : 0;
   if (task_count != old_task_count) {
     errors.Invalid(spec_path.Child("tasks"), "job updates may not add or remove tasks");
@@ -584,7 +592,7 @@ ErrorList ValidateJobUpdate(const json::Value& old_job, const json::Value& job,
   int64_t total_replicas = 0;
   bool tasks_within_limit = true;
   for (size_t i = 0; i < task_count; ++i) {
-    const json::Value& task = (*tasks)[static_cast<rapidjson::SizeType>(i)];
+    api::FieldReader& task = tasks[i];
     total_replicas = SaturatingAdd(total_replicas, std::max<int64_t>(TaskReplicas(task), 0));
     tasks_within_limit &=
         ValidateTaskCounts(task, spec_path.Child("tasks").Index(i), job_name, limits, errors);
@@ -595,12 +603,12 @@ ErrorList ValidateJobUpdate(const json::Value& old_job, const json::Value& job,
     errors.Invalid(spec_path.Child("minAvailable"),
                    "job 'minAvailable' must not be greater than total replicas");
   }
-  ValidateNetworkTopology(json::Find(*spec, "networkTopology"), spec_path.Child("networkTopology"),
+  ValidateNetworkTopology(spec_reader.Member("networkTopology"), spec_path.Child("networkTopology"),
                           errors);
 
   json::Document scratch;
   json::Value old_copy(rapidjson::kObjectType);
-  if (old_spec != nullptr && old_spec->IsObject()) {
+  if (old_spec != nullptr) {
     old_copy.CopyFrom(*old_spec, scratch.GetAllocator());
   }
   json::Value new_copy(*spec, scratch.GetAllocator());
@@ -614,8 +622,8 @@ ErrorList ValidateJobUpdate(const json::Value& old_job, const json::Value& job,
     errors.Invalid(spec_path, fmt::format("{} (changed: {})", kImmutableSpecMessage, list));
   }
 
-  std::string_view priority_class = json::GetString(*spec, "priorityClassName");
-  if (old_spec == nullptr || priority_class != json::GetString(*old_spec, "priorityClassName")) {
+  std::string_view priority_class = spec_reader.View("priorityClassName");
+  if (old_spec == nullptr || priority_class != old_spec_reader.View("priorityClassName")) {
     ValidatePriorityClass(priority_class, spec_path.Child("priorityClassName"), lister, errors);
   }
   return errors;

@@ -90,6 +90,28 @@ TEST_CASE("FieldReader: members of the wrong type are reported under their own p
   CHECK(MessageOf(third.status()) == "spec.list: must be an array");
 }
 
+TEST_CASE("FieldReader: Items keeps every position and reads non-objects as absent",
+          "[api][field_reader]") {
+  auto doc =
+      Doc(R"({"spec": {"tasks": [{"name": "a"}, 3, null, {"name": "d", "replicas": "x"}]}})");
+  FieldReader root(&doc, "");
+  std::vector<FieldReader> tasks = root.Child("spec").Items("tasks");
+  REQUIRE(tasks.size() == 4);
+  CHECK(tasks[0].View("name") == "a");
+  CHECK(tasks[1].value() == nullptr);
+  CHECK(tasks[1].View("name").empty());
+  CHECK(tasks[2].value() == nullptr);
+  CHECK(tasks[2].index() == 2);
+  CHECK(root.ok());  // non-object elements are no error for Items
+  CHECK(tasks[3].index() == 3);
+  CHECK(tasks[3].Int("replicas") == 0);
+  CHECK(MessageOf(root.status()) == "spec.tasks[3].replicas: must be an integer");
+  auto bad = Doc(R"({"tasks": 1})");
+  FieldReader r(&bad, "job");
+  CHECK(r.Items("tasks").empty());
+  CHECK(MessageOf(r.status()) == "job.tasks: must be an array");
+}
+
 TEST_CASE("FieldReader: paths stay right past the inline node table and after the root is gone",
           "[api][field_reader]") {
   std::string text = R"({"items": [)";
