@@ -174,6 +174,9 @@ done
 job_pool=""
 delete_jobs wide-0 wide-1 wide-2
 kubectl delete nodes -l "basalt.dev/pool=$wide" --wait=false >/dev/null 2>&1
+wide_gone() { [[ $(kubectl get nodes -l "basalt.dev/pool=$wide" --no-headers 2>/dev/null | grep -c .) == 0 ]]; }
+wait_for "the wide-pool nodes deleted" 120 wide_gone
+sleep 2 # the scheduler's cache sees the deletions
 wide=""
 
 # ---- anti-affinity: workers apart (binpack would pack them) ---------------------------------
