@@ -131,7 +131,6 @@ ClusterInfo Build(int nodes, int jobs, int pods_per_job, Mode mode) {
 // The mixed workload: job j is of kind j % 3 (hard, soft, none) and size kSizes[j % 7].
 constexpr int kSizes[] = {1, 4, 8, 16, 24, 32, 48};
 constexpr Mode kKinds[] = {Mode::kHard, Mode::kSoft, Mode::kOff};
-constexpr const char* kKindNames[] = {"hard", "soft", "none"};
 
 int MixedJobs(int nodes, int demand_pct) {
   const int64_t wanted = int64_t{nodes} * 8 * demand_pct / 100;
