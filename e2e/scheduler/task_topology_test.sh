@@ -142,43 +142,6 @@ expect_eq "the PodGroup carries the annotation" \
   "ps,worker"
 delete_jobs tf
 
-# ---- affinity under node sampling ------------------------------------------------------------
-# 250 nodes of 4 GPUs, all feasible for the job: with 262 nodes in the cluster a pass looks for
-# 123 feasible ones from where the previous pass stopped, so the first two tasks placed see
-# disjoint samples; without the preferred nodes the second cannot join the first.
-wide=tasktopo-wide-$RANDOM
-for i in $(seq -w 0 249); do
-  cat <<YAML
----
-apiVersion: v1
-kind: Node
-metadata:
-  name: $wide-$i
-  annotations: {kwok.x-k8s.io/node: fake}
-  labels: {type: kwok, kubernetes.io/hostname: $wide-$i, basalt.dev/pool: $wide}
-status:
-  allocatable: {cpu: "32", memory: 256Gi, nvidia.com/gpu: "4", pods: "110"}
-  capacity: {cpu: "32", memory: 256Gi, nvidia.com/gpu: "4", pods: "110"}
-YAML
-done | kubectl apply -f - >/dev/null
-wide_ready() { [[ $(kubectl get nodes -l "basalt.dev/pool=$wide" --no-headers 2>/dev/null | grep -c ' Ready') == 250 ]]; }
-wait_for "250 wide-pool nodes Ready" 120 wide_ready
-job_pool=$wide
-for j in 0 1 2; do submit "wide-$j" 4 1 3 'volcano.sh/task-topology-affinity: "ps,worker"'; done
-for j in 0 1 2; do
-  wait_for "vcjob wide-$j (affinity, 262 nodes, default sampling) bound" 90 bound_is "$ns" 4 "wide-$j"
-  e2e_log "wide-$j: $(nodes_of "wide-$j")"
-  expect_eq "under default node sampling wide-$j's ps and 3 workers share one node" \
-    "$(node_count "wide-$j")" "1"
-done
-job_pool=""
-delete_jobs wide-0 wide-1 wide-2
-kubectl delete nodes -l "basalt.dev/pool=$wide" --wait=false >/dev/null 2>&1
-wide_gone() { [[ $(kubectl get nodes -l "basalt.dev/pool=$wide" --no-headers 2>/dev/null | grep -c .) == 0 ]]; }
-wait_for "the wide-pool nodes deleted" 120 wide_gone
-sleep 2 # the scheduler's cache sees the deletions
-wide=""
-
 # ---- anti-affinity: workers apart (binpack would pack them) ---------------------------------
 reloads_before=$(curl -sf "http://127.0.0.1:$SCHED_PORT/metrics" | awk '/config_reloads_total\{result="success"\}/ {print $2}')
 write_conf binpack
@@ -267,6 +230,45 @@ has_event() {
   [[ -n $(kubectl -n "$ns" get events --field-selector involvedObject.name=direct,reason=InvalidTaskTopology -o name 2>/dev/null) ]]
 }
 wait_for "a Warning event InvalidTaskTopology on the PodGroup" 30 has_event
+
+# ---- affinity under node sampling ------------------------------------------------------------
+kubectl -n "$ns" delete pod direct-ps-0 --grace-period=0 --force --wait=true --timeout=60s >/dev/null 2>&1 || true
+kubectl -n "$ns" delete podgroup direct --wait=false >/dev/null 2>&1 || true
+# 250 nodes of 4 GPUs, all feasible for the job: with 262 nodes in the cluster a pass looks for
+# 123 feasible ones from where the previous pass stopped, so the first two tasks placed see
+# disjoint samples; without the preferred nodes the second cannot join the first.
+wide=tasktopo-wide-$RANDOM
+for i in $(seq -w 0 249); do
+  cat <<YAML
+---
+apiVersion: v1
+kind: Node
+metadata:
+  name: $wide-$i
+  annotations: {kwok.x-k8s.io/node: fake}
+  labels: {type: kwok, kubernetes.io/hostname: $wide-$i, basalt.dev/pool: $wide}
+status:
+  allocatable: {cpu: "32", memory: 256Gi, nvidia.com/gpu: "4", pods: "110"}
+  capacity: {cpu: "32", memory: 256Gi, nvidia.com/gpu: "4", pods: "110"}
+YAML
+done | kubectl apply -f - >/dev/null
+wide_ready() { [[ $(kubectl get nodes -l "basalt.dev/pool=$wide" --no-headers 2>/dev/null | grep -c ' Ready') == 250 ]]; }
+wait_for "250 wide-pool nodes Ready" 120 wide_ready
+job_pool=$wide
+for j in 0 1 2; do submit "wide-$j" 4 1 3 'volcano.sh/task-topology-affinity: "ps,worker"'; done
+for j in 0 1 2; do
+  wait_for "vcjob wide-$j (affinity, 262 nodes, default sampling) bound" 90 bound_is "$ns" 4 "wide-$j"
+  e2e_log "wide-$j: $(nodes_of "wide-$j")"
+  expect_eq "under default node sampling wide-$j's ps and 3 workers share one node" \
+    "$(node_count "wide-$j")" "1"
+done
+job_pool=""
+delete_jobs wide-0 wide-1 wide-2
+kubectl delete nodes -l "basalt.dev/pool=$wide" --wait=false >/dev/null 2>&1
+wide_gone() { [[ $(kubectl get nodes -l "basalt.dev/pool=$wide" --no-headers 2>/dev/null | grep -c .) == 0 ]]; }
+wait_for "the wide-pool nodes deleted" 120 wide_gone
+sleep 2 # the scheduler's cache sees the deletions
+wide=""
 
 rm -f "$conf"
 if stop_scheduler; then pass "SIGTERM: vc-scheduler exited 0"; else fail "SIGTERM: non-zero exit"; fi
