@@ -14,8 +14,6 @@
 // cycle time against "off", and for on-attrs how many 16Gi pods took an A100.
 //
 //   sched_gpu_attributes_bench [nodes jobs pods_per_job reps]
-#include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -23,10 +21,9 @@
 #include <string>
 #include <vector>
 
+#include "bench/scheduler/bench_cluster.h"
 #include "common/api/gpu_attributes.h"
 #include "scheduler/actions/registry.h"
-#include "scheduler/conf/config.h"
-#include "scheduler/framework/framework.h"
 #include "scheduler/framework/node_sampling.h"
 #include "scheduler/plugins/registry.h"
 
@@ -34,41 +31,8 @@ namespace {
 
 using basalt::sched::BindRequest;
 using basalt::sched::ClusterInfo;
-using basalt::sched::JobInfo;
 using basalt::sched::NodeInfo;
-using basalt::sched::QueueInfo;
-using basalt::sched::Resource;
-using basalt::sched::TaskInfo;
-
-constexpr std::string_view kOff = R"(
-actions: "enqueue, allocate, backfill"
-tiers:
-- plugins:
-  - name: priority
-  - name: gang
-  - name: conformance
-- plugins:
-  - name: overcommit
-  - name: drf
-  - name: predicates
-  - name: proportion
-  - name: nodeorder
-)";
-constexpr std::string_view kOn = R"(
-actions: "enqueue, allocate, backfill"
-tiers:
-- plugins:
-  - name: priority
-  - name: gang
-  - name: conformance
-- plugins:
-  - name: overcommit
-  - name: drf
-  - name: gpuattributes
-  - name: predicates
-  - name: proportion
-  - name: nodeorder
-)";
+namespace bench = basalt::bench;
 
 class Binder final : public basalt::sched::Binder {
  public:
@@ -82,14 +46,9 @@ std::string PoolOf(int n) { return n % 3 == 0 ? "a10" : n % 3 == 1 ? "a30" : "a1
 
 ClusterInfo Build(int nodes, int jobs, int pods_per_job, bool annotate, bool selector) {
   ClusterInfo c;
-  QueueInfo queue;
-  queue.name = "default";
-  queue.weight = 1;
-  (void)c.AddQueue(queue);
+  bench::AddQueue(c, "default");
   for (int n = 0; n < nodes; ++n) {
-    Resource alloc(64000, int64_t{512} << 30);
-    alloc.SetUnits("nvidia.com/gpu", 8);
-    NodeInfo node(PoolOf(n) + "-" + std::to_string(n), alloc);
+    NodeInfo node = bench::GpuNode(PoolOf(n) + "-" + std::to_string(n), 64000, 512, 8);
     const std::string pool = PoolOf(n);
     node.labels()[std::string(basalt::api::kGfdProductLabel)] = pool == "a10" ? "NVIDIA-A10"
                                                                 : pool == "a30"
@@ -106,21 +65,11 @@ ClusterInfo Build(int nodes, int jobs, int pods_per_job, bool annotate, bool sel
   auto big = std::make_shared<const basalt::api::GpuAttributes>(
       basalt::api::ParseGpuAttributes({{"gpu.basalt.dev/min-memory", "40Gi"}}).attributes);
   for (int j = 0; j < jobs; ++j) {
-    JobInfo job("bench", "job-" + std::to_string(j));
-    job.queue = "default";
-    job.min_available = pods_per_job;
-    job.podgroup_status.phase = basalt::sched::PodGroupPhase::kInqueue;
-    job.creation_time = basalt::sched::Timestamp{} + std::chrono::seconds(j);
-    (void)c.AddJob(std::move(job));
+    const std::string name = "job-" + std::to_string(j);
+    (void)c.AddJob(bench::InqueueJob(name, "default", pods_per_job, j));
     for (int p = 0; p < pods_per_job; ++p) {
-      TaskInfo t;
-      t.name = "job-" + std::to_string(j) + "-worker-" + std::to_string(p);
-      t.namespace_name = "bench";
-      t.uid = (j % 3 == 2 ? "big/" : "mid/") + t.name;
-      t.job_id = "bench/job-" + std::to_string(j);
-      t.resreq = Resource(1000, int64_t{2} << 30);
-      t.resreq.SetUnits("nvidia.com/gpu", 1);
-      t.init_resreq = t.resreq;
+      const std::string task = name + "-worker-" + std::to_string(p);
+      basalt::sched::TaskInfo t = bench::GpuTask(name, task, (j % 3 == 2 ? "big/" : "mid/") + task);
       if (annotate) t.gpu_attributes = j % 3 == 2 ? big : mid;
       if (selector && j % 3 == 2) {
         t.node_selector[std::string(basalt::api::kGfdProductLabel)] = "NVIDIA-A100-SXM4-80GB";
@@ -146,13 +95,8 @@ int main(int argc, char** argv) {
   int reps = argc > 4 ? std::atoi(argv[4]) : 3;
   auto plugins = basalt::sched::NewInTreeRegistry();
   auto actions = basalt::sched::NewInTreeActionRegistry();
-  auto off = basalt::sched::ParseSchedulerConfig(kOff);
-  auto on = basalt::sched::ParseSchedulerConfig(kOn);
-  if (!off.ok() || !on.ok()) {
-    std::fprintf(stderr, "config: %s %s\n", off.status().ToString().c_str(),
-                 on.status().ToString().c_str());
-    return 1;
-  }
+  const auto off = bench::ConfigOrDie(bench::DefaultConfig());
+  const auto on = bench::ConfigOrDie(bench::DefaultConfig("  - name: gpuattributes\n"));
   const char* names[] = {"off", "on-plain", "on-attrs", "off-all", "on-attrs-all", "off-selector"};
   constexpr int kModes = 6;
   std::vector<std::vector<Run>> runs(kModes);
@@ -165,16 +109,8 @@ int main(int argc, char** argv) {
       if (m == 3 || m == 4) sampling.percentage_nodes_to_find = 100;
       basalt::sched::NodeSampler sampler(sampling);
       basalt::sched::CycleDeps deps{&plugins, &actions, &binder, nullptr, nullptr, &sampler};
-      auto start = std::chrono::steady_clock::now();
-      absl::Status s = basalt::sched::RunCycle(
-          std::move(snapshot), m == 0 || m == 3 || m == 5 ? *off : *on, deps, "bench", {});
       Run run;
-      run.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-                   .count();
-      if (!s.ok()) {
-        std::fprintf(stderr, "cycle failed: %s\n", s.ToString().c_str());
-        return 1;
-      }
+      run.ms = bench::TimedCycle(std::move(snapshot), m == 0 || m == 3 || m == 5 ? off : on, deps);
       run.bound = binder.nodes.size();
       for (const auto& [uid, node] : binder.nodes) {
         if (uid.rfind("mid/", 0) == 0 && node.rfind("a100-", 0) == 0) ++run.mid_on_a100;
@@ -182,10 +118,7 @@ int main(int argc, char** argv) {
       runs[m].push_back(run);
     }
   }
-  auto median = [](std::vector<Run> v) {
-    std::sort(v.begin(), v.end(), [](const Run& a, const Run& b) { return a.ms < b.ms; });
-    return v[v.size() / 2];
-  };
+  auto median = [](std::vector<Run> v) { return bench::MedianByMs(std::move(v)); };
   const Run base = median(runs[0]);
   std::printf("nodes=%d jobs=%d pods=%d reps=%d\n", nodes, jobs, jobs * pods, reps);
   std::printf("%10s %8s %12s %10s %10s %14s\n", "mode", "bound", "cycle_ms", "pods/s", "ms_ratio",

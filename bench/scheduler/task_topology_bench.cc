@@ -13,8 +13,6 @@
 // against "off", and the mean number of distinct nodes a job's pods landed on.
 //
 //   sched_task_topology_bench [nodes jobs workers_per_job reps]
-#include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -22,10 +20,9 @@
 #include <string>
 #include <vector>
 
+#include "bench/scheduler/bench_cluster.h"
 #include "common/api/task_topology.h"
 #include "scheduler/actions/registry.h"
-#include "scheduler/conf/config.h"
-#include "scheduler/framework/framework.h"
 #include "scheduler/framework/node_sampling.h"
 #include "scheduler/plugins/registry.h"
 
@@ -33,26 +30,8 @@ namespace {
 
 using basalt::sched::BindRequest;
 using basalt::sched::ClusterInfo;
-using basalt::sched::JobInfo;
-using basalt::sched::NodeInfo;
-using basalt::sched::QueueInfo;
-using basalt::sched::Resource;
-using basalt::sched::TaskInfo;
+namespace bench = basalt::bench;
 
-constexpr std::string_view kBase = R"(
-actions: "enqueue, allocate, backfill"
-tiers:
-- plugins:
-  - name: priority
-  - name: gang
-  - name: conformance
-- plugins:
-  - name: overcommit
-  - name: drf
-  - name: predicates
-  - name: proportion
-  - name: nodeorder
-)";
 constexpr std::string_view kTopology = R"(  - name: task-topology
     arguments:
       task-topology.weight: 10
@@ -72,33 +51,19 @@ class Binder final : public basalt::sched::Binder {
 
 ClusterInfo Build(int nodes, int jobs, int workers, std::string_view key, std::string_view value) {
   ClusterInfo c;
-  QueueInfo queue;
-  queue.name = "default";
-  queue.weight = 1;
-  (void)c.AddQueue(queue);
-  for (int n = 0; n < nodes; ++n) {
-    Resource alloc(64000, int64_t{512} << 30);
-    alloc.SetUnits("nvidia.com/gpu", 8);
-    (void)c.AddNode(NodeInfo("n-" + std::to_string(n), alloc));
-  }
+  bench::AddQueue(c, "default");
+  for (int n = 0; n < nodes; ++n)
+    (void)c.AddNode(bench::GpuNode("n-" + std::to_string(n), 64000, 512, 8));
   for (int j = 0; j < jobs; ++j) {
-    JobInfo job("bench", "job-" + std::to_string(j));
-    job.queue = "default";
-    job.min_available = workers + 1;
-    job.podgroup_status.phase = basalt::sched::PodGroupPhase::kInqueue;
-    job.creation_time = basalt::sched::Timestamp{} + std::chrono::seconds(j);
+    const std::string name = "job-" + std::to_string(j);
+    basalt::sched::JobInfo job = bench::InqueueJob(name, "default", workers + 1, j);
     if (!key.empty()) job.task_topology_annotations[std::string(key)] = std::string(value);
     (void)c.AddJob(std::move(job));
     for (int p = 0; p <= workers; ++p) {
-      TaskInfo t;
-      t.role = p == 0 ? "ps" : "worker";
-      t.name = "job-" + std::to_string(j) + "-" + t.role + "-" + std::to_string(p == 0 ? 0 : p - 1);
-      t.namespace_name = "bench";
-      t.uid = t.name;
-      t.job_id = "bench/job-" + std::to_string(j);
-      t.resreq = Resource(1000, int64_t{2} << 30);
-      t.resreq.SetUnits("nvidia.com/gpu", 1);
-      t.init_resreq = t.resreq;
+      const std::string role = p == 0 ? "ps" : "worker";
+      const std::string task = name + "-" + role + "-" + std::to_string(p == 0 ? 0 : p - 1);
+      basalt::sched::TaskInfo t = bench::GpuTask(name, task, task);
+      t.role = role;
       (void)c.AddTask(std::move(t));
     }
   }
@@ -120,13 +85,8 @@ int main(int argc, char** argv) {
   int reps = argc > 4 ? std::atoi(argv[4]) : 3;
   auto plugins = basalt::sched::NewInTreeRegistry();
   auto actions = basalt::sched::NewInTreeActionRegistry();
-  auto off = basalt::sched::ParseSchedulerConfig(std::string(kBase));
-  auto on = basalt::sched::ParseSchedulerConfig(std::string(kBase) + std::string(kTopology));
-  if (!off.ok() || !on.ok()) {
-    std::fprintf(stderr, "config: %s %s\n", off.status().ToString().c_str(),
-                 on.status().ToString().c_str());
-    return 1;
-  }
+  const auto off = bench::ConfigOrDie(bench::DefaultConfig());
+  const auto on = bench::ConfigOrDie(bench::DefaultConfig("", kTopology));
   struct Mode {
     const char* name;
     bool plugin;
@@ -151,16 +111,8 @@ int main(int argc, char** argv) {
       if (modes[m].all_nodes) sampling.percentage_nodes_to_find = 100;
       basalt::sched::NodeSampler sampler(sampling);
       basalt::sched::CycleDeps deps{&plugins, &actions, &binder, nullptr, nullptr, &sampler};
-      auto start = std::chrono::steady_clock::now();
-      absl::Status s = basalt::sched::RunCycle(std::move(snapshot), modes[m].plugin ? *on : *off,
-                                               deps, "bench", {});
       Run run;
-      run.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-                   .count();
-      if (!s.ok()) {
-        std::fprintf(stderr, "cycle failed: %s\n", s.ToString().c_str());
-        return 1;
-      }
+      run.ms = bench::TimedCycle(std::move(snapshot), modes[m].plugin ? on : off, deps);
       run.bound = binder.bound;
       size_t sum = 0;
       for (const auto& [job, n] : binder.nodes) sum += n.size();
@@ -168,10 +120,7 @@ int main(int argc, char** argv) {
       runs[m].push_back(run);
     }
   }
-  auto median = [](std::vector<Run> v) {
-    std::sort(v.begin(), v.end(), [](const Run& a, const Run& b) { return a.ms < b.ms; });
-    return v[v.size() / 2];
-  };
+  auto median = [](std::vector<Run> v) { return bench::MedianByMs(std::move(v)); };
   const Run base = median(runs[0]);
   std::printf("nodes=%d jobs=%d pods=%d reps=%d\n", nodes, jobs, jobs * (workers + 1), reps);
   std::printf("%12s %8s %12s %10s %10s %14s\n", "mode", "bound", "cycle_ms", "pods/s", "ms_ratio",

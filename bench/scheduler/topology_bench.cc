@@ -1,23 +1,36 @@
-// sched_topology_bench: the cost of network-topology-aware placement. One scheduling cycle
-// (enqueue, allocate, backfill; Volcano's default plugins plus network-topology-aware) on N
-// nodes in 3 tiers of HyperNodes (8 nodes per switch, 8 switches per spine, 8 spines per
-// tier-3 domain), J gangs of P pods each, run three ways: no networkTopology on the jobs,
-// `hard` with highestTierAllowed 1 on every job, and `soft` on every job.
+// sched_topology_bench: the cost and the effect of network-topology-aware placement, on N nodes
+// of 8 GPUs in 3 tiers of HyperNodes (8 nodes per switch, 8 switches per spine, 8 spines per
+// tier-3 domain); Volcano's default plugins plus network-topology-aware.
+//
+// Throughput (the default): one scheduling cycle (enqueue, allocate, backfill) with J gangs of
+// P 1-GPU pods, run three ways: no networkTopology on the jobs, `hard` with highestTierAllowed 1
+// on every job, and `soft` on every job. Prints per case and mode: pods bound, cycle
+// milliseconds, pods/s, and the throughput ratio against "off".
 //
 //   sched_topology_bench [nodes jobs pods_per_job]...
-// Prints per case and mode: pods bound, cycle milliseconds, pods/s, and the throughput ratio
-// against "off".
+//
+// Allocation rate (`mixed`): a mixed workload whose demand is `demand_pct`% of the GPUs: jobs in
+// turn hard highestTierAllowed 1, soft, and unconstrained, gangs of 1, 4, 8, 16, 24, 32 and 48
+// 1-GPU pods in turn, in four weighted queues; `cycles` cycles, each on the placements of the
+// previous ones (bound pods Running). Run with the plugin configured and without it (the jobs'
+// constraints then ignored); prints the share of the GPUs allocated, per kind of job, the ratio
+// on/off, and the time of the cycles.
+//
+//   sched_topology_bench mixed [nodes demand_pct cycles]
 
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "bench/scheduler/bench_cluster.h"
 #include "fmt/format.h"
 #include "scheduler/actions/registry.h"
-#include "scheduler/conf/config.h"
 #include "scheduler/framework/framework.h"
 #include "scheduler/plugins/registry.h"
 
@@ -30,33 +43,19 @@ using basalt::sched::HyperNodeMap;
 using basalt::sched::HyperNodeMemberInfo;
 using basalt::sched::JobInfo;
 using basalt::sched::NetworkTopologyConstraint;
-using basalt::sched::NodeInfo;
-using basalt::sched::QueueInfo;
-using basalt::sched::Resource;
 using basalt::sched::TaskInfo;
+namespace bench = basalt::bench;
 
-constexpr std::string_view kConfig = R"(
-actions: "enqueue, allocate, backfill"
-tiers:
-- plugins:
-  - name: priority
-  - name: gang
-  - name: conformance
-- plugins:
-  - name: overcommit
-  - name: drf
-  - name: predicates
-  - name: proportion
-  - name: nodeorder
-  - name: network-topology-aware
-)";
+constexpr std::string_view kTopology = "  - name: network-topology-aware\n";
 
 class CountingBinder final : public basalt::sched::Binder {
  public:
   void Bind(const std::string&, std::vector<BindRequest> requests) override {
     bound += static_cast<int64_t>(requests.size());
+    for (BindRequest& r : requests) nodes[r.task_uid] = std::move(r.node_name);
   }
   int64_t bound = 0;
+  std::map<std::string, std::string> nodes;  // task uid -> node
 };
 
 enum class Mode { kOff, kHard, kSoft };
@@ -68,20 +67,13 @@ HyperNodeMemberInfo Member(std::string name, bool hypernode) {
   return m;
 }
 
-ClusterInfo Build(int nodes, int jobs, int pods_per_job, Mode mode) {
+// The nodes, their HyperNodes and four queues (weights 1 to 4).
+ClusterInfo Topology(int nodes) {
   ClusterInfo c;
-  for (int q = 0; q < 4; ++q) {
-    QueueInfo queue;
-    queue.name = fmt::format("q{}", q);
-    queue.weight = q + 1;
-    (void)c.AddQueue(queue);
-  }
+  for (int q = 0; q < 4; ++q) bench::AddQueue(c, fmt::format("q{}", q), q + 1);
   auto hns = std::make_shared<HyperNodeMap>();
   for (int n = 0; n < nodes; ++n) {
-    Resource alloc(32000, int64_t{128} << 30);
-    alloc.SetUnits("nvidia.com/gpu", 8);
-    NodeInfo node(fmt::format("node-{}", n), alloc);
-    (void)c.AddNode(std::move(node));
+    (void)c.AddNode(bench::GpuNode(fmt::format("node-{}", n), 32000, 128, 8));
     const std::string sw = fmt::format("sw-{}", n / 8);
     HyperNodeInfo& h = (*hns)[sw];
     h.name = sw;
@@ -104,35 +96,103 @@ ClusterInfo Build(int nodes, int jobs, int pods_per_job, Mode mode) {
     h.members.push_back(Member(fmt::format("sp-{}", s), true));
   }
   c.set_hypernodes(std::move(hns));
+  return c;
+}
+
+std::optional<NetworkTopologyConstraint> Constraint(Mode mode) {
+  if (mode == Mode::kOff) return std::nullopt;
+  return NetworkTopologyConstraint{
+      .hard = mode == Mode::kHard, .highest_tier = 1, .highest_tier_name = ""};
+}
+
+// Adds gang bench/<name> of `pods` 1-GPU pods; those in `placed` (uid -> node) run there.
+void AddGang(ClusterInfo& c, const std::string& name, int created, int pods, Mode mode,
+             const std::map<std::string, std::string>& placed) {
+  JobInfo job = bench::InqueueJob(name, fmt::format("q{}", created % 4), pods, created);
+  job.network_topology = Constraint(mode);
+  (void)c.AddJob(std::move(job));
+  for (int p = 0; p < pods; ++p) {
+    const std::string task = fmt::format("{}-worker-{}", name, p);
+    TaskInfo t = bench::GpuTask(name, task, "bench/" + task);
+    if (auto it = placed.find(t.uid); it != placed.end()) {
+      t.node_name = it->second;
+      t.status = basalt::sched::TaskStatus::kRunning;
+    }
+    (void)c.AddTask(std::move(t));
+  }
+}
+
+ClusterInfo Build(int nodes, int jobs, int pods_per_job, Mode mode) {
+  ClusterInfo c = Topology(nodes);
+  for (int j = 0; j < jobs; ++j) AddGang(c, fmt::format("job-{}", j), j, pods_per_job, mode, {});
+  return c;
+}
+
+// The mixed workload: job j is of kind j % 3 (hard, soft, none) and size kSizes[j % 7].
+constexpr int kSizes[] = {1, 4, 8, 16, 24, 32, 48};
+constexpr Mode kKinds[] = {Mode::kHard, Mode::kSoft, Mode::kOff};
+
+int MixedJobs(int nodes, int demand_pct) {
+  const int64_t wanted = int64_t{nodes} * 8 * demand_pct / 100;
+  int64_t demand = 0;
+  int jobs = 0;
+  while (demand < wanted) demand += kSizes[jobs++ % 7];
+  return jobs;
+}
+
+ClusterInfo BuildMixed(int nodes, int jobs, const std::map<std::string, std::string>& placed) {
+  ClusterInfo c = Topology(nodes);
   for (int j = 0; j < jobs; ++j) {
-    JobInfo job("bench", fmt::format("job-{}", j));
-    job.queue = fmt::format("q{}", j % 4);
-    job.min_available = pods_per_job;
-    job.podgroup_status.phase = basalt::sched::PodGroupPhase::kInqueue;
-    job.creation_time = basalt::sched::Timestamp{} + std::chrono::seconds(j);
-    if (mode != Mode::kOff) {
-      job.network_topology = NetworkTopologyConstraint{
-          .hard = mode == Mode::kHard, .highest_tier = 1, .highest_tier_name = ""};
-    }
-    (void)c.AddJob(std::move(job));
-    for (int p = 0; p < pods_per_job; ++p) {
-      TaskInfo t;
-      t.name = fmt::format("job-{}-worker-{}", j, p);
-      t.namespace_name = "bench";
-      t.uid = "bench/" + t.name;
-      t.job_id = fmt::format("bench/job-{}", j);
-      t.resreq = Resource(1000, int64_t{2} << 30);
-      t.resreq.SetUnits("nvidia.com/gpu", 1);
-      t.init_resreq = t.resreq;
-      (void)c.AddTask(std::move(t));
-    }
+    AddGang(c, fmt::format("job-{}", j), j, kSizes[j % 7], kKinds[j % 3], placed);
   }
   return c;
+}
+
+int Mixed(int nodes, int demand_pct, int cycles) {
+  auto plugins = basalt::sched::NewInTreeRegistry();
+  auto actions = basalt::sched::NewInTreeActionRegistry();
+  const auto on = bench::ConfigOrDie(bench::DefaultConfig("", kTopology));
+  const auto off = bench::ConfigOrDie(bench::DefaultConfig());
+  const int jobs = MixedJobs(nodes, demand_pct);
+  int64_t demand[3] = {0, 0, 0};
+  for (int j = 0; j < jobs; ++j) demand[j % 3] += kSizes[j % 7];
+  const double gpus = double(nodes) * 8;
+  std::printf("nodes=%d gpus=%.0f jobs=%d demand=%lld GPUs (%d%%) cycles=%d\n", nodes, gpus, jobs,
+              static_cast<long long>(demand[0] + demand[1] + demand[2]), demand_pct, cycles);
+  std::printf("%8s %10s %10s %8s %10s %10s %10s %12s\n", "plugin", "allocated", "share", "vs_off",
+              "hard", "soft", "none", "cycles_ms");
+  double off_share = 0;
+  for (bool plugin : {false, true}) {
+    std::map<std::string, std::string> placed;
+    double ms = 0;
+    for (int cycle = 0; cycle < cycles; ++cycle) {
+      CountingBinder binder;
+      basalt::sched::CycleDeps deps{&plugins, &actions, &binder, nullptr, nullptr};
+      ms += bench::TimedCycle(BuildMixed(nodes, jobs, placed), plugin ? on : off, deps);
+      placed.merge(binder.nodes);
+    }
+    int64_t by_kind[3] = {0, 0, 0};
+    for (const auto& [uid, node] : placed) {
+      // uid "bench/job-<j>-worker-<p>"
+      by_kind[std::atoi(uid.c_str() + std::strlen("bench/job-")) % 3]++;
+    }
+    const double share = double(placed.size()) / gpus;
+    if (!plugin) off_share = share;
+    std::printf("%8s %10zu %10.3f %8.3f %10.3f %10.3f %10.3f %12.1f\n", plugin ? "on" : "off",
+                placed.size(), share, off_share > 0 ? share / off_share : 0.0,
+                double(by_kind[0]) / double(demand[0]), double(by_kind[1]) / double(demand[1]),
+                double(by_kind[2]) / double(demand[2]), ms);
+  }
+  return 0;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc > 1 && std::string_view(argv[1]) == "mixed") {
+    return Mixed(argc > 2 ? std::atoi(argv[2]) : 5000, argc > 3 ? std::atoi(argv[3]) : 125,
+                 argc > 4 ? std::atoi(argv[4]) : 2);
+  }
   std::vector<std::vector<int>> cases;
   for (int i = 1; i + 2 < argc; i += 3) {
     cases.push_back({std::atoi(argv[i]), std::atoi(argv[i + 1]), std::atoi(argv[i + 2])});
@@ -140,28 +200,15 @@ int main(int argc, char** argv) {
   if (cases.empty()) cases = {{1000, 200, 8}, {5000, 1000, 8}};
   auto plugins = basalt::sched::NewInTreeRegistry();
   auto actions = basalt::sched::NewInTreeActionRegistry();
-  auto config = basalt::sched::ParseSchedulerConfig(kConfig);
-  if (!config.ok()) {
-    std::fprintf(stderr, "config: %s\n", std::string(config.status().message()).c_str());
-    return 1;
-  }
+  const auto config = bench::ConfigOrDie(bench::DefaultConfig("", kTopology));
   std::printf("%8s %8s %8s %6s %8s %12s %10s %8s\n", "nodes", "jobs", "pods", "mode", "bound",
               "cycle_ms", "pods/s", "ratio");
   for (const auto& c : cases) {
     double off_rate = 0;
     for (Mode mode : {Mode::kOff, Mode::kHard, Mode::kSoft}) {
-      ClusterInfo snapshot = Build(c[0], c[1], c[2], mode);
       CountingBinder binder;
       basalt::sched::CycleDeps deps{&plugins, &actions, &binder, nullptr, nullptr};
-      auto start = std::chrono::steady_clock::now();
-      absl::Status s = basalt::sched::RunCycle(std::move(snapshot), *config, deps, "bench", {});
-      double ms =
-          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-              .count();
-      if (!s.ok()) {
-        std::fprintf(stderr, "cycle failed\n");
-        return 1;
-      }
+      const double ms = bench::TimedCycle(Build(c[0], c[1], c[2], mode), config, deps);
       const double rate = binder.bound / (ms / 1000.0);
       if (mode == Mode::kOff) off_rate = rate;
       std::printf("%8d %8d %8d %6s %8lld %12.1f %10.0f %8.2f\n", c[0], c[1], c[1] * c[2],

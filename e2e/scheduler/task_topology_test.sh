@@ -4,6 +4,10 @@
 #   - configuration nodeorder + task-topology (weight 10, as Volcano's user guide): a vcjob
 #     annotated volcano.sh/task-topology-affinity: "ps,worker" (1 ps + 3 workers, 1 GPU each)
 #     lands on one node, while the same vcjob without the annotation spreads over several;
+#   - under node sampling (the scheduler's default: a task's predicate pass stops after a rotating
+#     sample of the feasible nodes once there are more than 100): on a pool of 250 more 4-GPU
+#     nodes, where two successive samples are disjoint, an affine vcjob still lands on one node
+#     (the plugin's preferred nodes are checked besides the sample);
 #   - the configuration file is edited to binpack + task-topology (the running scheduler reloads
 #     it): a vcjob with volcano.sh/task-topology-anti-affinity: "worker" (4 workers) gets one
 #     node per worker, while the same vcjob without it is packed onto one node;
@@ -22,6 +26,7 @@ source "$BASALT_REPO_ROOT/e2e/controllers/lib.sh"
 topo_cleanup() {
   local rc=$?
   webhook_stop
+  [[ -n ${wide:-} ]] && kubectl delete nodes -l "basalt.dev/pool=$wide" --wait=false >/dev/null 2>&1
   [[ -n $CM_PID ]] && { cm_stop KILL || true; }
   set +e # so that the next line only hands rc on to sched_cleanup
   kubectl -n "$ns" delete vcjob --all --wait=false >/dev/null 2>&1
@@ -73,7 +78,7 @@ vcjob() {
     replicas: $replicas$task_min
     template:
       spec:
-        nodeSelector: {basalt.dev/pool: $pool}
+        nodeSelector: {basalt.dev/pool: ${job_pool:-$pool}}
         containers:
         - name: main
           image: busybox
@@ -225,6 +230,45 @@ has_event() {
   [[ -n $(kubectl -n "$ns" get events --field-selector involvedObject.name=direct,reason=InvalidTaskTopology -o name 2>/dev/null) ]]
 }
 wait_for "a Warning event InvalidTaskTopology on the PodGroup" 30 has_event
+
+# ---- affinity under node sampling ------------------------------------------------------------
+kubectl -n "$ns" delete pod direct-ps-0 --grace-period=0 --force --wait=true --timeout=60s >/dev/null 2>&1 || true
+kubectl -n "$ns" delete podgroup direct --wait=false >/dev/null 2>&1 || true
+# 250 nodes of 4 GPUs, all feasible for the job: with 262 nodes in the cluster a pass looks for
+# 123 feasible ones from where the previous pass stopped, so the first two tasks placed see
+# disjoint samples; without the preferred nodes the second cannot join the first.
+wide=tasktopo-wide-$RANDOM
+for i in $(seq -w 0 249); do
+  cat <<YAML
+---
+apiVersion: v1
+kind: Node
+metadata:
+  name: $wide-$i
+  annotations: {kwok.x-k8s.io/node: fake}
+  labels: {type: kwok, kubernetes.io/hostname: $wide-$i, basalt.dev/pool: $wide}
+status:
+  allocatable: {cpu: "32", memory: 256Gi, nvidia.com/gpu: "4", pods: "110"}
+  capacity: {cpu: "32", memory: 256Gi, nvidia.com/gpu: "4", pods: "110"}
+YAML
+done | kubectl apply -f - >/dev/null
+wide_ready() { [[ $(kubectl get nodes -l "basalt.dev/pool=$wide" --no-headers 2>/dev/null | grep -c ' Ready') == 250 ]]; }
+wait_for "250 wide-pool nodes Ready" 120 wide_ready
+job_pool=$wide
+for j in 0 1 2; do submit "wide-$j" 4 1 3 'volcano.sh/task-topology-affinity: "ps,worker"'; done
+for j in 0 1 2; do
+  wait_for "vcjob wide-$j (affinity, 262 nodes, default sampling) bound" 90 bound_is "$ns" 4 "wide-$j"
+  e2e_log "wide-$j: $(nodes_of "wide-$j")"
+  expect_eq "under default node sampling wide-$j's ps and 3 workers share one node" \
+    "$(node_count "wide-$j")" "1"
+done
+job_pool=""
+delete_jobs wide-0 wide-1 wide-2
+kubectl delete nodes -l "basalt.dev/pool=$wide" --wait=false >/dev/null 2>&1
+wide_gone() { [[ $(kubectl get nodes -l "basalt.dev/pool=$wide" --no-headers 2>/dev/null | grep -c .) == 0 ]]; }
+wait_for "the wide-pool nodes deleted" 120 wide_gone
+sleep 2 # the scheduler's cache sees the deletions
+wide=""
 
 rm -f "$conf"
 if stop_scheduler; then pass "SIGTERM: vc-scheduler exited 0"; else fail "SIGTERM: non-zero exit"; fi

@@ -45,9 +45,27 @@ std::vector<NodeInfo*> PredicateSampledNodes(const Session& ssn, const TaskInfo&
     }
   }
   sampler.Advance(processed, n);
-  std::sort(feasible.begin(), feasible.end());
   std::vector<NodeInfo*> out;
   out.reserve(feasible.size());
+  if (processed < n) {
+    // A sample: the nodes a plugin prefers for this task are checked too (once each), so that
+    // e.g. a worker finds the node its ps runs on however far the rotation is from it.
+    for (NodeInfo* node : ssn.PreferredNodes(task)) {
+      auto at = std::lower_bound(
+          nodes.begin(), nodes.end(), node->name(),
+          [](const NodeInfo* a, const std::string& name) { return a->name() < name; });
+      if (at == nodes.end() || *at != node) continue;
+      const auto i = static_cast<size_t>(at - nodes.begin());
+      if ((i + n - start) % n < processed) continue;  // in the sample already
+      Outcome o = PredicateForAllocate(ssn, task, *node);
+      if (o.ok()) {
+        feasible.push_back(i);
+      } else if (errors != nullptr) {
+        errors->SetNodeError(node->name(), o.reasons());
+      }
+    }
+  }
+  std::sort(feasible.begin(), feasible.end());
   for (size_t i : feasible) out.push_back(nodes[i]);
   return out;
 }

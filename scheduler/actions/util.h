@@ -52,8 +52,9 @@ std::vector<NodeInfo*> PredicateNodes(const Session& ssn, const TaskInfo& task,
 
 // The allocate action's pass (reference §3.2): as PredicateNodes with check_resources, but it
 // starts at the session's rotating node index and stops once NumFeasibleNodesToFind nodes
-// passed, then advances the index past the nodes it checked. The result is in node-name order;
-// `errors` holds the failures of the checked nodes only.
+// passed, then advances the index past the nodes it checked. When that was a sample (not every
+// node), the session's PreferredNodes for the task are checked as well, outside the rotation.
+// The result is in node-name order; `errors` holds the failures of the checked nodes only.
 std::vector<NodeInfo*> PredicateSampledNodes(const Session& ssn, const TaskInfo& task,
                                              FitErrors* errors);
 

@@ -4,6 +4,7 @@
 #include "scheduler/framework/session.h"
 
 #include <algorithm>
+#include <set>
 
 #include "common/util/log.h"
 #include "common/util/status.h"
@@ -128,6 +129,7 @@ void Session::PlanAll() {
   Plan(preemptable_);
   Plan(reclaimable_);
   Plan(job_domains_);
+  Plan(preferred_nodes_);
   Plan(queue_headroom_);
   opened_ = true;
 }
@@ -154,6 +156,7 @@ BASALT_SESSION_ADD_FN(AddPreemptiveFn, PreemptiveFn, preemptive_)
 BASALT_SESSION_ADD_FN(AddPreemptableFn, EvictableFn, preemptable_)
 BASALT_SESSION_ADD_FN(AddReclaimableFn, EvictableFn, reclaimable_)
 BASALT_SESSION_ADD_FN(AddJobDomainsFn, JobDomainsFn, job_domains_)
+BASALT_SESSION_ADD_FN(AddPreferredNodesFn, PreferredNodesFn, preferred_nodes_)
 BASALT_SESSION_ADD_FN(AddQueueHeadroomFn, QueueHeadroomFn, queue_headroom_)
 #undef BASALT_SESSION_ADD_FN
 
@@ -422,6 +425,26 @@ std::optional<JobDomains> Session::JobDomainsFor(const JobInfo& job) const {
         return !out.has_value();
       },
       [] { return true; });
+  return out;
+}
+
+std::vector<NodeInfo*> Session::PreferredNodes(const TaskInfo& task) const {
+  std::set<std::string> names;
+  ForEach(
+      preferred_nodes_,
+      [&](const PreferredNodesFn& fn) {
+        for (std::string& name : fn(task)) names.insert(std::move(name));
+        return true;
+      },
+      [] { return true; });
+  std::vector<NodeInfo*> out;
+  out.reserve(names.size());
+  for (const std::string& name : names) {
+    // The session's nodes are its own (the const here is the dispatch's, not the nodes').
+    if (NodeInfo* node = const_cast<ClusterInfo&>(cluster_).FindNode(name); node != nullptr) {
+      out.push_back(node);
+    }
+  }
   return out;
 }
 

@@ -100,6 +100,11 @@ struct JobDomains {
 };
 // nullopt: no constraint for this job (every node, as without the plugin).
 using JobDomainsFn = std::function<std::optional<JobDomains>(const JobInfo& job)>;
+// Names of nodes that a sampled predicate pass (the allocate action in a cluster of more than
+// --minimum-feasible-nodes nodes) must check for `task` in addition to its sample, because the
+// plugin's score prefers them (e.g. task-topology: the nodes the task's affine peers are on).
+// Empty: nothing to add. Keep the list short: each node costs one predicate call per task.
+using PreferredNodesFn = std::function<std::vector<std::string>(const TaskInfo& task)>;
 
 struct EventHandler {
   std::function<void(const TaskInfo& task)> on_allocate;
@@ -177,6 +182,7 @@ class Session {
   void AddPreemptableFn(std::string_view plugin, EvictableFn fn);
   void AddReclaimableFn(std::string_view plugin, EvictableFn fn);
   void AddJobDomainsFn(std::string_view plugin, JobDomainsFn fn);
+  void AddPreferredNodesFn(std::string_view plugin, PreferredNodesFn fn);
   void AddQueueHeadroomFn(std::string_view plugin, QueueHeadroomFn fn);
   void AddEventHandler(EventHandler handler);
 
@@ -211,6 +217,9 @@ class Session {
   std::vector<const TaskInfo*> GangReclaimable(
       const TaskInfo& reclaimer, const std::vector<const TaskInfo*>& candidates) const;
   std::optional<JobDomains> JobDomainsFor(const JobInfo& job) const;
+  // The union of the enabled plugins' PreferredNodesFn for `task` (every tier), each node once,
+  // in node-name order; names of nodes not in the session are dropped.
+  std::vector<NodeInfo*> PreferredNodes(const TaskInfo& task) const;
   // Per-dimension min of the plugins' headrooms; nullopt if no plugin limits the queue.
   // Dimensions absent from the result are unlimited.
   std::optional<Resource> QueueHeadroom(const QueueInfo& queue) const;
@@ -328,6 +337,8 @@ class Session {
   Extension<EvictableFn> preemptable_{flag::kPreemptable};
   Extension<EvictableFn> reclaimable_{flag::kReclaimable};
   Extension<JobDomainsFn> job_domains_{flag::kHyperNodeOrder};
+  // Under the node-order flag: the preference only matters to a plugin that scores nodes.
+  Extension<PreferredNodesFn> preferred_nodes_{flag::kNodeOrder};
   Extension<QueueHeadroomFn> queue_headroom_{flag::kAllocatable};
   std::vector<EventHandler> event_handlers_;
 };

@@ -303,6 +303,10 @@ class TaskTopologyPlugin final : public Plugin {
       ssn.AddNodeOrderFn(Name(), [this](const TaskInfo& task, const NodeInfo& node) {
         return NodeScore(task, node);
       });
+      // The nodes holding members of the task's bucket score highest: a sampled predicate pass
+      // must not miss them.
+      ssn.AddPreferredNodesFn(Name(),
+                              [this](const TaskInfo& task) { return PreferredNodes(task); });
     }
     // The session clears a task's node before the deallocate event, so the node each placement
     // was counted on is remembered here.
@@ -361,6 +365,17 @@ class TaskTopologyPlugin final : public Plugin {
     if (lb->index != rb->index) return lb->index < rb->index ? -1 : 1;
     if (int a = topo.Strength(l.role), b = topo.Strength(r.role); a != b) return a > b ? -1 : 1;
     return 0;
+  }
+
+  std::vector<std::string> PreferredNodes(const TaskInfo& task) const {
+    std::vector<std::string> out;
+    auto it = jobs_.find(task.job_id);
+    if (it == jobs_.end()) return out;
+    const Bucket* bucket = it->second.BucketOf(task.uid);
+    if (bucket == nullptr) return out;
+    out.reserve(bucket->placed_on.size());
+    for (const auto& [node, members] : bucket->placed_on) out.push_back(node);
+    return out;
   }
 
   double NodeScore(const TaskInfo& task, const NodeInfo& node) const {

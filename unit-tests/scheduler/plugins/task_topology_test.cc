@@ -132,6 +132,22 @@ TEST_CASE("task-topology: workers join the node their ps already runs on",
   CHECK(Nodes(placement) == std::set<std::string>{"n2"});
 }
 
+TEST_CASE("task-topology: under node sampling workers still find the node their ps runs on",
+          "[sched][plugins][task_topology]") {
+  // 150 nodes: the allocate action's predicate pass looks at a sample of 100 from a rotating
+  // start (0 in a fresh session). The ps runs on n99, the last node in name order, outside the
+  // first worker's sample: the plugin's preferred nodes bring it in.
+  FakeCluster c = Cluster(150, 0, 3, Affinity("ps,worker"));
+  c.AddPodToJob(
+      std::string(kJob),
+      MakeTask("tf-ps-0").Role("ps").Request("cpu", "1").Node("n99").Status(TaskStatus::kRunning));
+  c.SetMinAvailable(std::string(kJob), 4);
+  REQUIRE(c.RunCycle(Config("nodeorder", kTopology)).ok());
+  auto placement = Placement(c);
+  REQUIRE(placement.size() == 4);
+  CHECK(Nodes(placement) == std::set<std::string>{"n99"});
+}
+
 TEST_CASE("task-topology: anti-affinity spreads workers that binpack alone packs",
           "[sched][plugins][task_topology]") {
   FakeCluster without = Cluster(4, 0, 4, AntiAffinity("worker"));
