@@ -32,6 +32,21 @@ apply_crds() {
 }
 
 # start_scheduler [flags...]: starts vc-scheduler and waits until /readyz passes.
+# sched_conf ACTIONS [PLUGIN...]: writes a scheduler configuration with Volcano's default two
+# tiers (PLUGINs appended to the second) to a new temp file and prints the file's path.
+sched_conf() {
+  local f
+  f=$(mktemp)
+  {
+    printf 'actions: "%s"\ntiers:\n- plugins:\n' "$1"
+    printf '  - name: %s\n' priority gang conformance
+    printf -- '- plugins:\n'
+    shift
+    printf '  - name: %s\n' overcommit drf predicates proportion nodeorder "$@"
+  } >"$f"
+  echo "$f"
+}
+
 start_scheduler() {
   mkdir -p "$CLUSTER_DIR/pids" "$CLUSTER_DIR/logs"
   SCHED_PORT=$(free_port)

@@ -12,21 +12,7 @@ suffix=$RANDOM
 qa=ra-$suffix qb=rb-$suffix
 make_queue "$qa" 1
 make_queue "$qb" 1
-conf=$(mktemp)
-cat >"$conf" <<'YAML'
-actions: "enqueue, allocate, backfill, reclaim"
-tiers:
-- plugins:
-  - name: priority
-  - name: gang
-  - name: conformance
-- plugins:
-  - name: overcommit
-  - name: drf
-  - name: predicates
-  - name: proportion
-  - name: nodeorder
-YAML
+conf=$(sched_conf "enqueue, allocate, backfill, reclaim")
 total=0
 for n in $(kubectl get nodes -o jsonpath='{range .items[*]}{.status.allocatable.nvidia\.com/gpu}{"\n"}{end}'); do
   total=$((total + n))

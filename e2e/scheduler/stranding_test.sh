@@ -123,21 +123,7 @@ end_scenario
 # after the nodes were created again the scheduler placed nothing on them for 120 s (32 GPUs idle
 # with work pending in both queues).
 if [[ ${STRANDING_OUTAGES:-0} != 1 ]]; then exit 0; fi
-conf=$(mktemp)
-cat >"$conf" <<'YAML'
-actions: "enqueue, allocate, backfill, reclaim"
-tiers:
-- plugins:
-  - name: priority
-  - name: gang
-  - name: conformance
-- plugins:
-  - name: overcommit
-  - name: drf
-  - name: predicates
-  - name: proportion
-  - name: nodeorder
-YAML
+conf=$(sched_conf "enqueue, allocate, backfill, reclaim")
 start_scheduler --scheduler-conf="$conf"
 
 # ---- 2. floods before a node delete + re-add (weight 3 first) ---------------------------------
