@@ -23,7 +23,8 @@ int64_t DefaultTaskMinAvailable(FieldReader& task) {
   return replicas;
 }
 
-void MutateTask(FieldReader& task, size_t index, JsonPatch& patch, int64_t& min_sum) {
+void MutateTask(FieldReader& task, size_t index, JobMutation& mutation, int64_t& min_sum) {
+  JsonPatch& patch = mutation.patch;
   std::string base = fmt::format("/spec/tasks/{}", index);
   if (task.View("name").empty()) {
     patch.AddString(base + "/name", fmt::format("default{}", index));
@@ -41,6 +42,10 @@ void MutateTask(FieldReader& task, size_t index, JsonPatch& patch, int64_t& min_
   // refuses the sizes; the sum must not wrap into a nonsensical default first).
   min_sum = SaturatingAdd(min_sum, *min_available);
   if (task.Int("maxRetry") == 0) patch.AddInt(base + "/maxRetry", kDefaultMaxRetry);
+  const json::Value* pp = task.Member("partitionPolicy");
+  if (pp != nullptr && pp->IsObject()) {
+    mutation.warnings.push_back(PartitionPolicyWarning(index, *min_available));
+  }
 }
 
 void MutatePlugins(const json::Value& spec, JsonPatch& patch) {
@@ -64,6 +69,14 @@ void MutatePlugins(const json::Value& spec, JsonPatch& patch) {
 
 }  // namespace
 
+std::string PartitionPolicyWarning(size_t task_index, int64_t min_available) {
+  return fmt::format(
+      "spec.tasks[{}].partitionPolicy is accepted but not yet applied by Basalt's scheduler: the "
+      "task's pods are placed as part of the job's gang (task minAvailable {}), not partition by "
+      "partition, and a partition's networkTopology is not enforced",
+      task_index, min_available);
+}
+
 JobMutation MutateJob(const json::Value& job, std::string_view scheduler_name) {
   JobMutation mutation;
   JsonPatch& patch = mutation.patch;
@@ -83,7 +96,7 @@ JobMutation MutateJob(const json::Value& job, std::string_view scheduler_name) {
   int64_t min_sum = 0;
   // Elements() skips the tasks that are not objects; index() is the task's own position.
   for (FieldReader& task : spec.Elements("tasks")) {
-    MutateTask(task, static_cast<size_t>(task.index()), patch, min_sum);
+    MutateTask(task, static_cast<size_t>(task.index()), mutation, min_sum);
   }
   if (spec.Int("minAvailable") == 0) patch.AddInt("/spec/minAvailable", min_sum);
   MutatePlugins(*spec.value(), patch);

@@ -11,6 +11,8 @@
 // Deliberate difference: Volcano replaces the whole /spec/tasks array when any task changes;
 // Basalt patches single fields, so concurrent edits of other task fields are never lost.
 
+#include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -35,6 +37,11 @@ JobMutation MutateJob(const json::Value& job, std::string_view scheduler_name);
 inline constexpr std::string_view kMaxRetryZeroWarning =
     "spec.maxRetry: 0 is replaced by the default 3; maxRetry counts runs of the job, so use 1 "
     "for a job that must not be restarted";
+
+// Warning for a task with `partitionPolicy`: the webhook checks it and the job controller copies
+// it to the PodGroup's subGroupPolicy, but the scheduler does not place partitions yet (issue 13),
+// so the user is told at creation instead of the field being ignored silently.
+std::string PartitionPolicyWarning(size_t task_index, int64_t min_available);
 
 class JobMutator : public AdmissionHandler {
  public:

@@ -245,3 +245,24 @@ TEST_CASE("JobMutator: UPDATE and DELETE are allowed without a patch", "[webhook
 
 }  // namespace
 }  // namespace basalt::webhook
+
+TEST_CASE(
+    "JobMutator: a task with partitionPolicy is admitted with a warning that partitions are not "
+    "applied yet",
+    "[webhook][jobs]") {
+  JobMutator mutator("volcano");
+  AdmissionResponse r =
+      Run(mutator, Operation::kCreate,
+          DefaultedJob()
+              .Remove("/spec/tasks/0/minAvailable")
+              .Set("/spec/tasks/0/partitionPolicy",
+                   R"({"totalPartitions":2,"partitionSize":2,"minPartitions":1})"));
+  CHECK(r.allowed);
+  CHECK(r.warnings ==
+        std::vector<std::string>{
+            "spec.tasks[0].partitionPolicy is accepted but not yet applied by Basalt's "
+            "scheduler: the task's pods are placed as part of the job's gang (task minAvailable "
+            "2), not partition by partition, and a partition's networkTopology is not enforced"});
+  AdmissionResponse without = Run(mutator, Operation::kCreate, DefaultedJob());
+  CHECK(without.warnings.empty());
+}
