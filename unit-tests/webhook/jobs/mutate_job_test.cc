@@ -243,9 +243,6 @@ TEST_CASE("JobMutator: UPDATE and DELETE are allowed without a patch", "[webhook
   CHECK(del.patch.empty());
 }
 
-}  // namespace
-}  // namespace basalt::webhook
-
 TEST_CASE(
     "JobMutator: a task with partitionPolicy is admitted with a warning that partitions are not "
     "applied yet",
@@ -266,3 +263,6 @@ TEST_CASE(
   AdmissionResponse without = Run(mutator, Operation::kCreate, DefaultedJob());
   CHECK(without.warnings.empty());
 }
+
+}  // namespace
+}  // namespace basalt::webhook
