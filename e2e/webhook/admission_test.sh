@@ -154,6 +154,12 @@ expect_eq "bare job task names" \
 expect_eq "bare job task minAvailable" \
   "$(kubectl get vcjob -n "$ns" bare -o jsonpath='{.spec.tasks[*].minAvailable}')" "2 3"
 
+# partitionPolicy is admitted, and kubectl shows the user that the scheduler does not apply it yet.
+parts=$(printf 'apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: parts}\nspec:\n  tasks:\n  - name: w\n    replicas: 4\n    partitionPolicy: {totalPartitions: 2, partitionSize: 2}\n    template: {spec: {containers: [{name: c, image: busybox}]}}\n')
+out=$(kubectl apply -n "$ns" -f - 2>&1 <<<"$parts") && pass "a job with partitionPolicy applies" || fail "partitionPolicy job refused: $out"
+expect_contains "kubectl apply of a partitionPolicy job warns" "$out" \
+  "Warning: spec.tasks[0].partitionPolicy is accepted but not yet applied by Basalt's scheduler"
+
 # Implied plugins: mpi brings svc and ssh, pytorch brings svc.
 out=$(kubectl apply -n "$ns" -f - 2>&1 <<<"$(job mpi-job '  plugins: {mpi: []}' "$(task master 1)
 $(task worker 2)")") && pass "an mpi job applies" || fail "mpi job refused: $out"
