@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -110,6 +111,40 @@ template <typename Run>
 Run MedianByMs(std::vector<Run> runs) {
   std::sort(runs.begin(), runs.end(), [](const Run& a, const Run& b) { return a.ms < b.ms; });
   return runs[runs.size() / 2];
+}
+
+// Counts the pods a cycle sends to bind; binds nothing.
+class CountingBinder final : public sched::Binder {
+ public:
+  void Bind(const std::string&, std::vector<sched::BindRequest> requests) override {
+    bound += static_cast<int64_t>(requests.size());
+  }
+  int64_t bound = 0;
+};
+
+// The nearest-rank percentile p (0..1] of `v` (not empty).
+inline double Percentile(std::vector<double> v, double p) {
+  std::sort(v.begin(), v.end());
+  const size_t rank = static_cast<size_t>(std::ceil(p * static_cast<double>(v.size())));
+  return v[std::min(v.size(), std::max<size_t>(rank, 1)) - 1];
+}
+
+// The queue trees of the hierarchy benches: kTreeOrgs organisations x kTreeDepts departments x
+// kTreeTeams teams; TreeLeaf(i) is the i-th team queue, TreeDept(org, dept) its parent.
+inline constexpr int kTreeOrgs = 10;
+inline constexpr int kTreeDepts = 10;
+inline constexpr int kTreeTeams = 9;
+inline std::string TreeDept(int org, int dept) {
+  return "dept-" + std::to_string(org) + "-" + std::to_string(dept);
+}
+inline std::string TreeLeaf(int i) {
+  const int org = i / (kTreeDepts * kTreeTeams);
+  const int dept = (i / kTreeTeams) % kTreeDepts;
+  return "team-" + std::to_string(org) + "-" + std::to_string(dept) + "-" +
+         std::to_string(i % kTreeTeams);
+}
+inline std::string TreeLeafParent(int i) {
+  return TreeDept(i / (kTreeDepts * kTreeTeams), (i / kTreeTeams) % kTreeDepts);
 }
 
 }  // namespace basalt::bench

@@ -8,14 +8,12 @@
 //   sched_hdrf_bench [nodes jobs pods_per_job repetitions [flat|hdrf]]   (default: both)
 // Prints per configuration: cycle ms p50 and p99 (nearest rank) and pods bound, then the ratio.
 
-#include <algorithm>
-#include <chrono>
-#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <vector>
 
+#include "bench/scheduler/bench_cluster.h"
 #include "scheduler/actions/registry.h"
 #include "scheduler/conf/config.h"
 #include "scheduler/framework/framework.h"
@@ -23,88 +21,55 @@
 
 namespace {
 
-using basalt::sched::BindRequest;
+using basalt::bench::CountingBinder;
+using basalt::bench::kTreeDepts;
+using basalt::bench::kTreeOrgs;
+using basalt::bench::kTreeTeams;
+using basalt::bench::TreeDept;
+using basalt::bench::TreeLeaf;
 using basalt::sched::ClusterInfo;
-using basalt::sched::JobInfo;
-using basalt::sched::NodeInfo;
 using basalt::sched::QueueInfo;
 using basalt::sched::Resource;
-using basalt::sched::TaskInfo;
-
-constexpr int kOrgs = 10;
-constexpr int kDepts = 10;
-constexpr int kTeams = 9;
-
-class CountingBinder final : public basalt::sched::Binder {
- public:
-  void Bind(const std::string&, std::vector<BindRequest> requests) override {
-    bound += static_cast<int64_t>(requests.size());
-  }
-  int64_t bound = 0;
-};
-
-std::string Leaf(int i) {
-  const int org = i / (kDepts * kTeams);
-  const int dept = (i / kTeams) % kDepts;
-  return "team-" + std::to_string(org) + "-" + std::to_string(dept) + "-" +
-         std::to_string(i % kTeams);
-}
 
 ClusterInfo Build(int nodes, int jobs, int pods_per_job, bool tree) {
   ClusterInfo c;
   if (tree) {
-    for (int o = 0; o < kOrgs; ++o) {
+    for (int o = 0; o < kTreeOrgs; ++o) {
       QueueInfo org;
       org.name = "org-" + std::to_string(o);
       org.weight = 1 + o % 2;
       (void)c.AddQueue(org);
-      for (int d = 0; d < kDepts; ++d) {
+      for (int d = 0; d < kTreeDepts; ++d) {
         QueueInfo dept;
-        dept.name = "dept-" + std::to_string(o) + "-" + std::to_string(d);
+        dept.name = TreeDept(o, d);
         dept.parent = org.name;
         dept.weight = 1 + d % 3;
         (void)c.AddQueue(dept);
       }
     }
   }
-  const int leaves = kOrgs * kDepts * kTeams;
+  const int leaves = kTreeOrgs * kTreeDepts * kTreeTeams;
   for (int i = 0; i < leaves; ++i) {
     QueueInfo q;
-    q.name = Leaf(i);
+    q.name = TreeLeaf(i);
     q.weight = 1 + i % 4;
-    if (tree) {
-      const int org = i / (kDepts * kTeams);
-      const int dept = (i / kTeams) % kDepts;
-      q.parent = "dept-" + std::to_string(org) + "-" + std::to_string(dept);
-    }
+    if (tree) q.parent = basalt::bench::TreeLeafParent(i);
     (void)c.AddQueue(q);
   }
   for (int n = 0; n < nodes; ++n) {
-    Resource alloc(32000, int64_t{128} << 30);
-    alloc.SetUnits("nvidia.com/gpu", 16);  // room for every pod: both configurations bind all
-    (void)c.AddNode(NodeInfo("node-" + std::to_string(n), alloc));
+    // Room for every pod: both configurations bind all.
+    (void)c.AddNode(basalt::bench::GpuNode("node-" + std::to_string(n), 32000, 128, 16));
   }
   for (int j = 0; j < jobs; ++j) {
-    JobInfo job("bench", "job-" + std::to_string(j));
-    job.queue = Leaf(j % leaves);
-    job.min_available = pods_per_job;
+    const std::string name = "job-" + std::to_string(j);
+    auto job = basalt::bench::InqueueJob(name, TreeLeaf(j % leaves), pods_per_job, j);
     Resource min = Resource(1000, int64_t{2} << 30);
     min.SetUnits("nvidia.com/gpu", 1);
-    min = min.Scale(pods_per_job, 1);
-    job.min_resources = min;
-    job.podgroup_status.phase = basalt::sched::PodGroupPhase::kInqueue;
-    job.creation_time = basalt::sched::Timestamp{} + std::chrono::seconds(j);
+    job.min_resources = min.Scale(pods_per_job, 1);
     (void)c.AddJob(std::move(job));
     for (int p = 0; p < pods_per_job; ++p) {
-      TaskInfo t;
-      t.name = "job-" + std::to_string(j) + "-worker-" + std::to_string(p);
-      t.namespace_name = "bench";
-      t.uid = "bench/" + t.name;
-      t.job_id = "bench/job-" + std::to_string(j);
-      t.resreq = Resource(1000, int64_t{2} << 30);
-      t.resreq.SetUnits("nvidia.com/gpu", 1);
-      t.init_resreq = t.resreq;
-      (void)c.AddTask(std::move(t));
+      const std::string pod = name + "-worker-" + std::to_string(p);
+      (void)c.AddTask(basalt::bench::GpuTask(name, pod, "bench/" + pod));
     }
   }
   return c;
@@ -123,18 +88,7 @@ basalt::sched::SchedulerConfig Config(bool tree) {
       "tiers:\n- plugins:\n  - name: priority\n  - name: gang\n  - name: conformance\n"
       "- plugins:\n" +
       fair + "  - name: nodeorder\n";
-  auto config = basalt::sched::ParseSchedulerConfig(yaml);
-  if (!config.ok()) {
-    std::fprintf(stderr, "config: %s\n", std::string(config.status().message()).c_str());
-    std::exit(1);
-  }
-  return *config;
-}
-
-double Percentile(std::vector<double> v, double p) {
-  std::sort(v.begin(), v.end());
-  const size_t rank = static_cast<size_t>(std::ceil(p * static_cast<double>(v.size())));
-  return v[std::min(v.size(), std::max<size_t>(rank, 1)) - 1];
+  return basalt::bench::ConfigOrDie(yaml);
 }
 
 }  // namespace
@@ -160,19 +114,11 @@ int main(int argc, char** argv) {
       ClusterInfo snapshot = Build(nodes, jobs, pods, tree);
       CountingBinder binder;
       basalt::sched::CycleDeps deps{&plugins, &actions, &binder, nullptr, nullptr};
-      const auto start = std::chrono::steady_clock::now();
-      absl::Status s = basalt::sched::RunCycle(std::move(snapshot), config, deps, "bench", {});
-      ms.push_back(
-          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-              .count());
-      if (!s.ok()) {
-        std::fprintf(stderr, "cycle failed: %s\n", std::string(s.message()).c_str());
-        return 1;
-      }
+      ms.push_back(basalt::bench::TimedCycle(std::move(snapshot), config, deps));
       bound = binder.bound;
     }
-    p50[tree] = Percentile(ms, 0.5);
-    p99[tree] = Percentile(ms, 0.99);
+    p50[tree] = basalt::bench::Percentile(ms, 0.5);
+    p99[tree] = basalt::bench::Percentile(ms, 0.99);
     std::printf("%-28s %10.1f %10.1f %8lld\n",
                 tree ? "hdrf, 3-level tree" : "drf + proportion, flat", p50[tree], p99[tree],
                 static_cast<long long>(bound));
