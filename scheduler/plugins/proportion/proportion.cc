@@ -181,6 +181,7 @@ class ProportionPlugin final : public Plugin {
         a.elastic += job.allocated().SubFloorZero(*job.min_resources);
       }
       a.request += demand;
+      if (may_run) AddFirstUnit(job, a);
     }
     std::vector<QueueDemand> demands;
     for (const auto& [name, a] : queues_) {
@@ -191,6 +192,25 @@ class ProportionPlugin final : public Plugin {
       Attr& a = queues_[name];
       a.deserved = d;
       a.share = QueueShare(a.allocated, a.deserved);
+    }
+    // What queues whose next unit of work fits in their deserved share (and in the idle cluster)
+    // still have to take is theirs: work past deserved may use only the rest (see Allocatable).
+    total_ = total;
+    for (const auto& [name, a] : queues_) sum_allocated_ += a.allocated;
+    const Resource idle = total.SubFloorZero(sum_allocated_);
+    for (auto& [name, a] : queues_) {
+      const Resource remaining = a.deserved.SubFloorZero(a.allocated);
+      for (const Resource& unit : a.first_units) {
+        if (unit.LessEqualOn(remaining, unit) && unit.LessEqualOn(idle, unit)) {
+          a.claims = true;
+          break;
+        }
+      }
+      a.first_units.clear();
+      if (a.claims) {
+        a.claimed = remaining;
+        sum_claimed_ += remaining;
+      }
     }
 
     ssn.AddQueueOrderFn(Name(), [this](const QueueInfo& l, const QueueInfo& r) {
@@ -216,7 +236,14 @@ class ProportionPlugin final : public Plugin {
       if (it == queues_.end()) return false;
       return (it->second.allocated + task.resreq).LessEqualOn(it->second.deserved, task.resreq);
     };
-    ssn.AddAllocatableFn(Name(), fits);
+    ssn.AddAllocatableFn(Name(), [this, &ssn, fits](const QueueInfo& q, const TaskInfo& task) {
+      if (fits(q, task)) return true;
+      auto it = queues_.find(q.name);
+      if (q.state != QueueState::kOpen || it == queues_.end()) return false;
+      return MayStartPastDeserved(ssn, it->second, task);
+    });
+    // Reclaim takes back only what the queue deserves: a queue never evicts others' pods to run
+    // past its share.
     ssn.AddPreemptiveFn(Name(), fits);
     ssn.AddReclaimableFn(
         Name(),
@@ -266,8 +293,12 @@ class ProportionPlugin final : public Plugin {
         return kReject;
       }
       // Basalt: fair admission (see the header comment).
+      // A queue that runs nothing of a dimension may still admit gangs asking for it, even when
+      // its share rounds below one gang or its admitted gangs do not fit the idle nodes
+      // (Allocatable lets one gang start past the share on idle resources).
       for (const auto& d : min_req.Names()) {
-        if (held.Get(d) >= a.deserved.Get(d) && a.deserved.Get(d) < a.request.Get(d)) {
+        if (a.allocated.Get(d) > 0 && held.Get(d) >= a.deserved.Get(d) &&
+            a.deserved.Get(d) < a.request.Get(d)) {
           if (mutable_job != nullptr) {
             mutable_job->job_fit_errors = fmt::format(
                 "queue {} has reached its fair share of {} (deserved {}, allocated {}, inqueue {})",
@@ -305,7 +336,58 @@ class ProportionPlugin final : public Plugin {
     Resource real_capability;
     Resource guarantee;
     double share = 0;
+    // Session open only: per pending job, what it needs to make progress (the rest of its gang
+    // minimum, or its smallest pending task).
+    std::vector<Resource> first_units;
+    // True if the queue can use the rest of its deserved share now: `claimed` (= deserved -
+    // allocated, kept in step) is then not idle for other queues' work past their shares.
+    bool claims = false;
+    Resource claimed;
   };
+
+  static void AddFirstUnit(const JobInfo& job, Attr& a) {
+    const TaskInfo* smallest = nullptr;
+    for (const auto& [uid, t] : job.TasksWithStatus(TaskStatus::kPending)) {
+      if (job.never_fit_tasks.count(uid) != 0 || t->BestEffort()) continue;
+      if (smallest == nullptr || t->resreq.LessEqual(smallest->resreq)) smallest = t;
+    }
+    if (smallest == nullptr) return;
+    if (job.ReadyTaskNum() + job.WaitingTaskNum() < job.min_available &&
+        job.min_resources.has_value()) {
+      a.first_units.push_back(job.min_resources->SubFloorZero(job.allocated()));
+    } else {
+      a.first_units.push_back(smallest->resreq);
+    }
+  }
+
+  // Basalt (issue 14, Deliver 3): deserved is not a ceiling below one unit of work. A task that
+  // would take the queue past its deserved share is still allowed when
+  //  * its job has not reached its gang minimum (one task when minAvailable is 1): the queue
+  //    starts at most one gang past its share, and its pods past deserved stay reclaimable;
+  //  * without that job, the queue holds less than its deserved share, or nothing, in every
+  //    dimension it would exceed (it is under its share);
+  //  * the queue's real capability holds;
+  //  * what goes past deserved is idle: not held by any queue, nor the rest of the deserved share
+  //    of a queue that has work fitting in it (those queues place first in any order).
+  // Without this, N queues whose shares each round below one gang leave the whole cluster idle.
+  bool MayStartPastDeserved(const Session& ssn, const Attr& a, const TaskInfo& task) const {
+    const JobInfo* job = ssn.FindJob(task.job_id);
+    if (job == nullptr) return false;
+    if (job->ReadyTaskNum() + job->WaitingTaskNum() >= std::max<int32_t>(job->min_available, 1))
+      return false;
+    Resource job_held = job->allocated();
+    for (const auto& [uid, t] : job->TasksWithStatus(TaskStatus::kPipelined)) job_held += t->resreq;
+    const Resource base = a.allocated.SubFloorZero(job_held);
+    const Resource future = a.allocated + task.resreq;
+    for (const auto& d : task.resreq.Names()) {
+      if (future.Get(d) <= a.deserved.Get(d)) continue;
+      if (base.Get(d) > 0 && base.Get(d) >= a.deserved.Get(d)) return false;
+    }
+    if (!future.LessEqualOn(a.real_capability, task.resreq, MissingAs::kInfinity)) return false;
+    const Resource past = future.SubFloorZero(a.deserved);
+    const Resource spare = total_.SubFloorZero(sum_allocated_).SubFloorZero(sum_claimed_);
+    return past.LessEqualOn(spare, past);
+  }
 
   double ShareOf(const std::string& queue) const {
     auto it = queues_.find(queue);
@@ -320,13 +402,23 @@ class ProportionPlugin final : public Plugin {
     Attr& a = it->second;
     if (sign > 0) {
       a.allocated += t.resreq;
+      sum_allocated_ += t.resreq;
     } else {
       a.allocated -= t.resreq;
+      sum_allocated_ -= t.resreq;
     }
     a.share = QueueShare(a.allocated, a.deserved);
+    if (a.claims) {
+      sum_claimed_ -= a.claimed;
+      a.claimed = a.deserved.SubFloorZero(a.allocated);
+      sum_claimed_ += a.claimed;
+    }
   }
 
   std::map<std::string, Attr> queues_;
+  Resource total_;
+  Resource sum_allocated_;  // over queues_
+  Resource sum_claimed_;    // over queues_ that claim
 };
 
 }  // namespace

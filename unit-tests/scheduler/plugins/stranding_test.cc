@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <map>
 #include <random>
 #include <string>
 #include <vector>
@@ -275,6 +276,109 @@ TEST_CASE("stranding: random histories with 1:3 weights on 64 GPUs always end at
     INFO("seed " << seed);
     CHECK(cluster.RunningInQueue("q0", "nvidia.com/gpu") == 16 * kGpu);
     CHECK(cluster.RunningInQueue("q1", "nvidia.com/gpu") == 48 * kGpu);
+  }
+}
+
+// Tiny shares: more queues than gangs fit, so that most queues' deserved GPUs round below one
+// gang (often to 0 or 1 of a 4-GPU gang). Gangs of G one-GPU pods, minAvailable G, all pending;
+// a random subset arrives later. Before the fix, deserved was a ceiling per queue and no gang
+// could start: every GPU idle.
+struct TinyShares {
+  int gpus = 0;
+  std::vector<std::string> queues;
+  std::vector<int> weights;
+  std::vector<std::pair<std::string, int>> gangs;     // (job id, size)
+  std::map<std::string, std::pair<int, int>> demand;  // queue -> (GPUs asked, largest gang)
+};
+
+TinyShares RunTinyShares(unsigned seed, bool with_reclaim, FakeCluster& cluster) {
+  std::mt19937 rng(seed);
+  auto uniform = [&rng](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  TinyShares t;
+  const int nodes = uniform(1, 6);
+  t.gpus = nodes * 4;
+  for (int i = 0; i < nodes; ++i) cluster.AddNode(GpuNode(i));
+  const int queues = uniform(t.gpus / 2 + 2, 3 * t.gpus);
+  const int max_gang = std::min(8, t.gpus);
+  const SchedulerConfig config = ConfigWithActions(
+      with_reclaim ? "enqueue, allocate, reclaim, backfill" : "enqueue, allocate, backfill");
+  for (int q = 0; q < queues; ++q) {
+    const std::string name = fmt::format("t{}", q);
+    t.queues.push_back(name);
+    t.weights.push_back(uniform(1, 4));
+    cluster.AddQueue(MakeQueue(name).Weight(t.weights.back()).Created(q + 1));
+  }
+  for (int round = 0; round < 2; ++round) {
+    for (int q = 0; q < queues; ++q) {
+      if (uniform(0, 2) != 0) continue;
+      for (int j = uniform(1, 2); j > 0; --j) {
+        const int size = uniform(2, max_gang);
+        const std::string job = fmt::format("{}-r{}-j{}", t.queues[q], round, j);
+        cluster.AddJob(MakeJob("ns", job)
+                           .Queue(t.queues[q])
+                           .MinAvailable(size)
+                           .MinResources("nvidia.com/gpu", size)
+                           .Phase(PodGroupPhase::kPending)
+                           .Created(round * 1000 + q),
+                       size, MakeTask("tmpl").Request("cpu", "1").Request("nvidia.com/gpu", 1));
+        t.gangs.emplace_back("ns/" + job, size);
+        auto& [asked, largest] = t.demand[t.queues[q]];
+        asked += size;
+        largest = std::max(largest, size);
+      }
+    }
+    for (int c = 0; c < 4; ++c) REQUIRE(cluster.RunCycle(config).ok());
+  }
+  for (int c = 0; c < 8; ++c) REQUIRE(cluster.RunCycle(config).ok());
+  return t;
+}
+
+TEST_CASE("stranding: queues whose shares round below one gang still fill idle GPUs",
+          "[sched][stranding][random][!mayfail]") {
+  for (const bool with_reclaim : {false, true}) {
+    for (unsigned seed = 1; seed <= 60; ++seed) {
+      FakeCluster cluster;
+      const TinyShares t = RunTinyShares(seed, with_reclaim, cluster);
+      INFO("seed " << seed << (with_reclaim ? " with reclaim" : "") << ", " << t.gpus << " GPUs, "
+                   << t.queues.size() << " queues, " << t.gangs.size() << " gangs");
+      const int64_t idle = t.gpus * kGpu - UsedGpus(cluster, t.queues);
+      CHECK(idle >= 0);
+      // An admitted gang that would fit in the idle GPUs is not waiting: every queue is under
+      // its share (none holds more than one gang past it) or holds nothing, and gangs are all
+      // or nothing. (Admission itself is the overcommit plugin's: admitted gangs that do not fit
+      // count against the idle cluster, so a Pending gang may wait while they do.)
+      int smallest_waiting = 1 << 20;
+      int admitted = 0;
+      for (const auto& [id, size] : t.gangs) {
+        const int running = cluster.RunningPods(id);
+        CHECK((running == 0 || running == size));
+        if (cluster.job(id).spec.IsPending()) continue;
+        ++admitted;
+        if (running == 0) smallest_waiting = std::min(smallest_waiting, size);
+      }
+      CHECK(admitted > 0);
+      CHECK(idle < smallest_waiting * kGpu);
+      // No queue runs more than one gang past its deserved share (the water-filling of what
+      // the queues ask for, as proportion computes it).
+      Resource total;
+      total.SetUnits("nvidia.com/gpu", t.gpus);
+      std::vector<QueueDemand> demands;
+      for (size_t q = 0; q < t.queues.size(); ++q) {
+        auto it = t.demand.find(t.queues[q]);
+        if (it == t.demand.end()) continue;
+        Resource request;
+        request.SetUnits("nvidia.com/gpu", it->second.first);
+        demands.push_back(
+            QueueDemand{t.queues[q], t.weights[q], request, Resource::Unbounded(), Resource()});
+      }
+      const auto deserved = ComputeDeserved(total, demands);
+      for (const auto& [q, d] : deserved) {
+        INFO("queue " << q << " deserved " << d.Get("nvidia.com/gpu") / kGpu << " asked "
+                      << t.demand.at(q).first);
+        CHECK(cluster.RunningInQueue(q, "nvidia.com/gpu") <=
+              d.Get("nvidia.com/gpu") + t.demand.at(q).second * kGpu);
+      }
+    }
   }
 }
 
