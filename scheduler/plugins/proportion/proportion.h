@@ -19,6 +19,10 @@
 //    numbers, distributed by largest remainder and summing to the (rounded) total;
 //  * QueueHeadroom = deserved - allocated, so that overcommit counts a queue's admitted work
 //    only up to what the queue may still place (docs/scheduler.md, "Admission").
+//  * deserved is not a ceiling below one unit of work: Allocatable lets a queue under its share
+//    (or holding nothing) start one gang past it on resources no other queue is entitled to
+//    use now, and a queue that runs nothing of a dimension may admit past its share of it;
+//    Preemptive (reclaim) stays within deserved (docs/scheduler.md, "Admission never strands").
 
 #include <map>
 #include <memory>
