@@ -61,7 +61,8 @@ int Main(int argc, char** argv) {
                    "controllers to run: comma-separated subset of "
                    "cronjob,gc,hypernode,job,jobflow,podgroup,queue "
                    "('*' = all)");
-  flags.Int("worker-threads", &workers, "workers per controller (job; others use fewer)");
+  flags.Int("worker-threads", &workers,
+            "workers per controller (job; podgroup twice as many, others fewer)");
   flags.Int("max-requeue-num", &max_requeue_num,
             "rate-limited retries of a failing job before it is dropped until its next event "
             "(-1 = unlimited)");

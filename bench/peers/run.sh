@@ -18,7 +18,8 @@
 #   s3  bare pods: --s3-pods pods with the system's schedulerName and no PodGroup (Basalt's and
 #       Volcano's controllers make one per pod; kube-scheduler at QPS 50 and at QPS 2000).
 # Each run records pods/s, create->bound p50/p99, API requests by verb and resource (deltas of
-# the API server's apiserver_request_total), peak RSS and CPU seconds of each component, in
+# the API server's apiserver_request_total from the start until the writes have settled after
+# the last bind), peak RSS and CPU seconds of each component, in
 # DIR/results.jsonl (default _output/bench-peers); report.py turns that into a table and plots.
 set -euo pipefail
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
@@ -40,7 +41,7 @@ while (($#)); do
     --s3-pods) S3_PODS=$2; shift 2 ;;
     --timeout) TIMEOUT=$2; shift 2 ;;
     --out) OUT=$2; shift 2 ;;
-    -h | --help) sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "unknown flag $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -201,8 +202,23 @@ wipe() { kubectl delete namespace "$@" --wait=true --timeout=600s >/dev/null 2>&
 sched_name() { [[ $1 == kube* ]] && echo default-scheduler || echo volcano; }
 
 # record SCENARIO SYSTEM REP PODS CSV START_MS METRICS_BEFORE [EXTRA_JSON]
+# settled_metrics FILE: the API server's counters once the writes that follow the last bind (the
+# PodGroup Running status, events, KWOK's pod status) have landed: polled every second until
+# the count of writes (leases left out) is unchanged for two polls, at most 30 s. Writes a
+# system defers past the last bind are counted, not cut off by the end of the clock.
+settled_metrics() {
+  local last=-1 same=0 now i
+  for ((i = 0; i < 30; i++)); do
+    api_metrics "$1"
+    now=$(grep -v 'resource="leases"' "$1" | grep -Ev 'verb="(GET|LIST|WATCH)"' |
+      awk '{s += $NF} END {printf "%d", s}')
+    if [[ $now == "$last" ]]; then ((++same >= 2)) && return 0; else same=0; fi
+    last=$now
+    sleep 1
+  done
+}
 record() {
-  api_metrics "$OUT/runs/metrics-after.txt"
+  settled_metrics "$OUT/runs/metrics-after.txt"
   python3 "$REPO/bench/peers/summarize.py" --scenario "$1" --system "$2" --rep "$3" --pods "$4" \
     --csv "$5" --start-ms "$6" --metrics-before "$7" --metrics-after "$OUT/runs/metrics-after.txt" \
     --procs "$(proc_json)" --extra "${8:-{\}}" --nodes "$NODES" >>"$OUT/results.jsonl"

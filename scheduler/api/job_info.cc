@@ -99,6 +99,7 @@ JobInfo JobInfo::Clone() const {
   out.preemptable = preemptable;
   out.not_preemptable = not_preemptable;
   out.creation_time = creation_time;
+  out.pods_precede_group = pods_precede_group;
   out.network_topology = network_topology;
   out.task_topology_annotations = task_topology_annotations;
   out.podgroup_status = podgroup_status;

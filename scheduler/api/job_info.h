@@ -95,6 +95,15 @@ class JobInfo {
   // whatever the pods say.
   bool not_preemptable = false;
   Timestamp creation_time{};
+  // The PodGroup was made for pods that exist before it: its controller owner is a Pod (a bare
+  // pod's PodGroup) or a workload controller that creates its pods without waiting for a
+  // PodGroup (apps/v1 ReplicaSet, StatefulSet, DaemonSet; batch/v1 Job), as the podgroup
+  // controller makes them. Enqueue does not admit such a PodGroup while it has no pods: its
+  // pods are on their way (the pod's group annotation is written just after the PodGroup is
+  // created), and admitting it empty writes an Inqueue status that the next cycle overwrites.
+  // False for a vcjob's PodGroup (its pods are created only once it is Inqueue) and for
+  // PodGroups made by hand.
+  bool pods_precede_group = false;
   // spec.networkTopology (network-topology-aware plugin); nullopt: no constraint.
   std::optional<NetworkTopologyConstraint> network_topology;
   // The PodGroup's volcano.sh/task-topology-* annotations that are present (key -> value), as

@@ -150,7 +150,13 @@ void ClusterState::UpsertPod(std::shared_ptr<const CachedPod> cached) {
   if (it != pods_.end()) {
     RemoveTaskLocked(pod.uid);
     std::string old_group = GroupKey(it->second.pod->pod);
-    if (!old_group.empty() && old_group != GroupKey(pod)) pods_by_group_[old_group].erase(pod.uid);
+    const std::string new_group = GroupKey(pod);
+    if (!old_group.empty() && old_group != new_group) pods_by_group_[old_group].erase(pod.uid);
+    // A pending pod that joins a group (a bare pod's annotation, written by the podgroup
+    // controller just after its PodGroup) is new work for that gang: an arrival, so the cycle
+    // that places it starts now rather than a period later.
+    if (old_group != new_group && !new_group.empty() && pod.node_name.empty() && !pod.terminating)
+      ArrivalLocked();
     // The written condition stays until the pod shows it, or the pod no longer needs one.
     overlay_.ObservePod(pod.uid, cached->scheduled_condition, !pod.node_name.empty());
     it->second.pod = std::move(cached);
@@ -311,6 +317,7 @@ void ClusterState::UpsertPodGroup(std::shared_ptr<const api::PodGroup> pg) {
     job->preemptable = fresh.preemptable;
     job->not_preemptable = fresh.not_preemptable;
     job->creation_time = fresh.creation_time;
+    job->pods_precede_group = fresh.pods_precede_group;
     job->network_topology = fresh.network_topology;
     job->task_topology_annotations = std::move(fresh.task_topology_annotations);
     const PodGroupStatus* written = overlay_.PodGroupStatusFor(key);

@@ -123,9 +123,10 @@ class ClusterState {
   // Wakes WaitForChange callers (e.g. after a config reload).
   void Touch();
   // New work to place: incremented when a pod of ours that needs a node (unbound, not
-  // terminating) or a PodGroup first appears. The scheduling loop runs a cycle soon after an
-  // arrival instead of waiting out its period (the other changes — status updates, binds seen
-  // back, node heartbeats — wait for the period). `first_since_snapshot` is when the first
+  // terminating) first appears or joins a group (its group annotation is written), or a
+  // PodGroup first appears. The scheduling loop runs a cycle soon after an arrival instead of
+  // waiting out its period (the other changes — status updates, binds seen back, node
+  // heartbeats — wait for the period). `first_since_snapshot` is when the first
   // arrival after the last TakeSnapshot happened (meaningless when `count` is unchanged).
   struct Arrivals {
     uint64_t count = 0;

@@ -406,6 +406,13 @@ JobInfo ToJobInfo(const api::PodGroup& pg, std::string_view default_queue) {
       (*preemptable == "false" || *preemptable == "False" || *preemptable == "FALSE" ||
        *preemptable == "f" || *preemptable == "F" || *preemptable == "0");
   if (auto t = pg.creation_timestamp(); t.has_value()) job.creation_time = *t;
+  if (std::optional<api::OwnerReference> owner = pg.controller_ref(); owner.has_value()) {
+    const std::string_view v = owner->api_version, k = owner->kind;
+    job.pods_precede_group =
+        (v == "v1" && k == "Pod") ||
+        (v == "apps/v1" && (k == "ReplicaSet" || k == "StatefulSet" || k == "DaemonSet")) ||
+        (v == "batch/v1" && k == "Job");
+  }
   if (const auto& nt = pg.spec().network_topology; nt.has_value()) {
     job.network_topology = NetworkTopologyConstraint{.hard = nt->Hard(),
                                                      .highest_tier = nt->highest_tier_allowed,

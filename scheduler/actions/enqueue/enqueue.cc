@@ -19,6 +19,10 @@ class EnqueueAction final : public Action {
     for (auto& [id, job] : ssn.jobs()) {
       QueueInfo* queue = ssn.FindQueue(job.queue);
       if (queue == nullptr || !job.IsPending()) continue;
+      // A PodGroup made for pods that exist already waits for them (JobInfo::
+      // pods_precede_group): admitted with them, it is placed in the same cycle and written
+      // once (Running), not Inqueue now and Running a cycle later. Volcano admits it empty.
+      if (job.pods_precede_group && job.min_available > 0 && job.tasks().empty()) continue;
       if (!job.never_fits.empty()) {
         // Explained and left out: a gang that can never run takes no turn of its queue and
         // reserves nothing at admission (feasibility.h).

@@ -202,4 +202,48 @@ TEST_CASE("enqueue: a gang that can never run takes no fair share from the other
 }
 
 }  // namespace
+TEST_CASE(
+    "enqueue: a bare pod's PodGroup waits for its pod and is then admitted, placed and "
+    "written once, a vcjob's PodGroup is admitted before its pods",
+    "[sched][enqueue]") {
+  FakeCluster cluster;
+  cluster.AddQueue(MakeQueue("default"));
+  cluster.AddNode(GpuNode("n1"));
+  // The podgroup controller's PodGroup for a bare pod, seen before the pod's group annotation:
+  // no pods yet (replicas 0: no job controller creates them).
+  cluster.AddJob(MakeJob("ns", "podgroup-p1")
+                     .PodsPrecedeGroup()
+                     .MinResources("cpu", "1")
+                     .Phase(PodGroupPhase::kPending)
+                     .Created(1),
+                 0, MakeTask("unused"));
+  // A vcjob's PodGroup: its job controller creates the pods once it is Inqueue.
+  cluster.AddJob(
+      MakeJob("ns", "vcjob").MinResources("cpu", "1").Phase(PodGroupPhase::kPending).Created(2), 1,
+      MakeTask("tmpl").Request("cpu", "1"));
+  // minMember 0: nothing to wait for, admitted as before.
+  cluster.AddJob(MakeJob("ns", "podgroup-zero")
+                     .PodsPrecedeGroup()
+                     .MinAvailable(0)
+                     .Phase(PodGroupPhase::kPending)
+                     .Created(3),
+                 0, MakeTask("unused"));
+
+  REQUIRE(cluster.RunCycle(DefaultSchedulerConfig()).ok());
+  CHECK(cluster.job("ns/podgroup-p1").spec.podgroup_status.phase == PodGroupPhase::kPending);
+  CHECK(cluster.PodGroupWrites("ns/podgroup-p1") == 0);
+  CHECK(cluster.job("ns/vcjob").spec.podgroup_status.phase == PodGroupPhase::kInqueue);
+  CHECK(cluster.job("ns/podgroup-zero").spec.podgroup_status.phase == PodGroupPhase::kInqueue);
+
+  // The pod's annotation arrives: admitted and placed in one cycle, one status write.
+  cluster.AddPodToJob("ns/podgroup-p1", MakeTask("p1").Request("cpu", "1"));
+  REQUIRE(cluster.RunCycle(DefaultSchedulerConfig()).ok());
+  CHECK(cluster.job("ns/podgroup-p1").spec.podgroup_status.phase == PodGroupPhase::kRunning);
+  CHECK(cluster.PodGroupWrites("ns/podgroup-p1") == 1);
+  CHECK(cluster.RunningPods("ns/podgroup-p1") == 1);
+  // The vcjob's pod, created after admission, runs too.
+  REQUIRE(cluster.RunCycle(DefaultSchedulerConfig()).ok());
+  CHECK(cluster.RunningPods("ns/vcjob") == 1);
+}
+
 }  // namespace basalt::sched

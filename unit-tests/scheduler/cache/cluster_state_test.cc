@@ -176,6 +176,19 @@ TEST_CASE(
   a = state.arrivals();
   CHECK(a.count == 3);
   CHECK(a.first_since_snapshot == t0 + std::chrono::milliseconds(10));
+
+  // A bare pod arrives, then its group annotation: joining a group is new work too (the
+  // PodGroup may have arrived in between, and its cycle found no pod to place).
+  state.UpsertPod(PodBuilder("bare").Build());
+  CHECK(state.arrivals().count == 4);
+  state.UpsertPodGroup(MakePodGroup("podgroup-bare", 1));
+  CHECK(state.arrivals().count == 5);
+  state.UpsertPod(PodBuilder("bare").Group("podgroup-bare").Build());
+  CHECK(state.arrivals().count == 6);
+  // Its later updates, and a bound pod's annotation, are not.
+  state.UpsertPod(PodBuilder("bare").Group("podgroup-bare").Phase(api::PodPhase::kPending).Build());
+  state.UpsertPod(PodBuilder("bound").Scheduler("default-scheduler").Node("n1").Group("g").Build());
+  CHECK(state.arrivals().count == 6);
 }
 
 TEST_CASE("ClusterState: pods join the PodGroup named by their annotation, whenever it arrives",
@@ -513,4 +526,37 @@ TEST_CASE("ClusterState: HyperNodes reach every snapshot, and a PodGroup's netwo
 }
 
 }  // namespace
+TEST_CASE(
+    "ClusterState: a PodGroup owned by a pod or a workload controller is marked as made for "
+    "pods that precede it, a vcjob's or a hand-made one is not",
+    "[sched][cache]") {
+  auto with_owner = [](std::string name, std::string api_version, std::string kind) {
+    std::string owner = kind.empty()
+                            ? ""
+                            : fmt::format(R"(,"ownerReferences":[{{"apiVersion":"{}","kind":"{}",)"
+                                          R"("name":"o","uid":"o-{}","controller":true}}])",
+                                          api_version, kind, name);
+    absl::StatusOr<api::PodGroup> pg = api::PodGroup::Parse(fmt::format(
+        R"({{"apiVersion":"scheduling.volcano.sh/v1beta1","kind":"PodGroup","metadata":)"
+        R"({{"name":"{}","namespace":"ns","uid":"pg-{}"{}}},"spec":{{"minMember":1}}}})",
+        name, name, owner));
+    REQUIRE(pg.ok());
+    return std::make_shared<api::PodGroup>(*std::move(pg));
+  };
+  ClusterState state({});
+  state.UpsertPodGroup(with_owner("bare", "v1", "Pod"));
+  state.UpsertPodGroup(with_owner("rs", "apps/v1", "ReplicaSet"));
+  state.UpsertPodGroup(with_owner("batch", "batch/v1", "Job"));
+  state.UpsertPodGroup(with_owner("vcjob", "batch.volcano.sh/v1alpha1", "Job"));
+  state.UpsertPodGroup(with_owner("manual", "", ""));
+  ClusterState::Snapshot s = state.TakeSnapshot();
+  CHECK(s.cluster.jobs().at("ns/bare").pods_precede_group);
+  CHECK(s.cluster.jobs().at("ns/rs").pods_precede_group);
+  CHECK(s.cluster.jobs().at("ns/batch").pods_precede_group);
+  CHECK_FALSE(s.cluster.jobs().at("ns/vcjob").pods_precede_group);
+  CHECK_FALSE(s.cluster.jobs().at("ns/manual").pods_precede_group);
+  // A clone (the snapshot's reuse) keeps it.
+  CHECK(s.cluster.jobs().at("ns/bare").Clone().pods_precede_group);
+}
+
 }  // namespace basalt::sched::cache

@@ -281,6 +281,11 @@ class MakeJob {
     not_preemptable_ = true;
     return *this;
   }
+  // A PodGroup made for pods that exist before it (a bare pod's; JobInfo::pods_precede_group).
+  MakeJob& PodsPrecedeGroup() {
+    pods_precede_group_ = true;
+    return *this;
+  }
   JobInfo Build() const {
     JobInfo j(ns_, name_);
     j.queue = queue_;
@@ -290,6 +295,7 @@ class MakeJob {
     j.priority = priority_;
     j.creation_time = created_;
     j.not_preemptable = not_preemptable_;
+    j.pods_precede_group = pods_precede_group_;
     j.podgroup_status.phase = phase_;
     return j;
   }
@@ -304,6 +310,7 @@ class MakeJob {
   int32_t priority_ = 0;
   Timestamp created_{};
   bool not_preemptable_ = false;
+  bool pods_precede_group_ = false;
 };
 
 class MakeQueue {

@@ -176,6 +176,7 @@ class FakeCluster {
       copy.priority = j.spec.priority;
       copy.creation_time = j.spec.creation_time;
       copy.not_preemptable = j.spec.not_preemptable;
+      copy.pods_precede_group = j.spec.pods_precede_group;
       copy.podgroup_status = j.spec.podgroup_status;
       copy.task_topology_annotations = j.spec.task_topology_annotations;
       (void)c.AddJob(std::move(copy));
@@ -241,7 +242,10 @@ class FakeCluster {
         }
       }
     }
-    for (const auto& u : sink.podgroups) jobs_.at(u.job_id).spec.podgroup_status = u.status;
+    for (const auto& u : sink.podgroups) {
+      jobs_.at(u.job_id).spec.podgroup_status = u.status;
+      ++podgroup_writes_[u.job_id];
+    }
     for (const auto& id : order_) {
       Job& j = jobs_.at(id);
       if (j.spec.IsPending() || !j.pods.empty()) continue;
@@ -277,6 +281,11 @@ class FakeCluster {
   // What the last cycle reported (framework/cycle_report.h).
   const CycleReport& last_report() const { return last_report_; }
   int evictions() const { return evictions_; }
+  // PodGroup status writes of `job_id` so far (what the session sent to its status sink).
+  int PodGroupWrites(const std::string& job_id) const {
+    auto it = podgroup_writes_.find(job_id);
+    return it == podgroup_writes_.end() ? 0 : it->second;
+  }
   // Every pod uid evicted so far, in order (a uid twice: evicted twice).
   const std::vector<std::string>& evicted_uids() const { return evicted_uids_; }
   const std::vector<EvictionCause>& last_evictions() const { return last_evictions_; }
@@ -313,6 +322,7 @@ class FakeCluster {
   std::vector<std::string> evicted_uids_;
   int eviction_grace_cycles_ = 0;
   bool restart_job_on_eviction_ = false;
+  std::map<std::string, int> podgroup_writes_;   // job id -> PodGroup status writes
   std::map<std::string, int> gone_after_cycle_;  // Releasing pod uid -> last cycle it is seen
 };
 
