@@ -292,8 +292,9 @@ class AllocateAction final : public Action {
       for (const auto& [name, g] : groups) {
         for (const TaskInfo* t : g.tasks) group_of.emplace(t->uid, name);
       }
+      // Tasks beyond a complete sub-group's size, each placed where it fits, next to its group.
+      auto extra = std::make_unique<Statement>(&ssn);
       for (auto& [name, g] : groups) {
-        if (g.Complete()) continue;
         std::vector<TaskInfo*> pending;
         for (TaskInfo* t : order) {
           auto it = group_of.find(t->uid);
@@ -306,6 +307,14 @@ class AllocateAction final : public Action {
           for (const NodeDomain& d : domains->domains) candidates.push_back(&d);
         } else {
           candidates.push_back(bound);
+        }
+        if (g.Complete()) {
+          for (TaskInfo* t : pending) {
+            for (const NodeDomain* domain : candidates) {
+              if (PlaceTask(ssn, queue, job, t, *extra, domain) == Placement::kPlaced) break;
+            }
+          }
+          continue;
         }
         bool placed = false;
         for (const NodeDomain* domain : candidates) {
@@ -334,6 +343,7 @@ class AllocateAction final : public Action {
           PlaceTask(ssn, queue, job, t, *rest, bound);
         }
       }
+      stmts.push_back(std::move(extra));
       stmts.push_back(std::move(rest));
       const std::string short_groups = job.SubGroupsShort();
       if (short_groups.empty() && ssn.JobReady(job)) {

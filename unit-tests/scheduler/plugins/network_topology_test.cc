@@ -315,6 +315,27 @@ TEST_CASE("network-topology-aware: the job's own hard constraint bounds its part
   CHECK(cycle.NodesOf("bounded-") == std::set<std::string>{"n2", "n3"});
 }
 
+TEST_CASE("network-topology-aware: pods beyond a sub-group's size join it in its HyperNode",
+          "[sched][plugins][topology][partitions]") {
+  ClusterInfo c = TwoSwitches(0);  // 8 GPUs free per switch
+  // One policy without matchLabelKeys: one sub-group of all 4 pods x 2 GPUs, subGroupSize 2;
+  // the 2 beyond its size are placed too, in the switch the sub-group went to.
+  AddPartitionedJob(c, "elastic", 1, 4, 2, kHardTier1, 1, 2);
+  {
+    JobInfo* job = c.FindJob("ns/elastic");
+    REQUIRE(job != nullptr);
+    job->sub_group_policies[0].sub_group_size = 2;
+    job->sub_group_policies[0].match_label_keys.clear();
+  }
+  Cycle cycle;
+  REQUIRE(cycle.Run(std::move(c)).ok());
+  const std::set<std::string> nodes = cycle.NodesOf("elastic-");
+  CHECK(cycle.binder.Bound().size() == 4);
+  std::set<std::string> switches;
+  for (const std::string& n : nodes) switches.insert(SwitchOf(n));
+  CHECK(switches.size() == 1);
+}
+
 TEST_CASE("network-topology-aware: arguments", "[sched][plugins][topology]") {
   Arguments ok;
   CHECK(NewNetworkTopologyPlugin(ok).ok());
