@@ -4,8 +4,9 @@
 //
 // Throughput (the default): one scheduling cycle (enqueue, allocate, backfill) with J gangs of
 // P 1-GPU pods, run three ways: no networkTopology on the jobs, `hard` with highestTierAllowed 1
-// on every job, and `soft` on every job. Prints per case and mode: pods bound, cycle
-// milliseconds, pods/s, and the throughput ratio against "off".
+// on every job, `soft` on every job, and `parts`: partitions of 4 pods (subGroupPolicy), each
+// hard highestTierAllowed 1, no job-level constraint. Prints per case and mode: pods bound,
+// cycle milliseconds, pods/s, and the throughput ratio against "off".
 //
 //   sched_topology_bench [nodes jobs pods_per_job]...
 //
@@ -58,7 +59,10 @@ class CountingBinder final : public basalt::sched::Binder {
   std::map<std::string, std::string> nodes;  // task uid -> node
 };
 
-enum class Mode { kOff, kHard, kSoft };
+// kPartitions: no job-level constraint; each job's pods in partitions of kPartitionSize
+// (spec.subGroupPolicy, label volcano.sh/partition-id), each partition hard highestTierAllowed 1.
+enum class Mode { kOff, kHard, kSoft, kPartitions };
+constexpr int kPartitionSize = 4;
 
 HyperNodeMemberInfo Member(std::string name, bool hypernode) {
   HyperNodeMemberInfo m;
@@ -100,7 +104,7 @@ ClusterInfo Topology(int nodes) {
 }
 
 std::optional<NetworkTopologyConstraint> Constraint(Mode mode) {
-  if (mode == Mode::kOff) return std::nullopt;
+  if (mode == Mode::kOff || mode == Mode::kPartitions) return std::nullopt;
   return NetworkTopologyConstraint{
       .hard = mode == Mode::kHard, .highest_tier = 1, .highest_tier_name = ""};
 }
@@ -110,16 +114,41 @@ void AddGang(ClusterInfo& c, const std::string& name, int created, int pods, Mod
              const std::map<std::string, std::string>& placed) {
   JobInfo job = bench::InqueueJob(name, fmt::format("q{}", created % 4), pods, created);
   job.network_topology = Constraint(mode);
+  if (mode == Mode::kPartitions) {
+    basalt::sched::SubGroupPolicy policy;
+    policy.name = "worker";
+    policy.sub_group_size = kPartitionSize;
+    policy.match_label_keys = {"volcano.sh/partition-id"};
+    policy.network_topology = Constraint(Mode::kHard);
+    job.sub_group_policies.push_back(std::move(policy));
+  }
   (void)c.AddJob(std::move(job));
   for (int p = 0; p < pods; ++p) {
     const std::string task = fmt::format("{}-worker-{}", name, p);
     TaskInfo t = bench::GpuTask(name, task, "bench/" + task);
+    if (mode == Mode::kPartitions) {
+      t.labels["volcano.sh/partition-id"] = std::to_string(p / kPartitionSize);
+    }
     if (auto it = placed.find(t.uid); it != placed.end()) {
       t.node_name = it->second;
       t.status = basalt::sched::TaskStatus::kRunning;
     }
     (void)c.AddTask(std::move(t));
   }
+}
+
+const char* ModeName(Mode mode) {
+  switch (mode) {
+    case Mode::kOff:
+      return "off";
+    case Mode::kHard:
+      return "hard";
+    case Mode::kSoft:
+      return "soft";
+    case Mode::kPartitions:
+      return "parts";
+  }
+  return "?";
 }
 
 ClusterInfo Build(int nodes, int jobs, int pods_per_job, Mode mode) {
@@ -205,15 +234,14 @@ int main(int argc, char** argv) {
               "cycle_ms", "pods/s", "ratio");
   for (const auto& c : cases) {
     double off_rate = 0;
-    for (Mode mode : {Mode::kOff, Mode::kHard, Mode::kSoft}) {
+    for (Mode mode : {Mode::kOff, Mode::kHard, Mode::kSoft, Mode::kPartitions}) {
       CountingBinder binder;
       basalt::sched::CycleDeps deps{&plugins, &actions, &binder, nullptr, nullptr};
       const double ms = bench::TimedCycle(Build(c[0], c[1], c[2], mode), config, deps);
       const double rate = binder.bound / (ms / 1000.0);
       if (mode == Mode::kOff) off_rate = rate;
       std::printf("%8d %8d %8d %6s %8lld %12.1f %10.0f %8.2f\n", c[0], c[1], c[1] * c[2],
-                  mode == Mode::kOff ? "off" : (mode == Mode::kHard ? "hard" : "soft"),
-                  static_cast<long long>(binder.bound), ms, rate,
+                  ModeName(mode), static_cast<long long>(binder.bound), ms, rate,
                   off_rate > 0 ? rate / off_rate : 0.0);
     }
   }

@@ -132,6 +132,16 @@ absl::Status PodGroup::Decode() {
   spec_.priority_class_name = spec.String("priorityClassName");
   spec_.network_topology = DecodeNetworkTopology(spec);
   spec_.network_topology_json = spec.Raw("networkTopology");
+  for (FieldReader g : spec.Elements("subGroupPolicy")) {
+    SubGroupPolicy p;
+    p.name = g.String("name");
+    p.sub_group_size = g.OptInt32("subGroupSize").value_or(1);
+    p.min_sub_groups = g.Int32("minSubGroups");
+    if (g.ObjectAt("labelSelector") != nullptr) p.label_selector_json = g.Raw("labelSelector");
+    p.match_label_keys = g.StringList("matchLabelKeys");
+    p.network_topology = DecodeNetworkTopology(g);
+    spec_.sub_group_policy.push_back(std::move(p));
+  }
   FieldReader status = root.Child("status");
   status_.phase = status.String("phase");
   status_.conditions = status.Conditions("conditions");
@@ -170,7 +180,10 @@ void PodGroup::SetSpec(const PodGroupSpec& sp) {
   WriteOptString(s, "priorityClassName", sp.priority_class_name, a);
   // An unparsable networkTopology cannot come from Decode; ignore it rather than fail.
   (void)WriteRaw(s, "networkTopology", sp.network_topology_json, a);
+  // subGroupPolicy is not written: the decoded list stays what the document holds.
+  std::vector<SubGroupPolicy> sub_groups = std::move(spec_.sub_group_policy);
   spec_ = sp;
+  spec_.sub_group_policy = std::move(sub_groups);
 }
 
 void PodGroup::SetStatus(const PodGroupStatus& st) {

@@ -84,6 +84,22 @@ class Queue : public Object {
 
 // --- PodGroup --------------------------------------------------------------------------
 
+// One spec.subGroupPolicy entry: the pods matching `label_selector_json` (all pods when empty)
+// that carry every label of `match_label_keys` are grouped by those labels' values; each group
+// (a sub-group) of `sub_group_size` pods is placed as a unit under its own networkTopology, and
+// the gang needs `min_sub_groups` complete groups. Absent sizes read as Volcano's defaults
+// (subGroupSize 1, minSubGroups 0).
+struct SubGroupPolicy {
+  std::string name;
+  int32_t sub_group_size = 1;
+  int32_t min_sub_groups = 0;
+  std::string label_selector_json;  // labelSelector as compact JSON ("" if absent)
+  std::vector<std::string> match_label_keys;
+  std::optional<NetworkTopology> network_topology;
+
+  friend bool operator==(const SubGroupPolicy&, const SubGroupPolicy&) = default;
+};
+
 struct PodGroupSpec {
   int32_t min_member = 0;
   std::map<std::string, int32_t> min_task_member;
@@ -94,6 +110,8 @@ struct PodGroupSpec {
   // (what SetSpec writes back, so fields Basalt does not know survive).
   std::optional<NetworkTopology> network_topology;
   std::string network_topology_json;
+  // spec.subGroupPolicy, decoded (read-only: SetSpec leaves the document's list as it is).
+  std::vector<SubGroupPolicy> sub_group_policy;
 
   friend bool operator==(const PodGroupSpec&, const PodGroupSpec&) = default;
 };

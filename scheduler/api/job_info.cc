@@ -101,6 +101,7 @@ JobInfo JobInfo::Clone() const {
   out.creation_time = creation_time;
   out.pods_precede_group = pods_precede_group;
   out.network_topology = network_topology;
+  out.sub_group_policies = sub_group_policies;
   out.task_topology_annotations = task_topology_annotations;
   out.podgroup_status = podgroup_status;
   out.nodes_fit_errors = nodes_fit_errors;
@@ -109,6 +110,76 @@ JobInfo JobInfo::Clone() const {
   out.never_fits = never_fits;
   for (const auto& [id, t] : tasks_) out.AddTask(t);
   return out;
+}
+
+std::optional<std::string> JobInfo::SubGroupOf(const TaskInfo& task, size_t* policy) const {
+  for (size_t i = 0; i < sub_group_policies.size(); ++i) {
+    const SubGroupPolicy& p = sub_group_policies[i];
+    if (p.selector.has_value() && !p.selector->Matches(task.labels)) continue;
+    std::string name = p.name;
+    bool all = true;
+    for (const std::string& key : p.match_label_keys) {
+      auto it = task.labels.find(key);
+      if (it == task.labels.end() || it->second.empty()) {
+        all = false;
+        break;
+      }
+      name += "-" + it->second;
+    }
+    if (!all) continue;
+    if (policy != nullptr) *policy = i;
+    return name;
+  }
+  return std::nullopt;
+}
+
+std::map<std::string, SubGroup> JobInfo::SubGroups() {
+  std::map<std::string, SubGroup> out;
+  if (sub_group_policies.empty()) return out;
+  for (auto& [uid, t] : tasks_) {
+    size_t policy = 0;
+    std::optional<std::string> name = SubGroupOf(t, &policy);
+    if (!name.has_value()) continue;
+    auto [it, inserted] = out.try_emplace(*name);
+    SubGroup& g = it->second;
+    if (inserted) {
+      g.policy = policy;
+      g.name = *name;
+      g.size = sub_group_policies[policy].sub_group_size;
+    }
+    g.tasks.push_back(&t);
+    if (IsAllocatedStatus(t.status) || t.status == TaskStatus::kSucceeded) ++g.ready;
+    if (t.status == TaskStatus::kPipelined) ++g.waiting;
+  }
+  return out;
+}
+
+std::string JobInfo::SubGroupsShort() const {
+  if (sub_group_policies.empty()) return "";
+  // name -> (policy, placed tasks)
+  std::map<std::string, std::pair<size_t, int>> placed;
+  for (const auto& [uid, t] : tasks_) {
+    size_t policy = 0;
+    std::optional<std::string> name = SubGroupOf(t, &policy);
+    if (!name.has_value()) continue;
+    auto& [p, n] = placed[*name];
+    p = policy;
+    if (IsAllocatedStatus(t.status) || t.status == TaskStatus::kSucceeded ||
+        t.status == TaskStatus::kPipelined) {
+      ++n;
+    }
+  }
+  std::vector<int> complete(sub_group_policies.size(), 0);
+  for (const auto& [name, pn] : placed) {
+    if (pn.second >= sub_group_policies[pn.first].sub_group_size) ++complete[pn.first];
+  }
+  for (size_t i = 0; i < sub_group_policies.size(); ++i) {
+    const SubGroupPolicy& p = sub_group_policies[i];
+    if (p.min_sub_groups > 0 && complete[i] < p.min_sub_groups) {
+      return fmt::format("{}/{} sub-groups of {} complete", complete[i], p.min_sub_groups, p.name);
+    }
+  }
+  return "";
 }
 
 void JobInfo::UpdateTaskStatus(TaskInfo* task, TaskStatus status) {

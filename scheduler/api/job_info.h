@@ -71,6 +71,34 @@ struct TaskSchedulingReason {
   std::string nominated_node_name;
 };
 
+// One spec.subGroupPolicy entry of the PodGroup (see api::SubGroupPolicy): the job's pods that
+// match `selector` and carry every `match_label_keys` label form one sub-group per distinct
+// tuple of those labels' values (a job's partitions: key volcano.sh/partition-id). Each
+// sub-group of `sub_group_size` pods is placed as a unit (all or none of it) inside one
+// HyperNode its `network_topology` allows; the gang needs `min_sub_groups` complete ones.
+struct SubGroupPolicy {
+  std::string name;
+  int32_t sub_group_size = 1;
+  int32_t min_sub_groups = 0;
+  std::optional<LabelSelector> selector;  // nullopt: every pod of the job
+  std::vector<std::string> match_label_keys;
+  std::optional<NetworkTopologyConstraint> network_topology;
+
+  friend bool operator==(const SubGroupPolicy&, const SubGroupPolicy&) = default;
+};
+
+// The tasks of one sub-group, as JobInfo::SubGroups() collects them. Points into the job.
+struct SubGroup {
+  size_t policy = 0;             // index into JobInfo::sub_group_policies
+  std::string name;              // "<policy>-<value>[-<value>...]", e.g. "worker-2"
+  std::vector<TaskInfo*> tasks;  // in task-uid order
+  int ready = 0;                 // allocated statuses and Succeeded
+  int waiting = 0;               // Pipelined
+  int32_t size = 1;              // the policy's subGroupSize
+  // Enough of its tasks are placed (ready + waiting >= size).
+  bool Complete() const { return ready + waiting >= size; }
+};
+
 class JobInfo {
  public:
   JobInfo() = default;
@@ -106,6 +134,8 @@ class JobInfo {
   bool pods_precede_group = false;
   // spec.networkTopology (network-topology-aware plugin); nullopt: no constraint.
   std::optional<NetworkTopologyConstraint> network_topology;
+  // spec.subGroupPolicy, in order; empty: the job is one gang as before.
+  std::vector<SubGroupPolicy> sub_group_policies;
   // The PodGroup's volcano.sh/task-topology-* annotations that are present (key -> value), as
   // written; the task-topology plugin reads them.
   std::map<std::string, std::string> task_topology_annotations;
@@ -160,6 +190,17 @@ class JobInfo {
   bool CheckTaskMinAvailable(bool with_pipelined) const;
   // True if the pod group has been admitted (phase other than Pending).
   bool IsPending() const { return podgroup_status.phase == PodGroupPhase::kPending; }
+
+  // The sub-group `task` belongs to: the first policy whose selector matches its labels and
+  // whose match_label_keys it all carries with non-empty values (Volcano's rule); nullopt when
+  // none does (the task counts for the job's own gang only). `policy` receives the index.
+  std::optional<std::string> SubGroupOf(const TaskInfo& task, size_t* policy) const;
+  // Every sub-group with at least one task, by name.
+  std::map<std::string, SubGroup> SubGroups();
+  // Per policy with minSubGroups > 0: complete sub-groups >= minSubGroups. Returns the first
+  // policy that falls short as "<complete>/<minSubGroups> sub-groups of <policy> complete", or ""
+  // when every policy is satisfied.
+  std::string SubGroupsShort() const;
 
   // The job-level explanation: "pod group is not ready, 2 Pending, 4 minAvailable; Pending: 2
   // Unschedulable. Origin reason is <task>: <fit errors>".

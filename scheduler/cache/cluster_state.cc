@@ -319,6 +319,7 @@ void ClusterState::UpsertPodGroup(std::shared_ptr<const api::PodGroup> pg) {
     job->creation_time = fresh.creation_time;
     job->pods_precede_group = fresh.pods_precede_group;
     job->network_topology = fresh.network_topology;
+    job->sub_group_policies = std::move(fresh.sub_group_policies);
     job->task_topology_annotations = std::move(fresh.task_topology_annotations);
     const PodGroupStatus* written = overlay_.PodGroupStatusFor(key);
     job->podgroup_status = written != nullptr ? *written : api_status;

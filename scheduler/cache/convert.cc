@@ -418,6 +418,36 @@ JobInfo ToJobInfo(const api::PodGroup& pg, std::string_view default_queue) {
                                                      .highest_tier = nt->highest_tier_allowed,
                                                      .highest_tier_name = nt->highest_tier_name};
   }
+  for (const api::SubGroupPolicy& p : pg.spec().sub_group_policy) {
+    SubGroupPolicy info;
+    info.name = p.name;
+    info.sub_group_size = p.sub_group_size;
+    info.min_sub_groups = p.min_sub_groups;
+    info.match_label_keys = p.match_label_keys;
+    if (!p.label_selector_json.empty()) {
+      // An unparsable selector matches no pod (its pods stay in the job's own gang).
+      absl::StatusOr<json::Document> doc = json::Parse(p.label_selector_json);
+      absl::StatusOr<LabelSelector> sel =
+          doc.ok() ? ParseLabelSelector(*doc) : absl::StatusOr<LabelSelector>(doc.status());
+      if (sel.ok()) {
+        info.selector = std::move(*sel);
+      } else {
+        LabelSelector none;  // "key In ()" holds for no label set
+        none.match_expressions.push_back(
+            NodeSelectorRequirement{.key = std::string(api::kTaskSpecKey),
+                                    .op = NodeSelectorRequirement::Operator::kIn,
+                                    .values = {}});
+        info.selector = std::move(none);
+      }
+    }
+    if (p.network_topology.has_value()) {
+      info.network_topology =
+          NetworkTopologyConstraint{.hard = p.network_topology->Hard(),
+                                    .highest_tier = p.network_topology->highest_tier_allowed,
+                                    .highest_tier_name = p.network_topology->highest_tier_name};
+    }
+    job.sub_group_policies.push_back(std::move(info));
+  }
   for (std::string_view key : {api::kTaskTopologyAffinityKey, api::kTaskTopologyAntiAffinityKey,
                                api::kTaskTopologyTaskOrderKey}) {
     if (auto v = pg.annotation(key); v.has_value()) {

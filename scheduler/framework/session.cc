@@ -129,6 +129,7 @@ void Session::PlanAll() {
   Plan(preemptable_);
   Plan(reclaimable_);
   Plan(job_domains_);
+  Plan(sub_group_domains_);
   Plan(preferred_nodes_);
   Plan(queue_headroom_);
   opened_ = true;
@@ -156,6 +157,7 @@ BASALT_SESSION_ADD_FN(AddPreemptiveFn, PreemptiveFn, preemptive_)
 BASALT_SESSION_ADD_FN(AddPreemptableFn, EvictableFn, preemptable_)
 BASALT_SESSION_ADD_FN(AddReclaimableFn, EvictableFn, reclaimable_)
 BASALT_SESSION_ADD_FN(AddJobDomainsFn, JobDomainsFn, job_domains_)
+BASALT_SESSION_ADD_FN(AddSubGroupDomainsFn, SubGroupDomainsFn, sub_group_domains_)
 BASALT_SESSION_ADD_FN(AddPreferredNodesFn, PreferredNodesFn, preferred_nodes_)
 BASALT_SESSION_ADD_FN(AddQueueHeadroomFn, QueueHeadroomFn, queue_headroom_)
 #undef BASALT_SESSION_ADD_FN
@@ -422,6 +424,19 @@ std::optional<JobDomains> Session::JobDomainsFor(const JobInfo& job) const {
       job_domains_,
       [&](const JobDomainsFn& fn) {
         out = fn(job);
+        return !out.has_value();
+      },
+      [] { return true; });
+  return out;
+}
+
+std::optional<JobDomains> Session::SubGroupDomainsFor(const JobInfo& job, const SubGroup& group,
+                                                      const NodeDomain* bound) const {
+  std::optional<JobDomains> out;
+  ForEach(
+      sub_group_domains_,
+      [&](const SubGroupDomainsFn& fn) {
+        out = fn(job, group, bound);
         return !out.has_value();
       },
       [] { return true; });

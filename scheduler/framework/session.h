@@ -17,7 +17,7 @@
 //   Preemptable, Reclaimable         intersection of the non-abstaining plugins of a tier; an
 //                                    empty result moves to the next tier
 //   JobEnqueued, event handlers      call all
-//   JobDomains                       the first plugin with an answer (flag enabledHyperNodeOrder)
+//   JobDomains, SubGroupDomains      the first plugin with an answer (flag enabledHyperNodeOrder)
 //   QueueHeadroom                    per-dimension min over plugins (flag enabledAllocatable)
 //
 // State changes (allocate, pipeline, evict and their undo) go through a Statement or the direct
@@ -100,6 +100,11 @@ struct JobDomains {
 };
 // nullopt: no constraint for this job (every node, as without the plugin).
 using JobDomainsFn = std::function<std::optional<JobDomains>(const JobInfo& job)>;
+// Where one sub-group of a job (spec.subGroupPolicy) may go, as JobDomainsFn does for the
+// sub-group's own networkTopology, restricted to nodes of `bound` (the job's own domain; null:
+// any node). nullopt: the sub-group has no constraint of its own (any node of `bound`).
+using SubGroupDomainsFn = std::function<std::optional<JobDomains>(
+    const JobInfo& job, const SubGroup& group, const NodeDomain* bound)>;
 // Names of nodes that a sampled predicate pass (the allocate action in a cluster of more than
 // --minimum-feasible-nodes nodes) must check for `task` in addition to its sample, because the
 // plugin's score prefers them (e.g. task-topology: the nodes the task's affine peers are on).
@@ -182,6 +187,7 @@ class Session {
   void AddPreemptableFn(std::string_view plugin, EvictableFn fn);
   void AddReclaimableFn(std::string_view plugin, EvictableFn fn);
   void AddJobDomainsFn(std::string_view plugin, JobDomainsFn fn);
+  void AddSubGroupDomainsFn(std::string_view plugin, SubGroupDomainsFn fn);
   void AddPreferredNodesFn(std::string_view plugin, PreferredNodesFn fn);
   void AddQueueHeadroomFn(std::string_view plugin, QueueHeadroomFn fn);
   void AddEventHandler(EventHandler handler);
@@ -217,6 +223,8 @@ class Session {
   std::vector<const TaskInfo*> GangReclaimable(
       const TaskInfo& reclaimer, const std::vector<const TaskInfo*>& candidates) const;
   std::optional<JobDomains> JobDomainsFor(const JobInfo& job) const;
+  std::optional<JobDomains> SubGroupDomainsFor(const JobInfo& job, const SubGroup& group,
+                                               const NodeDomain* bound) const;
   // The union of the enabled plugins' PreferredNodesFn for `task` (every tier), each node once,
   // in node-name order; names of nodes not in the session are dropped.
   std::vector<NodeInfo*> PreferredNodes(const TaskInfo& task) const;
@@ -337,6 +345,7 @@ class Session {
   Extension<EvictableFn> preemptable_{flag::kPreemptable};
   Extension<EvictableFn> reclaimable_{flag::kReclaimable};
   Extension<JobDomainsFn> job_domains_{flag::kHyperNodeOrder};
+  Extension<SubGroupDomainsFn> sub_group_domains_{flag::kHyperNodeOrder};
   // Under the node-order flag: the preference only matters to a plugin that scores nodes.
   Extension<PreferredNodesFn> preferred_nodes_{flag::kNodeOrder};
   Extension<QueueHeadroomFn> queue_headroom_{flag::kAllocatable};

@@ -42,10 +42,6 @@ void MutateTask(FieldReader& task, size_t index, JobMutation& mutation, int64_t&
   // refuses the sizes; the sum must not wrap into a nonsensical default first).
   min_sum = SaturatingAdd(min_sum, *min_available);
   if (task.Int("maxRetry") == 0) patch.AddInt(base + "/maxRetry", kDefaultMaxRetry);
-  const json::Value* pp = task.Member("partitionPolicy");
-  if (pp != nullptr && pp->IsObject()) {
-    mutation.warnings.push_back(PartitionPolicyWarning(index, *min_available));
-  }
 }
 
 void MutatePlugins(const json::Value& spec, JsonPatch& patch) {
@@ -68,14 +64,6 @@ void MutatePlugins(const json::Value& spec, JsonPatch& patch) {
 }
 
 }  // namespace
-
-std::string PartitionPolicyWarning(size_t task_index, int64_t min_available) {
-  return fmt::format(
-      "spec.tasks[{}].partitionPolicy is accepted but not yet applied by Basalt's scheduler: the "
-      "task's pods are placed as part of the job's gang (task minAvailable {}), not partition by "
-      "partition, and a partition's networkTopology is not enforced",
-      task_index, min_available);
-}
 
 JobMutation MutateJob(const json::Value& job, std::string_view scheduler_name) {
   JobMutation mutation;

@@ -38,11 +38,6 @@ inline constexpr std::string_view kMaxRetryZeroWarning =
     "spec.maxRetry: 0 is replaced by the default 3; maxRetry counts runs of the job, so use 1 "
     "for a job that must not be restarted";
 
-// Warning for a task with `partitionPolicy`: the webhook checks it and the job controller copies
-// it to the PodGroup's subGroupPolicy, but the scheduler does not place partitions yet (issue 13),
-// so the user is told at creation instead of the field being ignored silently.
-std::string PartitionPolicyWarning(size_t task_index, int64_t min_available);
-
 class JobMutator : public AdmissionHandler {
  public:
   explicit JobMutator(std::string scheduler_name) : scheduler_name_(std::move(scheduler_name)) {}

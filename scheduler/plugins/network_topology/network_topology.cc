@@ -40,6 +40,23 @@ Resource GangNeed(const JobInfo& job) {
   return unit->Scale(missing, 1);
 }
 
+// What a sub-group still needs: its smallest pending request times its missing tasks.
+Resource GroupNeed(const SubGroup& group) {
+  std::optional<Resource> unit;
+  for (const TaskInfo* t : group.tasks) {
+    if (t->status != TaskStatus::kPending || t->BestEffort()) continue;
+    unit = unit.has_value() ? unit->Min(t->init_resreq, MissingAs::kZero) : t->init_resreq;
+  }
+  if (!unit.has_value()) return Resource();
+  const int missing = std::max(1, group.size - group.ready - group.waiting);
+  return unit->Scale(missing, 1);
+}
+
+bool IsPlaced(const TaskInfo& t) {
+  return (IsAllocatedStatus(t.status) || t.status == TaskStatus::kPipelined) &&
+         !t.node_name.empty();
+}
+
 class NetworkTopologyPlugin final : public Plugin {
  public:
   explicit NetworkTopologyPlugin(double weight) : weight_(weight) {}
@@ -68,6 +85,10 @@ class NetworkTopologyPlugin final : public Plugin {
     // Without HyperNodes jobs with networkTopology are still answered (hard ones wait, saying
     // so); only the node order and the idle bookkeeping are left out.
     ssn.AddJobDomainsFn(Name(), [this](const JobInfo& job) { return Domains(job); });
+    ssn.AddSubGroupDomainsFn(
+        Name(), [this](const JobInfo& job, const SubGroup& group, const NodeDomain* bound) {
+          return SubGroupDomains(job, group, bound);
+        });
     if (tree_.empty()) return;
     ssn.AddBatchNodeOrderFn(
         Name(), [this](const TaskInfo& task, const std::vector<const NodeInfo*>& nodes) {
@@ -108,10 +129,7 @@ class NetworkTopologyPlugin final : public Plugin {
   static std::set<std::string> PlacedNodes(const JobInfo& job) {
     std::set<std::string> placed;
     for (const auto& [uid, t] : job.tasks()) {
-      if ((IsAllocatedStatus(t.status) || t.status == TaskStatus::kPipelined) &&
-          !t.node_name.empty()) {
-        placed.insert(t.node_name);
-      }
+      if (IsPlaced(t)) placed.insert(t.node_name);
     }
     return placed;
   }
@@ -123,8 +141,23 @@ class NetworkTopologyPlugin final : public Plugin {
                              const std::vector<const NodeInfo*>& nodes) const {
     std::vector<double> out(nodes.size(), 0.0);
     const JobInfo* job = ssn_->FindJob(task.job_id);
-    if (job == nullptr || !job->network_topology.has_value()) return out;
-    const std::set<std::string> placed = PlacedNodes(*job);
+    if (job == nullptr) return out;
+    // A task of a sub-group with its own networkTopology is drawn to its sub-group's tasks,
+    // not to the rest of the job (the other sub-groups may be elsewhere on purpose).
+    size_t policy = 0;
+    std::optional<std::string> group =
+        job->sub_group_policies.empty() ? std::nullopt : job->SubGroupOf(task, &policy);
+    const bool group_topology =
+        group.has_value() && job->sub_group_policies[policy].network_topology.has_value();
+    if (!group_topology && !job->network_topology.has_value()) return out;
+    std::set<std::string> placed;
+    if (group_topology) {
+      for (const auto& [uid, t] : job->tasks()) {
+        if (IsPlaced(t) && job->SubGroupOf(t, nullptr) == group) placed.insert(t.node_name);
+      }
+    } else {
+      placed = PlacedNodes(*job);
+    }
     if (placed.empty()) return out;
     for (size_t i = 0; i < nodes.size(); ++i) {
       auto it = domains_of_node_.find(nodes[i]->name());
@@ -145,7 +178,37 @@ class NetworkTopologyPlugin final : public Plugin {
 
   std::optional<JobDomains> Domains(const JobInfo& job) const {
     if (!job.network_topology.has_value()) return std::nullopt;
-    const NetworkTopologyConstraint& nt = *job.network_topology;
+    return DomainsFor(*job.network_topology, PlacedNodes(job), GangNeed(job), nullptr);
+  }
+
+  // A sub-group's own networkTopology, inside `bound` (the job's domain) when given.
+  std::optional<JobDomains> SubGroupDomains(const JobInfo& job, const SubGroup& group,
+                                            const NodeDomain* bound) const {
+    const SubGroupPolicy& policy = job.sub_group_policies.at(group.policy);
+    if (!policy.network_topology.has_value()) return std::nullopt;
+    std::set<std::string> placed;
+    for (const TaskInfo* t : group.tasks) {
+      if (IsPlaced(*t)) placed.insert(t->node_name);
+    }
+    return DomainsFor(*policy.network_topology, placed, GroupNeed(group), bound);
+  }
+
+  // Every node of `d` is one of `bound`'s (null: no bound).
+  static bool Within(const HyperNodeTree::Domain& d, const NodeDomain* bound) {
+    if (bound == nullptr) return true;
+    return std::all_of(d.nodes.begin(), d.nodes.end(), [bound](const std::string& n) {
+      return std::binary_search(bound->nodes.begin(), bound->nodes.end(), n,
+                                [](const auto& a, const auto& b) { return NameOf(a) < NameOf(b); });
+    });
+  }
+  static std::string_view NameOf(const std::string& s) { return s; }
+  static std::string_view NameOf(const NodeInfo* n) { return n->name(); }
+
+  // The domains a gang (or sub-group) needing `need`, with tasks already on `placed`, may use
+  // under `nt`, inside `bound`; `unsatisfied` says why none would do.
+  std::optional<JobDomains> DomainsFor(const NetworkTopologyConstraint& nt,
+                                       const std::set<std::string>& placed, const Resource& need,
+                                       const NodeDomain* bound) const {
     int32_t max_tier = kAnyTier;
     std::string tier_text;
     if (nt.highest_tier.has_value()) {
@@ -167,9 +230,7 @@ class NetworkTopologyPlugin final : public Plugin {
                                   ? std::string("no HyperNode")
                                   : fmt::format("no HyperNode of tier ≤ {}", max_tier);
 
-    // Nodes already holding tasks of the job: the gang stays where it started.
-    const std::set<std::string> placed = PlacedNodes(job);
-    const Resource need = GangNeed(job);
+    // Nodes already holding tasks of the gang (`placed`): it stays where it started.
     const std::vector<std::string> dims = need.Names();
 
     std::vector<Candidate> candidates;
@@ -184,7 +245,7 @@ class NetworkTopologyPlugin final : public Plugin {
       const bool holds_placed = std::all_of(placed.begin(), placed.end(), [&](const auto& n) {
         return std::binary_search(d.nodes.begin(), d.nodes.end(), n);
       });
-      if (!holds_placed) continue;
+      if (!holds_placed || !Within(d, bound)) continue;
       ++in_scope;
       const Resource& idle = Idle(i);
       const Resource& allocatable = allocatable_[i];
@@ -246,8 +307,10 @@ class NetworkTopologyPlugin final : public Plugin {
       out.unsatisfied = fmt::format("{}: {} has room for the gang", prefix, scope);
     }
     if (!nt.hard) {
-      // Soft: the whole cluster last, so the gang runs even when no domain holds it.
-      out.domains.push_back(NodeDomain{"cluster", kAnyTier, ssn_->node_list()});
+      // Soft: the whole cluster (or the bound) last, so the gang runs even when no domain
+      // holds it.
+      out.domains.push_back(bound != nullptr ? NodeDomain{bound->name, kAnyTier, bound->nodes}
+                                             : NodeDomain{"cluster", kAnyTier, ssn_->node_list()});
     }
     return out;
   }

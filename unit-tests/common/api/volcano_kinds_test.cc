@@ -339,6 +339,37 @@ TEST_CASE("PodGroup: Make + SetSpec + SetStatus build an object that parses back
         std::string::npos);
 }
 
+TEST_CASE("PodGroup: subGroupPolicy is decoded and kept through SetSpec", "[api][podgroup]") {
+  auto pg = PodGroup::Parse(R"({
+    "apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "PodGroup",
+    "metadata": {"name": "job", "namespace": "ns"},
+    "spec": {"minMember": 4, "subGroupPolicy": [
+      {"name": "w", "subGroupSize": 4, "minSubGroups": 1, "futureField": true,
+       "labelSelector": {"matchLabels": {"volcano.sh/task-spec": "w"}},
+       "matchLabelKeys": ["volcano.sh/partition-id"],
+       "networkTopology": {"mode": "soft"}}]}})");
+  REQUIRE(pg.ok());
+  REQUIRE(pg->spec().sub_group_policy.size() == 1);
+  const basalt::api::SubGroupPolicy& g = pg->spec().sub_group_policy[0];
+  CHECK(g.name == "w");
+  CHECK(g.sub_group_size == 4);
+  CHECK(g.min_sub_groups == 1);
+  CHECK(g.label_selector_json == R"({"matchLabels":{"volcano.sh/task-spec":"w"}})");
+  CHECK(g.match_label_keys == std::vector<std::string>{"volcano.sh/partition-id"});
+  REQUIRE(g.network_topology.has_value());
+  CHECK_FALSE(g.network_topology->Hard());
+  PodGroupSpec spec = pg->spec();
+  spec.min_member = 8;
+  spec.sub_group_policy.clear();  // not written: the document's list stays
+  pg->SetSpec(spec);
+  CHECK(pg->spec().sub_group_policy.size() == 1);
+  auto back = PodGroup::Parse(pg->ToJson());
+  REQUIRE(back.ok());
+  CHECK(back->spec().min_member == 8);
+  CHECK(back->spec().sub_group_policy == pg->spec().sub_group_policy);
+  CHECK(pg->ToJson().find(R"("futureField":true)") != std::string::npos);
+}
+
 TEST_CASE("Command: decodes action, target, reason and message", "[api][command]") {
   auto cmd = Command::Parse(R"({
     "apiVersion": "bus.volcano.sh/v1alpha1", "kind": "Command",

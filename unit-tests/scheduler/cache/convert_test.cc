@@ -1,7 +1,10 @@
 #include "scheduler/cache/convert.h"
 
 #include <catch2/catch.hpp>
+#include <map>
 #include <string>
+
+#include "fmt/format.h"
 
 namespace basalt::sched::cache {
 namespace {
@@ -110,6 +113,78 @@ TEST_CASE("convert: a queue capability of 0 for an extended resource is a limit,
   Resource one_gpu;
   one_gpu.SetUnits("nvidia.com/gpu", 1);
   CHECK_FALSE(one_gpu.LessEqualOn(*info.capability, one_gpu, MissingAs::kInfinity));
+}
+
+}  // namespace
+}  // namespace basalt::sched::cache
+
+namespace basalt::sched::cache {
+namespace {
+
+TEST_CASE("convert: a PodGroup's subGroupPolicy groups the job's tasks by partition",
+          "[sched][convert][partitions]") {
+  // As the job controller writes it for a task "w" with partitionPolicy partitionSize 4.
+  absl::StatusOr<api::PodGroup> pg = api::PodGroup::Parse(R"({
+    "apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "PodGroup",
+    "metadata": {"name": "job", "namespace": "ns"},
+    "spec": {"minMember": 8, "queue": "q",
+      "subGroupPolicy": [
+        {"name": "w", "subGroupSize": 4, "minSubGroups": 2,
+         "labelSelector": {"matchLabels": {"volcano.sh/task-spec": "w"}},
+         "matchLabelKeys": ["volcano.sh/partition-id"],
+         "networkTopology": {"mode": "hard", "highestTierAllowed": 1}},
+        {"name": "bare"}]}})");
+  REQUIRE(pg.ok());
+  REQUIRE(pg->spec().sub_group_policy.size() == 2);
+  CHECK(pg->spec().sub_group_policy[1].sub_group_size == 1);  // Volcano's default
+  JobInfo job = ToJobInfo(*pg, "default");
+  REQUIRE(job.sub_group_policies.size() == 2);
+  const SubGroupPolicy& w = job.sub_group_policies[0];
+  CHECK(w.name == "w");
+  CHECK(w.sub_group_size == 4);
+  CHECK(w.min_sub_groups == 2);
+  CHECK(w.match_label_keys == std::vector<std::string>{"volcano.sh/partition-id"});
+  REQUIRE(w.network_topology.has_value());
+  CHECK(w.network_topology->hard);
+  CHECK(w.network_topology->highest_tier == 1);
+  REQUIRE(w.selector.has_value());
+
+  auto task = [](std::string name, std::map<std::string, std::string> labels) {
+    TaskInfo t;
+    t.uid = name;
+    t.name = std::move(name);
+    t.job_id = "ns/job";
+    t.labels = std::move(labels);
+    return t;
+  };
+  size_t policy = 9;
+  CHECK(job.SubGroupOf(task("a", {{"volcano.sh/task-spec", "w"}, {"volcano.sh/partition-id", "1"}}),
+                       &policy) == "w-1");
+  CHECK(policy == 0);
+  // A pod of another task falls through to the selector-less policy "bare" (no keys: one group).
+  CHECK(job.SubGroupOf(task("b", {{"volcano.sh/task-spec", "ps"}}), &policy) == "bare");
+  CHECK(policy == 1);
+  // Without "bare", a w pod lacking the partition label is in no sub-group: the job's own gang.
+  job.sub_group_policies.pop_back();
+  CHECK_FALSE(job.SubGroupOf(task("c", {{"volcano.sh/task-spec", "w"}}), nullptr).has_value());
+  CHECK_FALSE(job.SubGroupOf(task("d", {{"volcano.sh/task-spec", "ps"}}), nullptr).has_value());
+
+  // minSubGroups: complete sub-groups are counted per policy.
+  for (int p = 0; p < 2; ++p) {
+    for (int i = 0; i < 4; ++i) {
+      TaskInfo t =
+          task(fmt::format("w-{}-{}", p, i),
+               {{"volcano.sh/task-spec", "w"}, {"volcano.sh/partition-id", std::to_string(p)}});
+      t.status = p == 0 ? TaskStatus::kAllocated : TaskStatus::kPending;
+      REQUIRE(job.AddTask(std::move(t)) != nullptr);
+    }
+  }
+  std::map<std::string, SubGroup> groups = job.SubGroups();
+  REQUIRE(groups.size() == 2);
+  CHECK(groups.at("w-0").Complete());
+  CHECK_FALSE(groups.at("w-1").Complete());
+  CHECK(groups.at("w-1").tasks.size() == 4);
+  CHECK(job.SubGroupsShort() == "1/2 sub-groups of w complete");
 }
 
 }  // namespace
