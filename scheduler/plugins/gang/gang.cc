@@ -1,5 +1,8 @@
 #include "scheduler/plugins/gang/gang.h"
 
+#include <algorithm>
+#include <cstdint>
+
 #include "fmt/format.h"
 #include "scheduler/framework/session.h"
 
@@ -18,6 +21,18 @@ bool GangJobPipelined(const JobInfo& job) {
 
 bool GangJobStarving(const JobInfo& job) {
   return job.WaitingTaskNum() + job.ReadyTaskNum() < job.min_available;
+}
+
+std::string GangUnschedulableMessage(const JobInfo& job) {
+  int64_t schedulable = job.ReadyTaskNum();
+  for (const auto& [uid, t] : job.TasksWithStatus(TaskStatus::kPending)) {
+    if (t->last_transaction && t->last_transaction->status == TaskStatus::kAllocated) {
+      ++schedulable;
+    }
+  }
+  const int64_t missing = std::max<int64_t>(1, int64_t{job.min_available} - schedulable);
+  return fmt::format("{}/{} tasks in gang unschedulable: {}", missing, job.tasks().size(),
+                     job.FitError());
 }
 
 namespace {
@@ -114,17 +129,9 @@ class GangPlugin final : public Plugin {
         cond.reason = std::string(kReasonNotEnoughResources);
         cond.message = job.FitError();
       } else if (!GangJobReady(job)) {
-        int schedulable = job.ReadyTaskNum();
-        for (const auto& [uid, t] : job.TasksWithStatus(TaskStatus::kPending)) {
-          if (t->last_transaction && t->last_transaction->status == TaskStatus::kAllocated) {
-            ++schedulable;
-          }
-        }
         cond.type = std::string(kConditionUnschedulable);
         cond.reason = std::string(kReasonNotEnoughResources);
-        cond.message =
-            fmt::format("{}/{} tasks in gang unschedulable: {}", job.min_available - schedulable,
-                        job.tasks().size(), job.FitError());
+        cond.message = GangUnschedulableMessage(job);
       } else {
         cond.type = std::string(kConditionScheduled);
         cond.reason = std::string(kReasonGangReady);

@@ -58,5 +58,25 @@ TEST_CASE("gang: per-role minTaskMember must be met", "[sched][gang]") {
   CHECK(GangJobReady(job));
 }
 
+TEST_CASE("gang: the unschedulable message never counts fewer than one missing task",
+          "[sched][gang]") {
+  // Four workers running, minAvailable 3, but the ps role's minTaskMember 1 is unmet: the gang
+  // is not ready with more tasks ready than minAvailable (Volcano's formula would print -1).
+  JobInfo job = MakeJob("ns", "pg").MinAvailable(3).MinTaskMember("ps", 1);
+  for (int i = 0; i < 4; ++i) {
+    job.AddTask(MakeTask("w" + std::to_string(i))
+                    .Job("ns/pg")
+                    .Role("worker")
+                    .Request("cpu", "1")
+                    .Status(TaskStatus::kRunning));
+  }
+  job.AddTask(MakeTask("ps").Job("ns/pg").Role("ps").Request("cpu", "1"));
+  REQUIRE_FALSE(GangJobReady(job));
+  CHECK(GangUnschedulableMessage(job).rfind("1/5 tasks in gang unschedulable: ", 0) == 0);
+  // Below minAvailable the count is minAvailable less the ready tasks, as Volcano prints it.
+  JobInfo short_gang = Gang({TaskStatus::kRunning, TaskStatus::kPending, TaskStatus::kPending}, 3);
+  CHECK(GangUnschedulableMessage(short_gang).rfind("2/3 tasks in gang unschedulable: ", 0) == 0);
+}
+
 }  // namespace
 }  // namespace basalt::sched
