@@ -147,6 +147,29 @@ tiers:
   REQUIRE_FALSE(ParseWorkloadYaml("nodes:\n- {cpuMilli: 1, gpus: 1, vgpus: 1}\njobs: []\n").ok());
 }
 
+TEST_CASE("basalt-sim: with fgd a share takes the GPU that fragments least", "[sim]") {
+  // GPU 0 keeps 600 after a; b (300) on GPU 0 would leave 300, too little for another a (400):
+  // fgd puts b on GPU 1 ([600, 700]: both still take a or b), best fit on GPU 0.
+  auto w = ParseWorkloadYaml(R"(
+nodes:
+- {name: n, cpuMilli: 16000, memoryMiB: 65536, gpus: 2, model: V100}
+jobs:
+- {name: a, arrival: 0, gpus: 1, gpuMilli: 400, cpuMilli: 1000}
+- {name: b, arrival: 10, gpus: 1, gpuMilli: 300, cpuMilli: 1000}
+)");
+  REQUIRE(w.ok());
+  auto run = [&](std::string_view scorer) {
+    std::ostringstream placements;
+    SimOptions o;
+    o.placements = &placements;
+    o.drop_unplaced = false;
+    REQUIRE(RunSimulation(*w, Config(scorer), o).ok());
+    return placements.str();
+  };
+  CHECK(run("fgd") == "task,node,vgpus,gpus\na-task-0,n,,0\nb-task-0,n,,1\n");
+  CHECK(run("bestfit") == "task,node,vgpus,gpus\na-task-0,n,,0\nb-task-0,n,,0\n");
+}
+
 TEST_CASE("basalt-sim: bad YAML names the field", "[sim]") {
   auto w = ParseWorkloadYaml(R"(
 nodes:

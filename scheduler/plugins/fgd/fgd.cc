@@ -90,6 +90,19 @@ std::vector<FgdTaskType> FgdTaskTypes(const ClusterInfo& cluster) {
   return out;
 }
 
+namespace {
+
+FgdGpuView VgpuView(const std::vector<VgpuDevice>& devices) {
+  FgdGpuView v;
+  v.kind = FgdGpuView::Kind::kVgpu;
+  v.model = devices.front().type;
+  v.device_memory = devices.front().memory;
+  for (const VgpuDevice& d : devices) v.free.push_back(VgpuFree(d, 0, 0, 0));
+  return v;
+}
+
+}  // namespace
+
 FgdGpuView GpuViewOf(const NodeInfo& node) {
   FgdGpuView v;
   if (!node.gpus().empty()) {
@@ -97,10 +110,7 @@ FgdGpuView GpuViewOf(const NodeInfo& node) {
     v.model = node.gpus().model();
     v.free = node.gpus().free_milli();
   } else if (!node.vgpus().empty()) {
-    v.kind = FgdGpuView::Kind::kVgpu;
-    v.model = node.vgpus().devices().front().type;
-    v.device_memory = node.vgpus().devices().front().memory;
-    for (const VgpuDevice& d : node.vgpus().devices()) v.free.push_back(VgpuFree(d, 0, 0, 0));
+    v = VgpuView(node.vgpus().devices());
   } else if (const int64_t n = node.allocatable().Get(kGpu) / GpuDevices::kWholeGpu; n > 0) {
     v.kind = FgdGpuView::Kind::kWholeScalar;
     const int64_t idle = std::clamp<int64_t>(node.idle().Get(kGpu) / GpuDevices::kWholeGpu, 0, n);
@@ -176,10 +186,12 @@ double NodeExpectedFragmentation(const NodeInfo& node, const std::vector<FgdTask
 
 FgdGpuView GpuViewAfter(const TaskInfo& task, const NodeInfo& node) {
   FgdGpuView v = GpuViewOf(node);
+  const HostLeft left{node.idle().milli_cpu() - task.resreq.milli_cpu(),
+                      node.idle().memory() - task.resreq.memory()};
   switch (v.kind) {
     case FgdGpuView::Kind::kDevices:
       if (!task.gpu.Empty()) {
-        for (int32_t i : node.gpus().Choose(task.gpu)) {
+        for (int32_t i : node.gpus().Choose(task.gpu, left)) {
           v.free[static_cast<size_t>(i)] -= task.gpu.milli;
         }
       }
@@ -197,7 +209,7 @@ FgdGpuView GpuViewAfter(const TaskInfo& task, const NodeInfo& node) {
     }
     case FgdGpuView::Kind::kVgpu: {
       if (task.vgpu == nullptr || task.vgpu->Empty()) break;
-      const VgpuFit fit = node.vgpus().Fit(*task.vgpu);
+      const VgpuFit fit = node.vgpus().Fit(*task.vgpu, left);
       const std::vector<VgpuDevice>& devs = node.vgpus().devices();
       std::vector<int64_t> mem(devs.size(), 0);
       std::vector<int32_t> cores(devs.size(), 0), shares(devs.size(), 0);
@@ -231,26 +243,13 @@ double FragmentationAfterPlacing(const TaskInfo& task, const NodeInfo& node,
 
 namespace {
 
-class FgdPlugin final : public Plugin {
- public:
-  explicit FgdPlugin(double weight) : weight_(weight) {}
-  std::string_view Name() const override { return kFgdPluginName; }
+// The learned task types and a memo of expected fragmentation by node state, shared by the
+// plugin and the GPU choice costs it sets on the session's nodes (basalt-sim keeps its nodes
+// across sessions; each session's fgd sets them again).
+struct FgdState {
+  std::vector<FgdTaskType> types;
+  std::unordered_map<std::string, double> memo;  // StateKey -> expected fragmentation
 
-  void OnSessionOpen(Session& ssn) override {
-    if (weight_ == 0) return;
-    types_ = FgdTaskTypes(ssn.cluster());
-    for (const auto& [name, node] : ssn.nodes()) {
-      max_capacity_ = std::max<double>(
-          max_capacity_, static_cast<double>(GpuViewOf(node).free.size()) * GpuDevices::kWholeGpu);
-    }
-    if (max_capacity_ <= 0) max_capacity_ = GpuDevices::kWholeGpu;
-    ssn.AddNodeOrderFn(
-        Name(), [this](const TaskInfo& task, const NodeInfo& node) { return Score(task, node); });
-    auto invalidate = [this](const TaskInfo& task) { current_.erase(task.node_name); };
-    ssn.AddEventHandler(EventHandler{invalidate, invalidate});
-  }
-
- private:
   // Packs what the fragmentation depends on: free CPU and memory, kind, device memory, sorted
   // GPU shares, model.
   static std::string StateKey(int64_t cpu, int64_t memory, const FgdGpuView& view) {
@@ -271,35 +270,76 @@ class FgdPlugin final : public Plugin {
 
   double Memoized(int64_t cpu, int64_t memory, const FgdGpuView& view) {
     std::string key = StateKey(cpu, memory, view);
-    auto it = memo_.find(key);
-    if (it != memo_.end()) return it->second;
-    const double f = ExpectedGpuFragmentation(cpu, memory, view, types_);
-    memo_.emplace(std::move(key), f);
+    auto it = memo.find(key);
+    if (it != memo.end()) return it->second;
+    const double f = ExpectedGpuFragmentation(cpu, memory, view, types);
+    memo.emplace(std::move(key), f);
     return f;
   }
+};
 
+class FgdPlugin final : public Plugin {
+ public:
+  explicit FgdPlugin(double weight) : weight_(weight) {}
+  std::string_view Name() const override { return kFgdPluginName; }
+
+  void OnSessionOpen(Session& ssn) override {
+    if (weight_ == 0) return;
+    state_ = std::make_shared<FgdState>();
+    state_->types = FgdTaskTypes(ssn.cluster());
+    // Inside a node, a shared task takes the GPU whose use grows the node's expected
+    // fragmentation least (the GPU choice hooks of GpuDevices and VgpuDevices).
+    std::shared_ptr<FgdState> state = state_;
+    for (auto& [name, node] : ssn.nodes()) {
+      max_capacity_ = std::max<double>(
+          max_capacity_, static_cast<double>(GpuViewOf(node).free.size()) * GpuDevices::kWholeGpu);
+      if (!node.gpus().empty()) {
+        node.mutable_gpus().set_choice_cost(std::make_shared<const GpuChoiceCost>(
+            [state, model = node.gpus().model()](const std::vector<int32_t>& free,
+                                                 const HostLeft& left) {
+              FgdGpuView v;
+              v.kind = FgdGpuView::Kind::kDevices;
+              v.model = model;
+              v.free = free;
+              return state->Memoized(left.milli_cpu, left.memory, v);
+            }));
+      }
+      if (!node.vgpus().empty()) {
+        node.vgpus().set_choice_cost(std::make_shared<const VgpuChoiceCost>(
+            [state](const std::vector<VgpuDevice>& devices, const HostLeft& left) {
+              return state->Memoized(left.milli_cpu, left.memory, VgpuView(devices));
+            }));
+      }
+    }
+    if (max_capacity_ <= 0) max_capacity_ = GpuDevices::kWholeGpu;
+    ssn.AddNodeOrderFn(
+        Name(), [this](const TaskInfo& task, const NodeInfo& node) { return Score(task, node); });
+    auto invalidate = [this](const TaskInfo& task) { current_.erase(task.node_name); };
+    ssn.AddEventHandler(EventHandler{invalidate, invalidate});
+  }
+
+ private:
   double Score(const TaskInfo& task, const NodeInfo& node) {
     auto cur = current_.find(node.name());
     if (cur == current_.end()) {
       const FgdGpuView view = GpuViewOf(node);
       const double f = view.kind == FgdGpuView::Kind::kNone
                            ? -1
-                           : Memoized(node.idle().milli_cpu(), node.idle().memory(), view);
+                           : state_->Memoized(node.idle().milli_cpu(), node.idle().memory(), view);
       cur = current_.emplace(node.name(), f).first;
     }
     if (cur->second < 0) return weight_ * 50;  // no GPU, no GPU fragment: neutral
     const double after =
-        Memoized(node.idle().milli_cpu() - task.resreq.milli_cpu(),
-                 node.idle().memory() - task.resreq.memory(), GpuViewAfter(task, node));
+        state_->Memoized(node.idle().milli_cpu() - task.resreq.milli_cpu(),
+                         node.idle().memory() - task.resreq.memory(), GpuViewAfter(task, node));
     const double delta = after - cur->second;  // in [-max_capacity_, max_capacity_]
     return weight_ * 50 * (1 - delta / max_capacity_);
   }
 
   double weight_;
   double max_capacity_ = 0;
-  std::vector<FgdTaskType> types_;
+  std::shared_ptr<FgdState> state_;
   std::unordered_map<std::string, double> current_;  // node name -> expected fragmentation
-  std::unordered_map<std::string, double> memo_;     // StateKey -> expected fragmentation
 };
 
 }  // namespace

@@ -180,6 +180,49 @@ TEST_CASE("fgd: vGPU devices are seen by their free memory and cores", "[sched][
   CHECK(GpuViewOf(node).free == std::vector<int32_t>{500, 0});
 }
 
+TEST_CASE("fgd: the GPU choice hook takes the GPU of least fragmentation", "[sched][fgd]") {
+  const std::vector<FgdTaskType> types{Type(1000, 1, 500, 1)};  // the workload: half GPUs
+  GpuDevices gpus("V100", 3);
+  gpus.Account({0}, 400, +1);  // free [600, 1000, 1000]
+  GpuRequest share{1, 300, {}};
+  // Best fit: GPU 0 (600 -> 300, a fragment of 300 for half-GPU tasks).
+  CHECK(gpus.Choose(share) == std::vector<int32_t>{0});
+  gpus.set_choice_cost(std::make_shared<const GpuChoiceCost>(
+      [&types](const std::vector<int32_t>& free, const HostLeft& left) {
+        return ExpectedGpuFragmentation(left.milli_cpu, left.memory, "V100", free, types);
+      }));
+  // With the cost: GPU 1 ([600, 700, 1000]: no fragment); GPUs 1 and 2 tie, the first wins.
+  CHECK(gpus.Choose(share, HostLeft{8000, 1 << 30}) == std::vector<int32_t>{1});
+  // Whole GPUs are not a choice: best fit as before.
+  CHECK(gpus.Choose(GpuRequest{2, 1000, {}}) == std::vector<int32_t>{1, 2});
+
+  // The same on vGPU devices (16000 MiB each): 4000 MiB used on GPU 0.
+  std::vector<VgpuDevice> devs(2);
+  for (int i = 0; i < 2; ++i) {
+    devs[i].uuid = fmt::format("GPU-{}", i);
+    devs[i].shares = 4;
+    devs[i].memory = 16000;
+  }
+  devs[0].used_shares = 1;
+  devs[0].used_memory = 6400;  // 600 per mille left
+  VgpuDevices v(devs);
+  VgpuRequest req;
+  req.containers.push_back(VgpuContainerRequest{1, 4800, kVgpuNoPercentage, 0});  // 300
+  // Binpack: the GPU with the least memory left, GPU 0.
+  CHECK(v.Fit(req).assignment.at(0).at(0).uuid == "GPU-0");
+  FgdTaskType half = Type(1000, 1, 0, 1);
+  half.vgpu = true;
+  half.vgpu_memory = 8000;
+  const std::vector<FgdTaskType> vtypes{half};
+  v.set_choice_cost(std::make_shared<const VgpuChoiceCost>(
+      [&vtypes](const std::vector<VgpuDevice>& after, const HostLeft& left) {
+        NodeInfo n = MakeNode("v").Allocatable("cpu", "32");
+        n.set_vgpus(VgpuDevices(after));
+        return ExpectedGpuFragmentation(left.milli_cpu, left.memory, GpuViewOf(n), vtypes);
+      }));
+  CHECK(v.Fit(req, HostLeft{8000, 1 << 30}).assignment.at(0).at(0).uuid == "GPU-1");
+}
+
 TEST_CASE("deviceshare: the predicate names why the GPUs do not fit", "[sched][deviceshare]") {
   std::vector<TaskInfo> h;
   NodeInfo node = NodeWithFree("n", {400, 1000}, h);
