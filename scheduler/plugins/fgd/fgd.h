@@ -8,7 +8,10 @@
 // task's per-GPU share. A node's expected fragmentation weights the task types by their
 // popularity; the plugin learns the types and weights from the tasks in the snapshot (placed and
 // pending), so the distribution is the workload seen so far. A node scores higher the less a
-// placement grows its expected fragmentation.
+// placement grows its expected fragmentation. Inside a node, a shared task (one GPU, or one vGPU
+// per container) takes the GPU whose use grows the node's expected fragmentation least: the
+// plugin sets that cost on the session's nodes (GpuDevices/VgpuDevices::set_choice_cost), so the
+// placement NodeInfo records and the vGPU assignment written into the pod follow it.
 //
 // The expected fragmentation of each node is cached per session and recomputed only for nodes
 // whose tasks changed (allocate/deallocate events); the fragmentation after a candidate
