@@ -3,7 +3,7 @@
 //
 //   basalt-sim --nodes openb_node_list_gpu_node.csv --tasks openb_pod_list_default.csv
 //              --scheduler-conf conf.yaml [--seed 1] [--demand 1.3] [--scale 1]
-//              [--period 10] [--csv out.csv] [--quiet]
+//              [--period 10] [--csv out.csv] [--placements out.csv] [--quiet]
 //   basalt-sim --workload workload.yaml --scheduler-conf conf.yaml [--csv out.csv]
 
 #include <cstdlib>
@@ -24,7 +24,7 @@ namespace {
 constexpr char kUsage[] =
     "usage: basalt-sim (--nodes NODES.csv --tasks TASKS.csv | --workload W.yaml)\n"
     "                  --scheduler-conf CONF.yaml [--seed N] [--demand SHARE] [--scale K]\n"
-    "                  [--period SECONDS] [--csv OUT.csv] [--quiet]\n";
+    "                  [--period SECONDS] [--csv OUT.csv] [--placements OUT.csv] [--quiet]\n";
 
 int Fail(const std::string& msg) {
   std::cerr << "basalt-sim: " << msg << "\n";
@@ -43,7 +43,7 @@ bool ReadFile(const std::string& path, std::string* out) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string nodes_path, tasks_path, workload_path, conf_path, csv_path;
+  std::string nodes_path, tasks_path, workload_path, conf_path, csv_path, placements_path;
   uint64_t seed = 1;
   double demand = 1.3, period = 10;
   int scale = 1;
@@ -62,6 +62,7 @@ int main(int argc, char** argv) {
       if (a == "--workload" && value(&workload_path)) continue;
       if (a == "--scheduler-conf" && value(&conf_path)) continue;
       if (a == "--csv" && value(&csv_path)) continue;
+      if (a == "--placements" && value(&placements_path)) continue;
       if (a == "--seed" && value(&v)) {
         seed = std::stoull(v);
         continue;
@@ -138,6 +139,12 @@ int main(int argc, char** argv) {
     csv.open(csv_path);
     if (!csv) return Fail("cannot write " + csv_path);
     options.csv = &csv;
+  }
+  std::ofstream placements;
+  if (!placements_path.empty()) {
+    placements.open(placements_path);
+    if (!placements) return Fail("cannot write " + placements_path);
+    options.placements = &placements;
   }
   if (!quiet) options.progress = &std::cerr;
   auto summary = basalt::sim::RunSimulation(workload, *config, options);

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <map>
+#include <memory>
 #include <unordered_map>
 
 #include "fmt/format.h"
@@ -66,8 +67,26 @@ class Run {
     for (const SimNode& n : w_.nodes) {
       Resource alloc(n.milli_cpu, n.memory);
       if (n.gpus > 0) alloc.SetUnits(sched::kGpu, n.gpus);
+      if (n.vgpus > 0) {
+        // As the cache reads a node the vGPU device plugin registered (scheduler/cache).
+        alloc.SetUnits(sched::kVgpuNumber, int64_t{n.vgpus} * n.vgpu_shares);
+        alloc.SetUnits(sched::kVgpuMemory, int64_t{n.vgpus} * n.vgpu_memory);
+        alloc.SetUnits(sched::kVgpuCores, int64_t{n.vgpus} * 100);
+      }
       NodeInfo node(n.name, alloc, 1 << 20);
       if (n.gpus > 0) node.set_gpus(sched::GpuDevices(n.model, n.gpus));
+      if (n.vgpus > 0) {
+        std::vector<sched::VgpuDevice> devices;
+        for (int32_t i = 0; i < n.vgpus; ++i) {
+          sched::VgpuDevice d;
+          d.uuid = fmt::format("GPU-{}-{}", n.name, i);
+          d.shares = n.vgpu_shares;
+          d.memory = n.vgpu_memory;
+          d.type = n.vgpu_type;
+          devices.push_back(std::move(d));
+        }
+        node.set_vgpus(sched::VgpuDevices(std::move(devices)));
+      }
       capacity_ += alloc;
       auto s = cluster_.AddNode(std::move(node));
       if (!s.ok()) return s;
@@ -84,6 +103,7 @@ class Run {
     summary_.jobs = static_cast<int64_t>(w_.jobs.size());
     const bool has_enqueue = config_.HasAction("enqueue");
     if (o_.csv != nullptr) WriteHeader();
+    if (o_.placements != nullptr) *o_.placements << "task,node,vgpus,gpus\n";
 
     double now = 0;
     size_t next = 0;
@@ -167,6 +187,18 @@ class Run {
       t.resreq = RequestOf(st);
       t.init_resreq = t.resreq;
       t.gpu = st.gpu;
+      if (st.vgpu_number > 0) {
+        // As the cache reads a pod's vGPU limits: the count stays in resreq, the per-GPU memory
+        // and cores live in the request.
+        t.resreq.SetUnits(sched::kVgpuNumber, st.vgpu_number);
+        t.init_resreq = t.resreq;
+        auto req = std::make_shared<sched::VgpuRequest>();
+        req->containers.push_back(sched::VgpuContainerRequest{
+            st.vgpu_number, st.vgpu_memory, sched::kVgpuNoPercentage, st.vgpu_cores});
+        req->group_key = fmt::format("{}/{}", kNamespace, j.name);
+        req->spread = st.vgpu_spread;
+        t.vgpu = std::move(req);
+      }
       arrived_gpu_ += st.gpu.TotalMilli();
       s = cluster_.AddTask(std::move(t));
       if (!s.ok()) return s;
@@ -201,6 +233,7 @@ class Run {
       if (!s.ok()) return s;
       used_ += task->resreq;
       ++summary_.placed_tasks;
+      if (o_.placements != nullptr) WritePlacement(*task, *node);
       placed_delay_sum_ +=
           now - std::chrono::duration<double>(task->creation_time.time_since_epoch()).count();
       ++placed_delay_n_;
@@ -321,10 +354,12 @@ class Run {
     std::unordered_map<std::string, double> memo;
     double sum = 0;
     for (const auto& [name, node] : cluster_.nodes()) {
-      if (node.gpus().empty()) continue;
-      std::vector<int32_t> g = node.gpus().free_milli();
+      const sched::FgdGpuView view = sched::GpuViewOf(node);
+      if (view.kind == sched::FgdGpuView::Kind::kNone) continue;
+      std::vector<int32_t> g = view.free;
       std::sort(g.begin(), g.end());
-      std::string key = fmt::format("{}/{}/{}/{}", node.gpus().model(), node.idle().milli_cpu(),
+      std::string key = fmt::format("{}/{}/{}/{}/{}/{}", static_cast<int>(view.kind), view.model,
+                                    view.device_memory, node.idle().milli_cpu(),
                                     node.idle().memory(), fmt::join(g, ","));
       auto it = memo.find(key);
       if (it == memo.end()) {
@@ -334,6 +369,20 @@ class Run {
     }
     const int64_t cap = capacity_.Get(sched::kGpu);
     return cap == 0 ? 0 : sum / static_cast<double>(cap);
+  }
+
+  void WritePlacement(const TaskInfo& task, const NodeInfo& node) {
+    std::vector<size_t> vgpus;
+    for (const auto& container : task.vgpu_assignment) {
+      for (const sched::VgpuContainerDevice& d : container) {
+        const auto& devs = node.vgpus().devices();
+        for (size_t i = 0; i < devs.size(); ++i) {
+          if (devs[i].uuid == d.uuid) vgpus.push_back(i);
+        }
+      }
+    }
+    *o_.placements << fmt::format("{},{},{},{}\n", task.name, node.name(), fmt::join(vgpus, "|"),
+                                  fmt::join(task.gpu_ids, "|"));
   }
 
   void WriteHeader() {

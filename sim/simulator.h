@@ -28,6 +28,11 @@ struct SimOptions {
   bool drop_unplaced = true;         // the trace protocol (see above); YAML workloads keep retrying
   std::ostream* csv = nullptr;       // may be null
   std::ostream* progress = nullptr;  // may be null; a line every ~5% of the jobs
+  // May be null: one CSV line per placed task, in placement order, "task,node,vgpus,gpus"
+  // (header first): vgpus the indices of the node's vGPU devices it got (in
+  // volcano.sh/node-vgpu-register order), gpus its GPU indices (per-GPU accounting), each list
+  // joined by '|'.
+  std::ostream* placements = nullptr;
 };
 
 struct SimSummary {

@@ -193,12 +193,25 @@ absl::StatusOr<Workload> ParseWorkloadYaml(std::string_view yaml) {
     SIM_FIELD(mem, n, "memoryMiB", int64_t{0}, where);
     SIM_FIELD(gpus, n, "gpus", 0, where);
     SIM_FIELD(model, n, "model", std::string(), where);
+    SIM_FIELD(vgpus, n, "vgpus", 0, where);
+    SIM_FIELD(vgpu_shares, n, "vgpuShares", 10, where);
+    SIM_FIELD(vgpu_memory, n, "vgpuMemoryMiB", int64_t{0}, where);
+    SIM_FIELD(vgpu_type, n, "vgpuType", std::string("NVIDIA-GPU"), where);
+    if (vgpus < 0) return absl::InvalidArgumentError(where + ".vgpus must be >= 0");
+    if (vgpus > 0 && gpus > 0) {
+      return absl::InvalidArgumentError(where + ": gpus and vgpus are exclusive");
+    }
+    if (vgpus > 0 && (vgpu_shares < 1 || vgpu_memory < 1)) {
+      return absl::InvalidArgumentError(where +
+                                        ": vgpus needs vgpuShares >= 1 and vgpuMemoryMiB >= 1");
+    }
     if (count < 1) return absl::InvalidArgumentError(where + ".count must be >= 1");
     if (cpu <= 0) return absl::InvalidArgumentError(where + ".cpuMilli must be > 0");
     if (gpus < 0) return absl::InvalidArgumentError(where + ".gpus must be >= 0");
     for (int c = 0; c < count; ++c) {
       w.nodes.push_back(SimNode{count == 1 ? name : fmt::format("{}-{:04d}", name, c), cpu,
-                                mem * kMiB, gpus, model});
+                                mem * kMiB, gpus, model, vgpus, vgpu_shares, vgpu_memory,
+                                vgpu_type});
     }
   }
   if (const YAML::Node queues = root["queues"]; queues && queues.IsSequence()) {
@@ -234,6 +247,17 @@ absl::StatusOr<Workload> ParseWorkloadYaml(std::string_view yaml) {
     SIM_FIELD(gpus, j, "gpus", 0, where);
     SIM_FIELD(gpu_milli, j, "gpuMilli", 1000, where);
     SIM_FIELD(gpu_spec, j, "gpuSpec", std::string(), where);
+    SIM_FIELD(vgpu_number, j, "vgpuNumber", 0, where);
+    SIM_FIELD(vgpu_memory, j, "vgpuMemoryMiB", int64_t{0}, where);
+    SIM_FIELD(vgpu_cores, j, "vgpuCores", 0, where);
+    SIM_FIELD(vgpu_spread, j, "vgpuSpread", false, where);
+    if (vgpu_number < 0 || vgpu_memory < 0 || vgpu_cores < 0 || vgpu_cores > 100) {
+      return absl::InvalidArgumentError(
+          where + ": vgpuNumber and vgpuMemoryMiB must be >= 0, vgpuCores within 0..100");
+    }
+    if (vgpu_number > 0 && gpus > 0) {
+      return absl::InvalidArgumentError(where + ": gpus and vgpuNumber are exclusive");
+    }
     if (std::none_of(w.queues.begin(), w.queues.end(),
                      [&](const SimQueue& q) { return q.name == queue; })) {
       return absl::InvalidArgumentError(
@@ -267,6 +291,10 @@ absl::StatusOr<Workload> ParseWorkloadYaml(std::string_view yaml) {
           t.gpu.milli = gpu_milli;
           t.gpu.models = sched::ParseGpuModels(gpu_spec);
         }
+        t.vgpu_number = vgpu_number;
+        t.vgpu_memory = vgpu_memory;
+        t.vgpu_cores = vgpu_cores;
+        t.vgpu_spread = vgpu_spread;
         job.tasks.push_back(std::move(t));
       }
       w.jobs.push_back(std::move(job));

@@ -23,6 +23,12 @@ struct SimNode {
   int64_t memory = 0;  // bytes
   int32_t gpus = 0;
   std::string model;
+  // vGPU devices as Volcano's device plugin registers them (volcano.sh/node-vgpu-register): GPU
+  // i is "GPU-<name>-<i>" with `vgpu_shares` vGPUs and `vgpu_memory` MiB.
+  int32_t vgpus = 0;
+  int32_t vgpu_shares = 0;
+  int64_t vgpu_memory = 0;
+  std::string vgpu_type;
 };
 
 struct SimTask {
@@ -30,6 +36,11 @@ struct SimTask {
   int64_t milli_cpu = 0;
   int64_t memory = 0;  // bytes
   sched::GpuRequest gpu;
+  // A vGPU request (volcano.sh/vgpu-number, vgpu-memory MiB, vgpu-cores percent), one container.
+  int32_t vgpu_number = 0;
+  int64_t vgpu_memory = 0;
+  int32_t vgpu_cores = 0;
+  bool vgpu_spread = false;  // volcano.sh/vgpu-podgroup-policy: spread
 };
 
 struct SimJob {

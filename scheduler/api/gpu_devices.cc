@@ -42,13 +42,31 @@ bool GpuDevices::Fits(const GpuRequest& req) const {
   return false;
 }
 
-std::vector<int32_t> GpuDevices::Choose(const GpuRequest& req) const {
+std::vector<int32_t> GpuDevices::Choose(const GpuRequest& req, const HostLeft& left) const {
   std::vector<int32_t> out;
   if (req.Empty() || !Fits(req)) return out;
   std::vector<int32_t> order(free_.size());
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(),
                    [this](int32_t a, int32_t b) { return free_[a] < free_[b]; });
+  if (cost_ != nullptr && req.count == 1 && req.milli < kWholeGpu) {
+    // GPUs with the same free share give the same state: one cost per distinct share.
+    int32_t best = -1;
+    double best_cost = 0;
+    std::vector<int32_t> after = free_;
+    for (size_t k = 0; k < order.size(); ++k) {
+      const int32_t i = order[k];
+      if (free_[i] < req.milli || (k > 0 && free_[order[k - 1]] == free_[i])) continue;
+      after[i] -= req.milli;
+      const double c = (*cost_)(after, left);
+      after[i] += req.milli;
+      if (best < 0 || c < best_cost) {
+        best = i;
+        best_cost = c;
+      }
+    }
+    return {best};
+  }
   for (int32_t i : order) {
     if (free_[i] >= req.milli) out.push_back(i);
     if (static_cast<int32_t>(out.size()) == req.count) break;
@@ -57,8 +75,9 @@ std::vector<int32_t> GpuDevices::Choose(const GpuRequest& req) const {
   return out;
 }
 
-std::vector<int32_t> GpuDevices::ChooseOrMostFree(const GpuRequest& req) const {
-  std::vector<int32_t> out = Choose(req);
+std::vector<int32_t> GpuDevices::ChooseOrMostFree(const GpuRequest& req,
+                                                  const HostLeft& left) const {
+  std::vector<int32_t> out = Choose(req, left);
   if (!out.empty() || req.Empty() || free_.empty()) return out;
   std::vector<int32_t> order(free_.size());
   std::iota(order.begin(), order.end(), 0);

@@ -10,6 +10,9 @@
 // Value types; not thread-safe for concurrent mutation.
 
 #include <cstdint>
+#include <functional>
+#include <limits>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -28,6 +31,19 @@ struct GpuRequest {
 
 // Parses a gpu_spec list "V100M16|V100M32" (empty: any model).
 std::vector<std::string> ParseGpuModels(std::string_view spec);
+
+// What a placement leaves of its node's CPU and memory, for a GPU choice cost.
+struct HostLeft {
+  int64_t milli_cpu = std::numeric_limits<int64_t>::max();
+  int64_t memory = std::numeric_limits<int64_t>::max();
+};
+
+// The GPU choice hook: a scoring plugin (fgd) may set on a node's GPUs the cost of the node's
+// state after a shared task (one GPU, less than whole) takes a candidate GPU: the free shares
+// after and what is left of CPU and memory. Choose then takes the GPU of least cost (ties: best
+// fit). Unset: best fit. Copied with the devices (a snapshot's copy keeps it).
+using GpuChoiceCost =
+    std::function<double(const std::vector<int32_t>& free_after, const HostLeft& left)>;
 
 class GpuDevices {
  public:
@@ -50,16 +66,19 @@ class GpuDevices {
   // The GPUs a request would use: for each wanted GPU the one with the least free capacity that
   // still fits (best fit; lowest index on ties), so shared tasks fill partly used GPUs first and
   // whole GPUs stay whole. Empty if the request does not fit.
-  std::vector<int32_t> Choose(const GpuRequest& req) const;
+  // With a choice cost set, a shared task goes to the GPU of least cost instead.
+  std::vector<int32_t> Choose(const GpuRequest& req, const HostLeft& left = {}) const;
   // Like Choose, but when the request does not fit, the `count` GPUs with the most free
   // capacity (for pods the kubelet already runs, which are accounted even if over capacity).
-  std::vector<int32_t> ChooseOrMostFree(const GpuRequest& req) const;
+  std::vector<int32_t> ChooseOrMostFree(const GpuRequest& req, const HostLeft& left = {}) const;
+  void set_choice_cost(std::shared_ptr<const GpuChoiceCost> cost) { cost_ = std::move(cost); }
   // Subtracts (sign > 0) or gives back (sign < 0) `milli` on each of `ids`.
   void Account(const std::vector<int32_t>& ids, int32_t milli, int sign);
 
  private:
   std::string model_;
   std::vector<int32_t> free_;
+  std::shared_ptr<const GpuChoiceCost> cost_;
 };
 
 }  // namespace basalt::sched

@@ -63,7 +63,8 @@ void NodeInfo::AccountGpus(const TaskInfo& task, int sign) {
       keep = keep && i >= 0 && i < gpus_.size() && gpus_.free_milli()[i] >= task.gpu.milli;
     }
     if (!keep) {
-      task.gpu_ids = gpus_.ChooseOrMostFree(task.gpu);
+      // idle_ already has the task taken out: what the placement leaves.
+      task.gpu_ids = gpus_.ChooseOrMostFree(task.gpu, HostLeft{idle_.milli_cpu(), idle_.memory()});
       task.gpu_node = name_;
     }
     gpus_.Account(task.gpu_ids, task.gpu.milli, +1);
@@ -87,7 +88,7 @@ void NodeInfo::AccountVgpus(const TaskInfo& task, TaskStatus status, int sign) {
     task.vgpu_node.clear();
     // A pod some other scheduler bound without an assignment holds no GPU, as in Volcano.
     if (!placing) return;
-    VgpuFit fit = vgpus_.Fit(*task.vgpu);
+    VgpuFit fit = vgpus_.Fit(*task.vgpu, HostLeft{idle_.milli_cpu(), idle_.memory()});
     if (!fit.ok) return;
     task.vgpu_assignment = std::move(fit.assignment);
     task.vgpu_node = name_;

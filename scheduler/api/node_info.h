@@ -35,6 +35,8 @@ class NodeInfo {
   // The node's physical GPUs with the free share of each (empty: no per-GPU accounting; then
   // only the nvidia.com/gpu total is checked). Set before tasks are added.
   const GpuDevices& gpus() const { return gpus_; }
+  // Mutable for a plugin's GPU choice cost (GpuDevices::set_choice_cost).
+  GpuDevices& mutable_gpus() { return gpus_; }
   void set_gpus(GpuDevices gpus) { gpus_ = std::move(gpus); }
   // True if the task's GpuRequest fits on this node's GPUs (always true for a task without one;
   // false for a GPU task on a node without a device list).

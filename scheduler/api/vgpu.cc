@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <limits>
 #include <numeric>
 
 #include "fmt/format.h"
@@ -107,9 +108,30 @@ struct ContainerFit {
 
 // Places one container on `devs` (updating them); got.size() < c.number if it does not fit.
 ContainerFit FitContainer(std::vector<VgpuDevice>& devs, const VgpuContainerRequest& c,
-                          const VgpuRequest& req, VgpuPolicy policy, bool ignore_spread) {
+                          const VgpuRequest& req, VgpuPolicy policy, bool ignore_spread,
+                          const VgpuChoiceCost* cost = nullptr, const HostLeft& left = {}) {
   ContainerFit out;
-  for (size_t i : Order(devs, policy)) {
+  std::vector<size_t> order = Order(devs, policy);
+  if (cost != nullptr) {
+    // The GPUs that could serve the container, by the cost of the state after (stable: ties keep
+    // the policy's order); the others after them, where they only count as blockers.
+    std::vector<double> by(devs.size(), std::numeric_limits<double>::infinity());
+    for (size_t i : order) {
+      int64_t mem = 0;
+      if (!Blocker(devs[i], c, req, ignore_spread, &mem).empty()) continue;
+      VgpuDevice& d = devs[i];
+      ++d.used_shares;
+      d.used_memory += mem;
+      d.used_cores += c.cores;
+      by[i] = (*cost)(devs, left);
+      --d.used_shares;
+      d.used_memory -= mem;
+      d.used_cores -= c.cores;
+    }
+    std::stable_sort(order.begin(), order.end(),
+                     [&by](size_t a, size_t b) { return by[a] < by[b]; });
+  }
+  for (size_t i : order) {
     if (static_cast<int32_t>(out.got.size()) >= c.number) break;
     VgpuDevice& d = devs[i];
     int64_t mem = 0;
@@ -213,7 +235,7 @@ absl::StatusOr<VgpuAssignment> DecodeVgpuAssignment(std::string_view text) {
   return out;
 }
 
-VgpuFit VgpuDevices::Fit(const VgpuRequest& req) const {
+VgpuFit VgpuDevices::Fit(const VgpuRequest& req, const HostLeft& left) const {
   VgpuFit out;
   if (req.Empty()) {
     out.ok = true;
@@ -248,7 +270,8 @@ VgpuFit VgpuDevices::Fit(const VgpuRequest& req) const {
       out.score = 0;
       return out;
     }
-    ContainerFit fit = FitContainer(devs, c, req, policy_, /*ignore_spread=*/false);
+    ContainerFit fit =
+        FitContainer(devs, c, req, policy_, /*ignore_spread=*/false, cost_.get(), left);
     if (static_cast<int32_t>(fit.got.size()) < c.number) {
       // The most frequent blocker names the resource (ties: the first by name).
       std::string_view worst;

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "scheduler/api/gpu_devices.h"
 
 namespace basalt::sched {
 
@@ -122,6 +123,12 @@ struct VgpuFit {
   double score = 0;
 };
 
+// The vGPU choice hook (as GpuChoiceCost): the cost of the node's devices after a container
+// takes a candidate GPU; when set, Fit tries the GPUs in order of least cost (ties: the policy's
+// order) instead of the policy's order alone.
+using VgpuChoiceCost =
+    std::function<double(const std::vector<VgpuDevice>& after, const HostLeft& left)>;
+
 class VgpuDevices {
  public:
   VgpuDevices() = default;
@@ -134,7 +141,9 @@ class VgpuDevices {
 
   // Chooses GPUs for every container of `req` (a GPU serves a container at most once; the
   // containers of one pod see each other's share), in the order of policy().
-  VgpuFit Fit(const VgpuRequest& req) const;
+  // With a choice cost set, `left` is what the placement leaves of the node's CPU and memory.
+  VgpuFit Fit(const VgpuRequest& req, const HostLeft& left = {}) const;
+  void set_choice_cost(std::shared_ptr<const VgpuChoiceCost> cost) { cost_ = std::move(cost); }
   // True if every GPU of `assignment` is on this node and still has room for its part.
   bool Holds(const VgpuAssignment& assignment) const;
   // Takes (sign > 0) or gives back (sign < 0) the assignment's shares on the GPUs it names,
@@ -144,6 +153,7 @@ class VgpuDevices {
  private:
   std::vector<VgpuDevice> devices_;
   VgpuPolicy policy_ = VgpuPolicy::kBinpack;
+  std::shared_ptr<const VgpuChoiceCost> cost_;
 };
 
 }  // namespace basalt::sched

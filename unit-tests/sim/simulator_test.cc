@@ -33,8 +33,13 @@ tiers:
 Workload Trace(uint64_t seed) {
   std::vector<SimNode> nodes;
   for (int i = 0; i < 6; ++i) {
-    nodes.push_back(SimNode{fmt::format("n{}", i), 32000, int64_t{64} << 30, i % 2 == 0 ? 2 : 8,
-                            i % 2 == 0 ? "T4" : "V100"});
+    SimNode n;
+    n.name = fmt::format("n{}", i);
+    n.milli_cpu = 32000;
+    n.memory = int64_t{64} << 30;
+    n.gpus = i % 2 == 0 ? 2 : 8;
+    n.model = i % 2 == 0 ? "T4" : "V100";
+    nodes.push_back(std::move(n));
   }
   std::vector<SimTask> tasks;
   const int32_t shares[] = {1000, 500, 250, 750};
@@ -105,6 +110,64 @@ jobs:
   CHECK(s->placed_tasks == 4);
   CHECK(s->partial_gang_gpu_seconds == 0);
   CHECK(csv.str().find("share_research") != std::string::npos);
+}
+
+TEST_CASE("basalt-sim: vGPU tasks get devices and the placement list names them", "[sim]") {
+  auto w = ParseWorkloadYaml(R"(
+nodes:
+- {name: v, cpuMilli: 16000, memoryMiB: 65536, vgpus: 2, vgpuShares: 4, vgpuMemoryMiB: 16000}
+jobs:
+- {name: a, arrival: 0, vgpuNumber: 1, vgpuMemoryMiB: 10000, vgpuCores: 30, cpuMilli: 1000}
+- {name: b, arrival: 10, vgpuNumber: 1, vgpuMemoryMiB: 10000, vgpuCores: 30, cpuMilli: 1000}
+- {name: c, arrival: 20, vgpuNumber: 1, vgpuMemoryMiB: 10000, vgpuCores: 30, cpuMilli: 1000}
+- {name: d, arrival: 30, vgpuNumber: 1, vgpuMemoryMiB: 6000, vgpuCores: 30, cpuMilli: 1000}
+)");
+  REQUIRE(w.ok());
+  std::ostringstream placements;
+  SimOptions o;
+  o.placements = &placements;
+  o.drop_unplaced = false;
+  auto config =
+      sched::LoadSchedulerConfig(R"(actions: "allocate"
+tiers:
+- plugins:
+  - name: predicates
+  - name: deviceshare
+    arguments:
+      deviceshare.VGPUEnable: true
+)",
+                                 sched::NewInTreeRegistry(), sched::NewInTreeActionRegistry());
+  REQUIRE(config.ok());
+  auto s = RunSimulation(*w, *config, o);
+  REQUIRE(s.ok());
+  // Two GPUs of 16000 MiB: a and b take one each, c finds no GPU with 10000 MiB left, d fits
+  // the 6000 left on the first GPU (binpack: the fullest GPU that still fits).
+  CHECK(s->placed_tasks == 3);
+  CHECK(placements.str() == "task,node,vgpus,gpus\na-task-0,v,0,\nb-task-0,v,1,\nd-task-0,v,0,\n");
+  REQUIRE_FALSE(ParseWorkloadYaml("nodes:\n- {cpuMilli: 1, gpus: 1, vgpus: 1}\njobs: []\n").ok());
+}
+
+TEST_CASE("basalt-sim: with fgd a share takes the GPU that fragments least", "[sim]") {
+  // GPU 0 keeps 600 after a; b (300) on GPU 0 would leave 300, too little for another a (400):
+  // fgd puts b on GPU 1 ([600, 700]: both still take a or b), best fit on GPU 0.
+  auto w = ParseWorkloadYaml(R"(
+nodes:
+- {name: n, cpuMilli: 16000, memoryMiB: 65536, gpus: 2, model: V100}
+jobs:
+- {name: a, arrival: 0, gpus: 1, gpuMilli: 400, cpuMilli: 1000}
+- {name: b, arrival: 10, gpus: 1, gpuMilli: 300, cpuMilli: 1000}
+)");
+  REQUIRE(w.ok());
+  auto run = [&](std::string_view scorer) {
+    std::ostringstream placements;
+    SimOptions o;
+    o.placements = &placements;
+    o.drop_unplaced = false;
+    REQUIRE(RunSimulation(*w, Config(scorer), o).ok());
+    return placements.str();
+  };
+  CHECK(run("fgd") == "task,node,vgpus,gpus\na-task-0,n,,0\nb-task-0,n,,1\n");
+  CHECK(run("bestfit") == "task,node,vgpus,gpus\na-task-0,n,,0\nb-task-0,n,,0\n");
 }
 
 TEST_CASE("basalt-sim: bad YAML names the field", "[sim]") {

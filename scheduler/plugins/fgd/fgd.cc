@@ -11,13 +11,51 @@ namespace basalt::sched {
 
 namespace {
 
-using TypeKey = std::tuple<int64_t, int64_t, int32_t, int32_t, std::vector<std::string>>;
+// cpu, memory, GPU count, GPU milli, models, vGPU?, vGPU memory, percentage, cores.
+using TypeKey = std::tuple<int64_t, int64_t, int32_t, int32_t, std::vector<std::string>, bool,
+                           int64_t, int32_t, int32_t>;
 
 void CountTask(const TaskInfo& t, std::map<TypeKey, int64_t>& counts) {
   if (t.resreq.IsEmpty()) return;
-  const bool gpu = !t.gpu.Empty();
-  counts[TypeKey(t.resreq.milli_cpu(), t.resreq.memory(), gpu ? t.gpu.count : 0,
-                 gpu ? t.gpu.milli : 0, gpu ? t.gpu.models : std::vector<std::string>{})]++;
+  if (t.vgpu != nullptr && !t.vgpu->Empty()) {
+    // The per-GPU share of a multi-container pod is taken from its first container.
+    const VgpuContainerRequest& c = t.vgpu->containers.front();
+    counts[TypeKey(t.resreq.milli_cpu(), t.resreq.memory(),
+                   static_cast<int32_t>(t.vgpu->TotalNumber()), 0, {}, true, c.memory,
+                   c.memory_percentage, c.cores)]++;
+    return;
+  }
+  if (!t.gpu.Empty()) {
+    counts[TypeKey(t.resreq.milli_cpu(), t.resreq.memory(), t.gpu.count, t.gpu.milli, t.gpu.models,
+                   false, 0, kVgpuNoPercentage, 0)]++;
+    return;
+  }
+  // Only the nvidia.com/gpu scalar: whole GPUs.
+  const auto whole = static_cast<int32_t>(t.resreq.Get(kGpu) / GpuDevices::kWholeGpu);
+  counts[TypeKey(t.resreq.milli_cpu(), t.resreq.memory(), whole,
+                 whole > 0 ? GpuDevices::kWholeGpu : 0, {}, false, 0, kVgpuNoPercentage, 0)]++;
+}
+
+// Per mille of a GPU of `device_memory` MiB that a vGPU type takes on each of its GPUs; more
+// than 1000 when it does not fit on such a GPU at all.
+int32_t VgpuShare(const FgdTaskType& type, int64_t device_memory) {
+  int64_t mem = GpuDevices::kWholeGpu;
+  if (type.vgpu_memory_percentage <= 100) {
+    mem = int64_t{type.vgpu_memory_percentage} * 10;
+  } else if (type.vgpu_memory > 0) {
+    if (device_memory <= 0) return GpuDevices::kWholeGpu + 1;
+    mem = (type.vgpu_memory * GpuDevices::kWholeGpu + device_memory - 1) / device_memory;
+  }
+  const int64_t share = std::max<int64_t>({mem, int64_t{type.vgpu_cores} * 10, 1});
+  return static_cast<int32_t>(std::min<int64_t>(share, GpuDevices::kWholeGpu + 1));
+}
+
+// Free per mille of a vGPU device after taking `memory` MiB, `cores` percent and `shares`.
+int32_t VgpuFree(const VgpuDevice& d, int64_t memory, int32_t cores, int32_t shares) {
+  if (!d.healthy || d.memory <= 0 || d.used_shares + shares >= d.shares) return 0;
+  const int64_t mem = (d.memory - d.used_memory - memory) * GpuDevices::kWholeGpu / d.memory;
+  const int64_t core = int64_t{100 - d.used_cores - cores} * 10;
+  return static_cast<int32_t>(std::clamp<int64_t>(std::min(mem, core), 0, GpuDevices::kWholeGpu));
 }
 
 }  // namespace
@@ -39,6 +77,10 @@ std::vector<FgdTaskType> FgdTaskTypes(const ClusterInfo& cluster) {
     t.gpu.count = std::get<2>(k);
     t.gpu.milli = std::get<3>(k);
     t.gpu.models = std::get<4>(k);
+    t.vgpu = std::get<5>(k);
+    t.vgpu_memory = std::get<6>(k);
+    t.vgpu_memory_percentage = std::get<7>(k);
+    t.vgpu_cores = std::get<8>(k);
     t.weight = static_cast<double>(n) / static_cast<double>(total);
     out.push_back(std::move(t));
   }
@@ -48,20 +90,55 @@ std::vector<FgdTaskType> FgdTaskTypes(const ClusterInfo& cluster) {
   return out;
 }
 
-int64_t GpuFragmentation(int64_t free_cpu, int64_t free_memory, std::string_view model,
-                         const std::vector<int32_t>& free_gpus, const FgdTaskType& type) {
+namespace {
+
+FgdGpuView VgpuView(const std::vector<VgpuDevice>& devices) {
+  FgdGpuView v;
+  v.kind = FgdGpuView::Kind::kVgpu;
+  v.model = devices.front().type;
+  v.device_memory = devices.front().memory;
+  for (const VgpuDevice& d : devices) v.free.push_back(VgpuFree(d, 0, 0, 0));
+  return v;
+}
+
+}  // namespace
+
+FgdGpuView GpuViewOf(const NodeInfo& node) {
+  FgdGpuView v;
+  if (!node.gpus().empty()) {
+    v.kind = FgdGpuView::Kind::kDevices;
+    v.model = node.gpus().model();
+    v.free = node.gpus().free_milli();
+  } else if (!node.vgpus().empty()) {
+    v = VgpuView(node.vgpus().devices());
+  } else if (const int64_t n = node.allocatable().Get(kGpu) / GpuDevices::kWholeGpu; n > 0) {
+    v.kind = FgdGpuView::Kind::kWholeScalar;
+    const int64_t idle = std::clamp<int64_t>(node.idle().Get(kGpu) / GpuDevices::kWholeGpu, 0, n);
+    v.free.assign(static_cast<size_t>(n), 0);
+    std::fill_n(v.free.begin(), idle, GpuDevices::kWholeGpu);
+  }
+  return v;
+}
+
+int64_t GpuFragmentation(int64_t free_cpu, int64_t free_memory, const FgdGpuView& view,
+                         const FgdTaskType& type) {
   int64_t all = 0;
-  for (int32_t f : free_gpus) all += std::max(f, 0);
+  for (int32_t f : view.free) all += std::max(f, 0);
   if (all == 0) return 0;
   // A task that asks for no GPU, or cannot be placed here at all, can use none of it.
-  if (type.gpu.Empty() || type.milli_cpu > free_cpu || type.memory > free_memory ||
-      !type.gpu.AllowsModel(model)) {
+  if (type.gpu.count <= 0 || type.milli_cpu > free_cpu || type.memory > free_memory) return all;
+  int32_t milli = type.gpu.milli;
+  if (view.kind == FgdGpuView::Kind::kVgpu) {
+    if (!type.vgpu) return all;
+    milli = VgpuShare(type, view.device_memory);
+    if (milli > GpuDevices::kWholeGpu) return all;
+  } else if (type.vgpu || milli <= 0 || !type.gpu.AllowsModel(view.model)) {
     return all;
   }
   int32_t usable = 0;
   int64_t unusable = 0;
-  for (int32_t f : free_gpus) {
-    if (f >= type.gpu.milli) {
+  for (int32_t f : view.free) {
+    if (f >= milli) {
       ++usable;
     } else if (f > 0) {
       unusable += f;
@@ -70,43 +147,136 @@ int64_t GpuFragmentation(int64_t free_cpu, int64_t free_memory, std::string_view
   return usable >= type.gpu.count ? unusable : all;
 }
 
-double ExpectedGpuFragmentation(int64_t free_cpu, int64_t free_memory, std::string_view model,
-                                const std::vector<int32_t>& free_gpus,
+double ExpectedGpuFragmentation(int64_t free_cpu, int64_t free_memory, const FgdGpuView& view,
                                 const std::vector<FgdTaskType>& types) {
   double sum = 0;
   for (const FgdTaskType& t : types) {
-    sum += t.weight *
-           static_cast<double>(GpuFragmentation(free_cpu, free_memory, model, free_gpus, t));
+    sum += t.weight * static_cast<double>(GpuFragmentation(free_cpu, free_memory, view, t));
   }
   return sum;
 }
 
-double NodeExpectedFragmentation(const NodeInfo& node, const std::vector<FgdTaskType>& types) {
-  return ExpectedGpuFragmentation(node.idle().milli_cpu(), node.idle().memory(),
-                                  node.gpus().model(), node.gpus().free_milli(), types);
-}
-
 namespace {
 
-// The node's free shares after `task` takes the GPUs NodeInfo would give it.
-std::vector<int32_t> FreeAfter(const TaskInfo& task, const NodeInfo& node) {
-  std::vector<int32_t> free = node.gpus().free_milli();
-  if (!task.gpu.Empty()) {
-    for (int32_t i : node.gpus().Choose(task.gpu)) free[static_cast<size_t>(i)] -= task.gpu.milli;
-  }
-  return free;
+FgdGpuView DevicesView(std::string_view model, const std::vector<int32_t>& free_gpus) {
+  FgdGpuView v;
+  v.kind = FgdGpuView::Kind::kDevices;
+  v.model = std::string(model);
+  v.free = free_gpus;
+  return v;
 }
 
 }  // namespace
 
+int64_t GpuFragmentation(int64_t free_cpu, int64_t free_memory, std::string_view model,
+                         const std::vector<int32_t>& free_gpus, const FgdTaskType& type) {
+  return GpuFragmentation(free_cpu, free_memory, DevicesView(model, free_gpus), type);
+}
+
+double ExpectedGpuFragmentation(int64_t free_cpu, int64_t free_memory, std::string_view model,
+                                const std::vector<int32_t>& free_gpus,
+                                const std::vector<FgdTaskType>& types) {
+  return ExpectedGpuFragmentation(free_cpu, free_memory, DevicesView(model, free_gpus), types);
+}
+
+double NodeExpectedFragmentation(const NodeInfo& node, const std::vector<FgdTaskType>& types) {
+  return ExpectedGpuFragmentation(node.idle().milli_cpu(), node.idle().memory(), GpuViewOf(node),
+                                  types);
+}
+
+FgdGpuView GpuViewAfter(const TaskInfo& task, const NodeInfo& node) {
+  FgdGpuView v = GpuViewOf(node);
+  const HostLeft left{node.idle().milli_cpu() - task.resreq.milli_cpu(),
+                      node.idle().memory() - task.resreq.memory()};
+  switch (v.kind) {
+    case FgdGpuView::Kind::kDevices:
+      if (!task.gpu.Empty()) {
+        for (int32_t i : node.gpus().Choose(task.gpu, left)) {
+          v.free[static_cast<size_t>(i)] -= task.gpu.milli;
+        }
+      }
+      break;
+    case FgdGpuView::Kind::kWholeScalar: {
+      int64_t take = task.resreq.Get(kGpu) / GpuDevices::kWholeGpu;
+      for (int32_t& f : v.free) {
+        if (take <= 0) break;
+        if (f == GpuDevices::kWholeGpu) {
+          f = 0;
+          --take;
+        }
+      }
+      break;
+    }
+    case FgdGpuView::Kind::kVgpu: {
+      if (task.vgpu == nullptr || task.vgpu->Empty()) break;
+      const VgpuFit fit = node.vgpus().Fit(*task.vgpu, left);
+      const std::vector<VgpuDevice>& devs = node.vgpus().devices();
+      std::vector<int64_t> mem(devs.size(), 0);
+      std::vector<int32_t> cores(devs.size(), 0), shares(devs.size(), 0);
+      for (const auto& container : fit.assignment) {
+        for (const VgpuContainerDevice& got : container) {
+          for (size_t i = 0; i < devs.size(); ++i) {
+            if (devs[i].uuid != got.uuid) continue;
+            mem[i] += got.memory;
+            cores[i] += got.cores;
+            ++shares[i];
+          }
+        }
+      }
+      for (size_t i = 0; i < devs.size(); ++i) {
+        if (shares[i] > 0) v.free[i] = VgpuFree(devs[i], mem[i], cores[i], shares[i]);
+      }
+      break;
+    }
+    case FgdGpuView::Kind::kNone:
+      break;
+  }
+  return v;
+}
+
 double FragmentationAfterPlacing(const TaskInfo& task, const NodeInfo& node,
                                  const std::vector<FgdTaskType>& types) {
   return ExpectedGpuFragmentation(node.idle().milli_cpu() - task.resreq.milli_cpu(),
-                                  node.idle().memory() - task.resreq.memory(), node.gpus().model(),
-                                  FreeAfter(task, node), types);
+                                  node.idle().memory() - task.resreq.memory(),
+                                  GpuViewAfter(task, node), types);
 }
 
 namespace {
+
+// The learned task types and a memo of expected fragmentation by node state, shared by the
+// plugin and the GPU choice costs it sets on the session's nodes (basalt-sim keeps its nodes
+// across sessions; each session's fgd sets them again).
+struct FgdState {
+  std::vector<FgdTaskType> types;
+  std::unordered_map<std::string, double> memo;  // StateKey -> expected fragmentation
+
+  // Packs what the fragmentation depends on: free CPU and memory, kind, device memory, sorted
+  // GPU shares, model.
+  static std::string StateKey(int64_t cpu, int64_t memory, const FgdGpuView& view) {
+    std::vector<int32_t> gpus = view.free;
+    std::sort(gpus.begin(), gpus.end());
+    const auto kind = static_cast<char>(view.kind);
+    std::string key;
+    key.reserve(view.model.size() + 26 + 4 * gpus.size());
+    key.append(reinterpret_cast<const char*>(&cpu), sizeof cpu);
+    key.append(reinterpret_cast<const char*>(&memory), sizeof memory);
+    key.append(reinterpret_cast<const char*>(&view.device_memory), sizeof view.device_memory);
+    key.push_back(kind);
+    key.append(reinterpret_cast<const char*>(gpus.data()), gpus.size() * sizeof(int32_t));
+    key.push_back('\0');
+    key.append(view.model);
+    return key;
+  }
+
+  double Memoized(int64_t cpu, int64_t memory, const FgdGpuView& view) {
+    std::string key = StateKey(cpu, memory, view);
+    auto it = memo.find(key);
+    if (it != memo.end()) return it->second;
+    const double f = ExpectedGpuFragmentation(cpu, memory, view, types);
+    memo.emplace(std::move(key), f);
+    return f;
+  }
+};
 
 class FgdPlugin final : public Plugin {
  public:
@@ -115,10 +285,31 @@ class FgdPlugin final : public Plugin {
 
   void OnSessionOpen(Session& ssn) override {
     if (weight_ == 0) return;
-    types_ = FgdTaskTypes(ssn.cluster());
-    for (const auto& [name, node] : ssn.nodes()) {
-      max_capacity_ =
-          std::max<double>(max_capacity_, static_cast<double>(node.gpus().CapacityMilli()));
+    state_ = std::make_shared<FgdState>();
+    state_->types = FgdTaskTypes(ssn.cluster());
+    // Inside a node, a shared task takes the GPU whose use grows the node's expected
+    // fragmentation least (the GPU choice hooks of GpuDevices and VgpuDevices).
+    std::shared_ptr<FgdState> state = state_;
+    for (auto& [name, node] : ssn.nodes()) {
+      max_capacity_ = std::max<double>(
+          max_capacity_, static_cast<double>(GpuViewOf(node).free.size()) * GpuDevices::kWholeGpu);
+      if (!node.gpus().empty()) {
+        node.mutable_gpus().set_choice_cost(std::make_shared<const GpuChoiceCost>(
+            [state, model = node.gpus().model()](const std::vector<int32_t>& free,
+                                                 const HostLeft& left) {
+              FgdGpuView v;
+              v.kind = FgdGpuView::Kind::kDevices;
+              v.model = model;
+              v.free = free;
+              return state->Memoized(left.milli_cpu, left.memory, v);
+            }));
+      }
+      if (!node.vgpus().empty()) {
+        node.vgpus().set_choice_cost(std::make_shared<const VgpuChoiceCost>(
+            [state](const std::vector<VgpuDevice>& devices, const HostLeft& left) {
+              return state->Memoized(left.milli_cpu, left.memory, VgpuView(devices));
+            }));
+      }
     }
     if (max_capacity_ <= 0) max_capacity_ = GpuDevices::kWholeGpu;
     ssn.AddNodeOrderFn(
@@ -128,51 +319,27 @@ class FgdPlugin final : public Plugin {
   }
 
  private:
-  // Packs what the fragmentation depends on: model, free CPU and memory, sorted GPU shares.
-  static std::string StateKey(int64_t cpu, int64_t memory, const std::string& model,
-                              std::vector<int32_t> gpus) {
-    std::sort(gpus.begin(), gpus.end());
-    std::string key;
-    key.reserve(model.size() + 17 + 4 * gpus.size());
-    key.append(reinterpret_cast<const char*>(&cpu), sizeof cpu);
-    key.append(reinterpret_cast<const char*>(&memory), sizeof memory);
-    key.append(reinterpret_cast<const char*>(gpus.data()), gpus.size() * sizeof(int32_t));
-    key.push_back('\0');
-    key.append(model);
-    return key;
-  }
-
-  double Memoized(int64_t cpu, int64_t memory, const std::string& model,
-                  const std::vector<int32_t>& gpus) {
-    std::string key = StateKey(cpu, memory, model, gpus);
-    auto it = memo_.find(key);
-    if (it != memo_.end()) return it->second;
-    const double f = ExpectedGpuFragmentation(cpu, memory, model, gpus, types_);
-    memo_.emplace(std::move(key), f);
-    return f;
-  }
-
   double Score(const TaskInfo& task, const NodeInfo& node) {
-    if (node.gpus().empty()) return weight_ * 50;  // no GPU, no GPU fragment: neutral
     auto cur = current_.find(node.name());
     if (cur == current_.end()) {
-      cur = current_
-                .emplace(node.name(), Memoized(node.idle().milli_cpu(), node.idle().memory(),
-                                               node.gpus().model(), node.gpus().free_milli()))
-                .first;
+      const FgdGpuView view = GpuViewOf(node);
+      const double f = view.kind == FgdGpuView::Kind::kNone
+                           ? -1
+                           : state_->Memoized(node.idle().milli_cpu(), node.idle().memory(), view);
+      cur = current_.emplace(node.name(), f).first;
     }
-    const double after = Memoized(node.idle().milli_cpu() - task.resreq.milli_cpu(),
-                                  node.idle().memory() - task.resreq.memory(), node.gpus().model(),
-                                  FreeAfter(task, node));
+    if (cur->second < 0) return weight_ * 50;  // no GPU, no GPU fragment: neutral
+    const double after =
+        state_->Memoized(node.idle().milli_cpu() - task.resreq.milli_cpu(),
+                         node.idle().memory() - task.resreq.memory(), GpuViewAfter(task, node));
     const double delta = after - cur->second;  // in [-max_capacity_, max_capacity_]
     return weight_ * 50 * (1 - delta / max_capacity_);
   }
 
   double weight_;
   double max_capacity_ = 0;
-  std::vector<FgdTaskType> types_;
+  std::shared_ptr<FgdState> state_;
   std::unordered_map<std::string, double> current_;  // node name -> expected fragmentation
-  std::unordered_map<std::string, double> memo_;     // StateKey -> expected fragmentation
 };
 
 }  // namespace

@@ -8,12 +8,25 @@
 // task's per-GPU share. A node's expected fragmentation weights the task types by their
 // popularity; the plugin learns the types and weights from the tasks in the snapshot (placed and
 // pending), so the distribution is the workload seen so far. A node scores higher the less a
-// placement grows its expected fragmentation.
+// placement grows its expected fragmentation. Inside a node, a shared task (one GPU, or one vGPU
+// per container) takes the GPU whose use grows the node's expected fragmentation least: the
+// plugin sets that cost on the session's nodes (GpuDevices/VgpuDevices::set_choice_cost), so the
+// placement NodeInfo records and the vGPU assignment written into the pod follow it.
 //
 // The expected fragmentation of each node is cached per session and recomputed only for nodes
 // whose tasks changed (allocate/deallocate events); the fragmentation after a candidate
 // placement is memoized by node state (model, free CPU, memory and GPU shares), since many nodes
 // are identical.
+//
+// Three kinds of node GPUs are seen the same way, as a list of per-GPU free shares (milli-GPU):
+//   - per-GPU accounting (NodeInfo::gpus(), basalt-sim's model): the free share of each GPU;
+//   - only the nvidia.com/gpu scalar (a real cluster without vGPU): the idle whole GPUs are
+//     free (1000 each), the others taken; a task's nvidia.com/gpu request is whole GPUs;
+//   - vGPU devices (NodeInfo::vgpus(), volcano.sh/node-vgpu-register): a GPU's free share is
+//     the smaller of its free memory and free cores (per mille), 0 once its vGPU count is
+//     taken or when unhealthy; a vGPU task's per-GPU share is the larger of its memory (MiB
+//     over that node's GPU memory, or vgpu-memory-percentage) and its cores.
+// A task of one kind cannot use GPUs of another kind (all their free share is a fragment).
 //
 // Arguments: fgd.weight (float, default 1).
 
@@ -26,6 +39,7 @@
 #include "absl/status/statusor.h"
 #include "scheduler/api/cluster_info.h"
 #include "scheduler/api/node_info.h"
+#include "scheduler/api/vgpu.h"
 #include "scheduler/framework/plugin.h"
 
 namespace basalt::sched {
@@ -36,9 +50,29 @@ inline constexpr std::string_view kFgdPluginName = "fgd";
 struct FgdTaskType {
   int64_t milli_cpu = 0;
   int64_t memory = 0;
-  GpuRequest gpu;
+  GpuRequest gpu;  // for a vGPU type: count = vGPUs, milli unused (depends on the node)
+  bool vgpu = false;
+  int64_t vgpu_memory = 0;  // MiB per GPU; 0 and no percentage: whole
+  int32_t vgpu_memory_percentage = kVgpuNoPercentage;
+  int32_t vgpu_cores = 0;  // percent per GPU
   double weight = 0;
 };
+
+// What fgd sees of one node's GPUs (see the header comment).
+struct FgdGpuView {
+  enum class Kind { kNone, kDevices, kWholeScalar, kVgpu };
+  Kind kind = Kind::kNone;
+  std::string model;
+  int64_t device_memory = 0;  // vGPU: MiB of the node's first GPU
+  std::vector<int32_t> free;  // per-GPU free milli
+};
+FgdGpuView GpuViewOf(const NodeInfo& node);
+
+// The fragmentation of a view for one type, and the popularity-weighted sum.
+int64_t GpuFragmentation(int64_t free_cpu, int64_t free_memory, const FgdGpuView& view,
+                         const FgdTaskType& type);
+double ExpectedGpuFragmentation(int64_t free_cpu, int64_t free_memory, const FgdGpuView& view,
+                                const std::vector<FgdTaskType>& types);
 
 // The task types of every task in `cluster` (jobs' tasks and other pods), weighted by count.
 std::vector<FgdTaskType> FgdTaskTypes(const ClusterInfo& cluster);
@@ -54,6 +88,8 @@ double ExpectedGpuFragmentation(int64_t free_cpu, int64_t free_memory, std::stri
 // Expected fragmentation of `node` now, and after placing `task` on the GPUs NodeInfo would
 // choose (the increase is what fgd minimises).
 double NodeExpectedFragmentation(const NodeInfo& node, const std::vector<FgdTaskType>& types);
+// The view after `task` takes the GPUs the node would give it.
+FgdGpuView GpuViewAfter(const TaskInfo& task, const NodeInfo& node);
 double FragmentationAfterPlacing(const TaskInfo& task, const NodeInfo& node,
                                  const std::vector<FgdTaskType>& types);
 

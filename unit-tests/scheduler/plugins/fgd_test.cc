@@ -118,6 +118,111 @@ TEST_CASE("fgd: task types are learned from the snapshot with their popularity",
   CHECK(types[1].weight == Approx(0.25));
 }
 
+TEST_CASE("fgd: a node with only the nvidia.com/gpu scalar is seen as whole GPUs", "[sched][fgd]") {
+  NodeInfo node = MakeNode("n")
+                      .Allocatable("cpu", "32")
+                      .Allocatable("memory", "64Gi")
+                      .Allocatable("nvidia.com/gpu", 8);
+  TaskInfo held =
+      MakeTask("h").Node("n").Status(TaskStatus::kRunning).Request("nvidia.com/gpu", "3");
+  REQUIRE(node.AddTask(&held).ok());
+  const FgdGpuView view = GpuViewOf(node);
+  CHECK(view.kind == FgdGpuView::Kind::kWholeScalar);
+  CHECK(view.free == std::vector<int32_t>{1000, 1000, 1000, 1000, 1000, 0, 0, 0});
+  // The 5 free GPUs serve a 4-GPU task (no fragment) but not a 6-GPU one (all of it).
+  CHECK(GpuFragmentation(32000, 1 << 30, view, Type(1000, 4, 1000, 1)) == 0);
+  CHECK(GpuFragmentation(32000, 1 << 30, view, Type(1000, 6, 1000, 1)) == 5000);
+  // A scalar request is learned as whole GPUs; after placing 2 of them, 3 are left, too few.
+  ClusterInfo c;
+  REQUIRE(c.AddJob(testing::MakeJob("ns", "j")).ok());
+  TaskInfo four = MakeTask("four").Job("ns/j").Request("cpu", "1").Request("nvidia.com/gpu", "4");
+  REQUIRE(c.AddTask(four).ok());
+  const std::vector<FgdTaskType> types = FgdTaskTypes(c);
+  REQUIRE(types.size() == 1);
+  CHECK(types[0].gpu.count == 4);
+  CHECK(types[0].gpu.milli == 1000);
+  TaskInfo two = MakeTask("two").Request("cpu", "1").Request("nvidia.com/gpu", "2");
+  CHECK(FragmentationAfterPlacing(two, node, types) == Approx(3000));
+}
+
+TEST_CASE("fgd: vGPU devices are seen by their free memory and cores", "[sched][fgd]") {
+  NodeInfo node = MakeNode("v").Allocatable("cpu", "32").Allocatable("memory", "64Gi");
+  std::vector<VgpuDevice> devs(2);
+  for (int i = 0; i < 2; ++i) {
+    devs[i].uuid = fmt::format("GPU-{}", i);
+    devs[i].shares = 4;
+    devs[i].memory = 16000;
+  }
+  devs[0].used_shares = 1;
+  devs[0].used_memory = 4000;  // 750 of 1000 left by memory
+  devs[0].used_cores = 50;     // 500 left by cores: the smaller counts
+  node.set_vgpus(VgpuDevices(devs));
+  const FgdGpuView view = GpuViewOf(node);
+  CHECK(view.kind == FgdGpuView::Kind::kVgpu);
+  CHECK(view.free == std::vector<int32_t>{500, 1000});
+  FgdTaskType small = Type(1000, 1, 0, 1);
+  small.vgpu = true;
+  small.vgpu_memory = 8000;  // 500 per mille of a 16000 MiB GPU
+  small.vgpu_cores = 20;
+  CHECK(GpuFragmentation(32000, 1 << 30, view, small) == 0);
+  FgdTaskType big = small;
+  big.vgpu_memory = 12000;  // 750: GPU 0 cannot take it
+  CHECK(GpuFragmentation(32000, 1 << 30, view, big) == 500);
+  FgdTaskType huge = small;
+  huge.vgpu_memory = 20000;  // more than a GPU has
+  CHECK(GpuFragmentation(32000, 1 << 30, view, huge) == 1500);
+  // Whole-GPU types cannot use vGPU devices, nor vGPU types a node without them.
+  CHECK(GpuFragmentation(32000, 1 << 30, view, Type(1000, 1, 1000, 1)) == 1500);
+  CHECK(GpuFragmentation(32000, 1 << 30, "V100", {1000}, small) == 1000);
+  // A GPU whose vGPU count is taken is no longer free.
+  devs[1].used_shares = 4;
+  node.set_vgpus(VgpuDevices(devs));
+  CHECK(GpuViewOf(node).free == std::vector<int32_t>{500, 0});
+}
+
+TEST_CASE("fgd: the GPU choice hook takes the GPU of least fragmentation", "[sched][fgd]") {
+  const std::vector<FgdTaskType> types{Type(1000, 1, 500, 1)};  // the workload: half GPUs
+  GpuDevices gpus("V100", 3);
+  gpus.Account({0}, 400, +1);  // free [600, 1000, 1000]
+  GpuRequest share{1, 300, {}};
+  // Best fit: GPU 0 (600 -> 300, a fragment of 300 for half-GPU tasks).
+  CHECK(gpus.Choose(share) == std::vector<int32_t>{0});
+  gpus.set_choice_cost(std::make_shared<const GpuChoiceCost>(
+      [&types](const std::vector<int32_t>& free, const HostLeft& left) {
+        return ExpectedGpuFragmentation(left.milli_cpu, left.memory, "V100", free, types);
+      }));
+  // With the cost: GPU 1 ([600, 700, 1000]: no fragment); GPUs 1 and 2 tie, the first wins.
+  CHECK(gpus.Choose(share, HostLeft{8000, 1 << 30}) == std::vector<int32_t>{1});
+  // Whole GPUs are not a choice: best fit as before.
+  CHECK(gpus.Choose(GpuRequest{2, 1000, {}}) == std::vector<int32_t>{1, 2});
+
+  // The same on vGPU devices (16000 MiB each): 4000 MiB used on GPU 0.
+  std::vector<VgpuDevice> devs(2);
+  for (int i = 0; i < 2; ++i) {
+    devs[i].uuid = fmt::format("GPU-{}", i);
+    devs[i].shares = 4;
+    devs[i].memory = 16000;
+  }
+  devs[0].used_shares = 1;
+  devs[0].used_memory = 6400;  // 600 per mille left
+  VgpuDevices v(devs);
+  VgpuRequest req;
+  req.containers.push_back(VgpuContainerRequest{1, 4800, kVgpuNoPercentage, 0});  // 300
+  // Binpack: the GPU with the least memory left, GPU 0.
+  CHECK(v.Fit(req).assignment.at(0).at(0).uuid == "GPU-0");
+  FgdTaskType half = Type(1000, 1, 0, 1);
+  half.vgpu = true;
+  half.vgpu_memory = 8000;
+  const std::vector<FgdTaskType> vtypes{half};
+  v.set_choice_cost(std::make_shared<const VgpuChoiceCost>(
+      [&vtypes](const std::vector<VgpuDevice>& after, const HostLeft& left) {
+        NodeInfo n = MakeNode("v").Allocatable("cpu", "32");
+        n.set_vgpus(VgpuDevices(after));
+        return ExpectedGpuFragmentation(left.milli_cpu, left.memory, GpuViewOf(n), vtypes);
+      }));
+  CHECK(v.Fit(req, HostLeft{8000, 1 << 30}).assignment.at(0).at(0).uuid == "GPU-1");
+}
+
 TEST_CASE("deviceshare: the predicate names why the GPUs do not fit", "[sched][deviceshare]") {
   std::vector<TaskInfo> h;
   NodeInfo node = NodeWithFree("n", {400, 1000}, h);
