@@ -169,10 +169,10 @@ void ValidatePodTemplate(api::FieldReader& task, size_t task_index, const FieldP
   bool integer_cpu = !topology.empty() && topology != "none";
   std::set<std::string, std::less<>> names;
   for (std::string_view list_name : {"initContainers", "containers"}) {
-    std::vector<api::FieldReader> list = pod_spec.Items(list_name);
-    for (size_t j = 0; j < list.size(); ++j) {
-      api::FieldReader& c = list[j];
-      FieldPath cp = spec_path.Child(list_name).Index(j);
+    size_t j = 0;
+    pod_spec.ForEachItem(list_name, [&](api::FieldReader& c) {
+      const size_t index = j++;
+      FieldPath cp = spec_path.Child(list_name).Index(index);
       std::string_view cname = c.View("name");
       if (cname.empty()) {
         errors.Invalid(cp.Child("name"), "Required value");
@@ -201,10 +201,10 @@ void ValidatePodTemplate(api::FieldReader& task, size_t task_index, const FieldP
           errors.Invalid(rp.Child("requests").Key("cpu"),
                          fmt::format("the cpu request isn't an integer in spec.task[{}] "
                                      "container[{}].",
-                                     task_index, j));
+                                     task_index, index));
         }
       }
-    }
+    });
   }
   ValidatePriorityClass(pod_spec.View("priorityClassName"), spec_path.Child("priorityClassName"),
                         lister, errors);
