@@ -3,6 +3,7 @@
 #include <limits>
 #include <utility>
 
+#include "common/api/field_reader.h"
 #include "common/util/status.h"
 #include "fmt/format.h"
 
@@ -178,8 +179,9 @@ void ValidateLabelsAndAnnotations(const json::Value* metadata, const FieldPath& 
                                   int64_t annotation_limit, std::string_view limit_note,
                                   ErrorList& errors) {
   if (metadata == nullptr || !metadata->IsObject()) return;
-  if (const json::Value* labels = json::Find(*metadata, "labels");
-      labels != nullptr && labels->IsObject()) {
+  // labels or annotations that are not objects are skipped (the API server refuses them first).
+  api::FieldReader md(metadata, "");
+  if (const json::Value* labels = md.ObjectAt("labels")) {
     const FieldPath labels_path = path.Child("labels");
     for (const auto& member : labels->GetObject()) {
       const std::string_view key = json::AsView(member.name);
@@ -193,8 +195,8 @@ void ValidateLabelsAndAnnotations(const json::Value* metadata, const FieldPath& 
       }
     }
   }
-  const json::Value* annotations = json::Find(*metadata, "annotations");
-  if (annotations == nullptr || !annotations->IsObject()) return;
+  const json::Value* annotations = md.ObjectAt("annotations");
+  if (annotations == nullptr) return;
   const FieldPath annotations_path = path.Child("annotations");
   int64_t total = 0;
   for (const auto& member : annotations->GetObject()) {
@@ -257,11 +259,9 @@ std::map<std::string, resource::Quantity> ReadResourceList(const json::Value* li
 
 bool NetworkTopologyConflicts(const json::Value* network_topology) {
   if (network_topology == nullptr || !network_topology->IsObject()) return false;
-  const json::Value* allowed = json::Find(*network_topology, "highestTierAllowed");
-  const json::Value* name = json::Find(*network_topology, "highestTierName");
-  bool has_allowed = allowed != nullptr && !allowed->IsNull();
-  bool has_name = name != nullptr && !name->IsNull() && !json::AsView(*name).empty();
-  return has_allowed && has_name;
+  api::FieldReader nt(network_topology, "");
+  // A highestTierName that is not a string counts as empty.
+  return nt.Has("highestTierAllowed") && !nt.View("highestTierName").empty();
 }
 
 void ValidateNetworkTopology(const json::Value* network_topology, const FieldPath& path,

@@ -212,13 +212,19 @@ std::string_view FieldReader::View(std::string_view key) {
 }
 
 std::optional<std::string> FieldReader::OptString(std::string_view key) {
+  std::optional<std::string_view> v = OptView(key);
+  if (!v.has_value()) return std::nullopt;
+  return std::string(*v);
+}
+
+std::optional<std::string_view> FieldReader::OptView(std::string_view key) {
   const json::Value* v = Get(key);
   if (v == nullptr) return std::nullopt;
   if (!v->IsString()) {
     Fail(key, "must be a string");
     return std::nullopt;
   }
-  return std::string(json::AsView(*v));
+  return json::AsView(*v);
 }
 
 int64_t FieldReader::Int(std::string_view key, int64_t def) { return OptInt(key).value_or(def); }

@@ -60,6 +60,8 @@ class FieldReader {
   // As String, without a copy: a view of the document's string ("" when absent or null).
   std::string_view View(std::string_view key);
   std::optional<std::string> OptString(std::string_view key);
+  // As OptString, without a copy: a view of the document's string.
+  std::optional<std::string_view> OptView(std::string_view key);
   int64_t Int(std::string_view key, int64_t def = 0);
   std::optional<int64_t> OptInt(std::string_view key);
   // As Int/OptInt, but the value must fit in int32 (Kubernetes int32 fields).
