@@ -175,12 +175,11 @@ std::vector<std::string> LabelValueErrors(std::string_view value) {
   return errs;
 }
 
-void ValidateLabelsAndAnnotations(const json::Value* metadata, const FieldPath& path,
+void ValidateLabelsAndAnnotations(api::FieldReader& md, const FieldPath& path,
                                   int64_t annotation_limit, std::string_view limit_note,
                                   ErrorList& errors) {
-  if (metadata == nullptr || !metadata->IsObject()) return;
+  if (md.value() == nullptr) return;
   // labels or annotations that are not objects are skipped (the API server refuses them first).
-  api::FieldReader md(metadata, "");
   if (const json::Value* labels = md.ObjectAt("labels")) {
     const FieldPath labels_path = path.Child("labels");
     for (const auto& member : labels->GetObject()) {
@@ -216,6 +215,13 @@ void ValidateLabelsAndAnnotations(const json::Value* metadata, const FieldPath& 
                        : fmt::format("Too long: must have at most {} bytes ({})", annotation_limit,
                                      limit_note));
   }
+}
+
+void ValidateLabelsAndAnnotations(const json::Value* metadata, const FieldPath& path,
+                                  int64_t annotation_limit, std::string_view limit_note,
+                                  ErrorList& errors) {
+  api::FieldReader md(metadata, "");
+  ValidateLabelsAndAnnotations(md, path, annotation_limit, limit_note, errors);
 }
 
 int64_t SaturatingAdd(int64_t a, int64_t b) {
@@ -258,10 +264,14 @@ std::map<std::string, resource::Quantity> ReadResourceList(const json::Value* li
 }
 
 bool NetworkTopologyConflicts(const json::Value* network_topology) {
+  // Raw reads: called for every sub-group of a PodGroup, where a reader of its own would cost
+  // more than the check.
   if (network_topology == nullptr || !network_topology->IsObject()) return false;
-  api::FieldReader nt(network_topology, "");
-  // A highestTierName that is not a string counts as empty.
-  return nt.Has("highestTierAllowed") && !nt.View("highestTierName").empty();
+  const json::Value* allowed = json::Find(*network_topology, "highestTierAllowed");
+  const json::Value* name = json::Find(*network_topology, "highestTierName");
+  bool has_allowed = allowed != nullptr && !allowed->IsNull();
+  bool has_name = name != nullptr && !name->IsNull() && !json::AsView(*name).empty();
+  return has_allowed && has_name;
 }
 
 void ValidateNetworkTopology(const json::Value* network_topology, const FieldPath& path,

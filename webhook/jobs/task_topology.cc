@@ -11,9 +11,13 @@
 namespace basalt::webhook {
 
 void ValidateTaskTopologyAnnotations(const json::Value& job, ErrorList& errors) {
+  api::FieldReader reader(&job, "");
+  ValidateTaskTopologyAnnotations(reader, errors);
+}
+
+void ValidateTaskTopologyAnnotations(api::FieldReader& reader, ErrorList& errors) {
   // A non-string annotation (or metadata, annotations, tasks of the wrong type) reads as absent:
   // the API server refuses it before admission, so the reader's own error is not used.
-  api::FieldReader reader(&job, "");
   api::FieldReader annotations = reader.Child("metadata").Child("annotations");
   std::optional<std::string_view> affinity = annotations.OptView(api::kTaskTopologyAffinityKey);
   std::optional<std::string_view> anti = annotations.OptView(api::kTaskTopologyAntiAffinityKey);

@@ -145,7 +145,7 @@ void ValidatePriorityClass(std::string_view name, const FieldPath& path,
 void ValidatePodTemplate(api::FieldReader& task, size_t task_index, const FieldPath& tp,
                          const ClusterLister& lister, ErrorList& errors) {
   api::FieldReader pod_template = task.Child("template");
-  const json::Value* metadata = pod_template.Member("metadata");
+  api::FieldReader metadata = pod_template.Child("metadata");
   // Labels and annotations the API server would refuse on every pod (422 FailedCreate, the
   // Job Pending for ever). The job controller adds its own annotations to each pod, so the
   // template gets Kubernetes' limit less room for those.
@@ -156,7 +156,7 @@ void ValidatePodTemplate(api::FieldReader& task, size_t task_index, const FieldP
                   "job controller adds",
                   kTotalAnnotationSizeLimitBytes, kControllerAnnotationReserveBytes),
       errors);
-  ValidateGpuAttributeAnnotations(metadata, tp.Child("template").Child("metadata"), errors);
+  ValidateGpuAttributeAnnotations(metadata.value(), tp.Child("template").Child("metadata"), errors);
   FieldPath spec_path = tp.Child("template").Child("spec");
   api::FieldReader pod_spec = pod_template.Child("spec");
   const json::Value* containers = pod_spec.Member("containers");
@@ -556,7 +556,7 @@ ErrorList ValidateJobCreate(const json::Value& job, const ClusterLister& lister,
   ValidatePriorityClass(spec.View("priorityClassName"), spec_path.Child("priorityClassName"),
                         lister, errors);
   ValidateQueue(spec.View("queue"), spec_path.Child("queue"), lister, errors);
-  ValidateTaskTopologyAnnotations(job, errors);
+  ValidateTaskTopologyAnnotations(reader, errors);
   return errors;
 }
 
