@@ -31,6 +31,7 @@
 #include "common/runtime/runner.h"
 #include "common/runtime/tls.h"
 #include "common/runtime/version.h"
+#include "common/util/clock.h"
 #include "common/util/log.h"
 #include "common/util/status.h"
 #include "common/util/stop.h"
@@ -68,6 +69,7 @@ absl::StatusOr<CertificateBundle> ObtainCertificate(const WebhookOptions& option
 // it is restored, so waiting for the next periodic check would refuse admissions meanwhile.
 class CaBundleWakeup {
  public:
+  explicit CaBundleWakeup(Clock* clock) : clock_(clock) {}
   void Notify() {
     {
       std::lock_guard<std::mutex> l(mu_);
@@ -75,16 +77,26 @@ class CaBundleWakeup {
     }
     cv_.notify_all();
   }
-  // Waits up to `d` for Notify() or `stop`; true (and cleared) if notified.
+  // Waits up to `d` (on the clock) for Notify() or `stop`; true (and cleared) if notified.
   bool WaitFor(std::stop_token stop, std::chrono::milliseconds d) {
+    const Clock::TimePoint deadline = clock_->Now() + d;
+    // Before the lock: destroyed after it, so a concurrent callback (it takes mu_) can finish.
+    std::stop_callback wake(stop, [this] {
+      std::lock_guard<std::mutex> l(mu_);
+      cv_.notify_all();
+    });
     std::unique_lock<std::mutex> l(mu_);
-    cv_.wait_for(l, stop, d, [&] { return pending_; });
+    while (!pending_ && !stop.stop_requested() && clock_->Now() < deadline) {
+      clock_->WaitUntil(l, cv_, deadline);
+    }
     return std::exchange(pending_, false);
   }
+  Clock* clock() const { return clock_; }
 
  private:
+  Clock* const clock_;
   std::mutex mu_;
-  std::condition_variable_any cv_;
+  std::condition_variable cv_;
   bool pending_ = false;
 };
 
@@ -96,7 +108,8 @@ absl::Status RunCaBundleSync(std::stop_token stop, client::Client& client,
                              const std::function<std::string()>& current_ca,
                              CaBundleWakeup& wakeup) {
   std::vector<bool> done(names.size(), false);
-  auto last_full = std::chrono::steady_clock::now();
+  Clock& clock = *wakeup.clock();
+  Clock::TimePoint last_full = clock.Now();
   int rounds = 0;
   while (!stop.stop_requested()) {
     bool all_done = true;
@@ -119,9 +132,9 @@ absl::Status RunCaBundleSync(std::stop_token stop, client::Client& client,
     const bool changed =
         wakeup.WaitFor(stop, all_done ? std::chrono::seconds(5) : std::chrono::seconds(2));
     if (stop.stop_requested()) break;
-    if (changed || std::chrono::steady_clock::now() - last_full >= std::chrono::seconds(30)) {
+    if (changed || clock.Now() - last_full >= std::chrono::seconds(30)) {
       std::fill(done.begin(), done.end(), false);
-      last_full = std::chrono::steady_clock::now();
+      last_full = clock.Now();
     }
   }
   return absl::OkStatus();
@@ -226,7 +239,7 @@ int Main(int argc, char** argv) {
   for (int attempt = 1; !bundle.ok() && !options.cert_secret.empty() && attempt < 30; ++attempt) {
     BASALT_LOG_WARNING("Cannot obtain the serving certificate yet", "attempt", attempt, "error",
                        MessageOf(bundle.status()));
-    std::this_thread::sleep_for(std::chrono::seconds(2));
+    Clock::Real()->SleepFor(std::chrono::seconds(2));
     bundle = ObtainCertificate(options, **client);
   }
   if (!bundle.ok()) {
@@ -303,7 +316,7 @@ int Main(int argc, char** argv) {
         listening = false;
         https.Stop();
       });
-  CaBundleWakeup ca_bundle_wakeup;
+  CaBundleWakeup ca_bundle_wakeup(Clock::Real());
   if (!options.webhook_configurations.empty()) {
     auto kept = [&options](std::string_view name) {
       return std::find(options.webhook_configurations.begin(), options.webhook_configurations.end(),

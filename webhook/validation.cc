@@ -3,6 +3,7 @@
 #include <limits>
 #include <utility>
 
+#include "common/api/field_reader.h"
 #include "common/util/status.h"
 #include "fmt/format.h"
 
@@ -174,12 +175,12 @@ std::vector<std::string> LabelValueErrors(std::string_view value) {
   return errs;
 }
 
-void ValidateLabelsAndAnnotations(const json::Value* metadata, const FieldPath& path,
+void ValidateLabelsAndAnnotations(api::FieldReader& md, const FieldPath& path,
                                   int64_t annotation_limit, std::string_view limit_note,
                                   ErrorList& errors) {
-  if (metadata == nullptr || !metadata->IsObject()) return;
-  if (const json::Value* labels = json::Find(*metadata, "labels");
-      labels != nullptr && labels->IsObject()) {
+  if (md.value() == nullptr) return;
+  // labels or annotations that are not objects are skipped (the API server refuses them first).
+  if (const json::Value* labels = md.ObjectAt("labels")) {
     const FieldPath labels_path = path.Child("labels");
     for (const auto& member : labels->GetObject()) {
       const std::string_view key = json::AsView(member.name);
@@ -193,8 +194,8 @@ void ValidateLabelsAndAnnotations(const json::Value* metadata, const FieldPath& 
       }
     }
   }
-  const json::Value* annotations = json::Find(*metadata, "annotations");
-  if (annotations == nullptr || !annotations->IsObject()) return;
+  const json::Value* annotations = md.ObjectAt("annotations");
+  if (annotations == nullptr) return;
   const FieldPath annotations_path = path.Child("annotations");
   int64_t total = 0;
   for (const auto& member : annotations->GetObject()) {
@@ -214,6 +215,13 @@ void ValidateLabelsAndAnnotations(const json::Value* metadata, const FieldPath& 
                        : fmt::format("Too long: must have at most {} bytes ({})", annotation_limit,
                                      limit_note));
   }
+}
+
+void ValidateLabelsAndAnnotations(const json::Value* metadata, const FieldPath& path,
+                                  int64_t annotation_limit, std::string_view limit_note,
+                                  ErrorList& errors) {
+  api::FieldReader md(metadata, "");
+  ValidateLabelsAndAnnotations(md, path, annotation_limit, limit_note, errors);
 }
 
 int64_t SaturatingAdd(int64_t a, int64_t b) {
@@ -256,6 +264,8 @@ std::map<std::string, resource::Quantity> ReadResourceList(const json::Value* li
 }
 
 bool NetworkTopologyConflicts(const json::Value* network_topology) {
+  // Raw reads: called for every sub-group of a PodGroup, where a reader of its own would cost
+  // more than the check.
   if (network_topology == nullptr || !network_topology->IsObject()) return false;
   const json::Value* allowed = json::Find(*network_topology, "highestTierAllowed");
   const json::Value* name = json::Find(*network_topology, "highestTierName");

@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/api/field_reader.h"
 #include "common/resource/quantity.h"
 #include "common/util/json.h"
 #include "webhook/admission_review.h"
@@ -108,6 +109,11 @@ inline constexpr int64_t kTotalAnnotationSizeLimitBytes = 256 * 1024;
 //   spec.tasks[0].template.metadata.annotations: Too long: must have at most 262144 bytes
 // `limit_note`, when not empty, is appended to the Too long message in parentheses. Absent or
 // null maps are fine; values that are not strings are left to the API server's schema check.
+// `metadata` is a reader over the metadata object (its value() null when absent or not an
+// object: nothing to check).
+void ValidateLabelsAndAnnotations(api::FieldReader& metadata, const FieldPath& path,
+                                  int64_t annotation_limit, std::string_view limit_note,
+                                  ErrorList& errors);
 void ValidateLabelsAndAnnotations(const json::Value* metadata, const FieldPath& path,
                                   int64_t annotation_limit, std::string_view limit_note,
                                   ErrorList& errors);

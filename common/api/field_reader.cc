@@ -1,5 +1,6 @@
 #include "common/api/field_reader.h"
 
+#include <cstring>
 #include <iterator>
 #include <limits>
 #include <utility>
@@ -8,6 +9,54 @@
 #include "fmt/format.h"
 
 namespace basalt::api {
+
+namespace {
+
+// Documents larger than this keep their node table to themselves: a cached context does not
+// pin the memory of one unusually large review.
+constexpr size_t kMaxCachedNodes = 256;
+constexpr size_t kMaxCachedKeyBytes = 4096;
+
+}  // namespace
+
+// One spare context per thread, so that validating a review does not allocate (and free) a
+// context and its node table each time: a root takes the spare when there is one, and its last
+// reader hands the context back, emptied, unless the thread already holds one.
+struct FieldReader::ContextCache {
+  Context* spare = nullptr;
+  ~ContextCache() {
+    delete spare;
+    spare = nullptr;
+  }
+};
+
+FieldReader::Context* FieldReader::NewContext() {
+  Context*& spare = Cache().spare;
+  if (spare == nullptr) return new Context();
+  Context* c = spare;
+  spare = nullptr;
+  return c;
+}
+
+void FieldReader::ReleaseContext(Context* c) {
+  Context*& spare = Cache().spare;
+  if (spare != nullptr || c->more_nodes.capacity() > kMaxCachedNodes ||
+      c->owned_keys.capacity() > kMaxCachedKeyBytes) {
+    delete c;
+    return;
+  }
+  c->readers = 1;
+  c->error = absl::OkStatus();
+  c->size = 0;
+  c->more_nodes.clear();
+  c->owned_keys.clear();
+  spare = c;
+}
+
+FieldReader::ContextCache& FieldReader::Cache() {
+  thread_local ContextCache cache;
+  return cache;
+}
 
 int32_t FieldReader::Context::Add(const Node& n) {
   if (size < kInline) {
@@ -54,7 +103,7 @@ void FieldReader::Context::AppendPath(int32_t node, std::string& out) const {
 }
 
 FieldReader::FieldReader(const json::Value* obj, std::string path)
-    : obj_(nullptr), context_(new Context()), node_(0) {
+    : obj_(nullptr), context_(NewContext()), node_(0) {
   Node root;
   root.key = nullptr;
   root.key_offset = 0;
@@ -63,7 +112,7 @@ FieldReader::FieldReader(const json::Value* obj, std::string path)
   root.owned = true;
   root.root = true;
   root.index = -1;
-  context_->owned_keys = std::move(path);
+  context_->owned_keys.assign(path);
   node_ = context_->Add(root);
   SetObject(obj);
 }
@@ -81,7 +130,7 @@ FieldReader::FieldReader(const FieldReader& other)
 
 FieldReader& FieldReader::operator=(const FieldReader& other) {
   ++other.context_->readers;  // first: `other` may be this reader
-  if (--context_->readers == 0) delete context_;
+  if (--context_->readers == 0) ReleaseContext(context_);
   obj_ = other.obj_;
   context_ = other.context_;
   node_ = other.node_;
@@ -89,7 +138,7 @@ FieldReader& FieldReader::operator=(const FieldReader& other) {
 }
 
 FieldReader::~FieldReader() {
-  if (--context_->readers == 0) delete context_;
+  if (--context_->readers == 0) ReleaseContext(context_);
 }
 
 void FieldReader::SetObject(const json::Value* obj) {
@@ -129,8 +178,18 @@ void FieldReader::Fail(std::string_view key, std::string_view what) {
 
 const rapidjson::Value::Member* FieldReader::FindMember(std::string_view key) const {
   if (obj_ == nullptr) return nullptr;
-  auto it = obj_->FindMember(json::Value(rapidjson::StringRef(key.data(), key.size())));
-  return it == obj_->MemberEnd() ? nullptr : &*it;
+  // As rapidjson's FindMember (the first member of that name), comparing the first character
+  // before calling memcmp: most members a validator skips differ in length or first letter.
+  const size_t size = key.size();
+  for (auto it = obj_->MemberBegin(); it != obj_->MemberEnd(); ++it) {
+    const json::Value& name = it->name;
+    if (name.GetStringLength() != size) continue;
+    const char* chars = name.GetString();
+    if (size == 0 || (chars[0] == key[0] && std::memcmp(chars, key.data(), size) == 0)) {
+      return &*it;
+    }
+  }
+  return nullptr;
 }
 
 const json::Value* FieldReader::Get(std::string_view key) const {
@@ -153,13 +212,19 @@ std::string_view FieldReader::View(std::string_view key) {
 }
 
 std::optional<std::string> FieldReader::OptString(std::string_view key) {
+  std::optional<std::string_view> v = OptView(key);
+  if (!v.has_value()) return std::nullopt;
+  return std::string(*v);
+}
+
+std::optional<std::string_view> FieldReader::OptView(std::string_view key) {
   const json::Value* v = Get(key);
   if (v == nullptr) return std::nullopt;
   if (!v->IsString()) {
     Fail(key, "must be a string");
     return std::nullopt;
   }
-  return std::string(json::AsView(*v));
+  return json::AsView(*v);
 }
 
 int64_t FieldReader::Int(std::string_view key, int64_t def) { return OptInt(key).value_or(def); }
@@ -315,21 +380,23 @@ std::vector<FieldReader> FieldReader::Elements(std::string_view key) {
   return out;
 }
 
+const rapidjson::Value::Member* FieldReader::ArrayMember(std::string_view key) {
+  const rapidjson::Value::Member* m = FindMember(key);
+  if (m == nullptr || m->value.IsNull()) return nullptr;
+  if (!m->value.IsArray()) {
+    Fail(key, "must be an array");
+    return nullptr;
+  }
+  return m;
+}
+
 std::vector<FieldReader> FieldReader::Items(std::string_view key) {
   std::vector<FieldReader> out;
-  const rapidjson::Value::Member* m = FindMember(key);
-  if (m == nullptr || m->value.IsNull()) return out;
-  const json::Value& v = m->value;
-  if (!v.IsArray()) {
-    Fail(key, "must be an array");
-    return out;
-  }
-  out.reserve(v.Size());
-  int64_t i = 0;
-  for (const json::Value& e : v.GetArray()) {
-    const json::Value* obj = e.IsObject() ? &e : nullptr;
-    out.push_back(FieldReader(obj, context_, context_->AddMember(node_, key, &m->name, i++)));
-  }
+  const rapidjson::Value::Member* m = ArrayMember(key);
+  if (m == nullptr) return out;
+  out.reserve(m->value.Size());
+  auto keep = [&out](FieldReader& item) { out.push_back(item); };
+  EachItemOf(*m, key, keep);
   return out;
 }
 

@@ -9,7 +9,9 @@
 // viewed in the document when the member exists (the document must outlive the readers, as
 // for value()) and copied otherwise. The table grows by one entry per Child() and per element
 // of Elements(), and lives as long as the last reader of its root (counted without atomics:
-// readers are copied often and are meant for one thread).
+// readers are copied often and are meant for one thread); each thread then keeps one emptied
+// table for its next root, so a validator reading one review after another does not allocate
+// it each time.
 //
 // Not thread-safe: a root, the readers derived from it and their copies belong to one thread
 // at a time.
@@ -58,6 +60,8 @@ class FieldReader {
   // As String, without a copy: a view of the document's string ("" when absent or null).
   std::string_view View(std::string_view key);
   std::optional<std::string> OptString(std::string_view key);
+  // As OptString, without a copy: a view of the document's string.
+  std::optional<std::string_view> OptView(std::string_view key);
   int64_t Int(std::string_view key, int64_t def = 0);
   std::optional<int64_t> OptInt(std::string_view key);
   // As Int/OptInt, but the value must fit in int32 (Kubernetes int32 fields).
@@ -82,6 +86,10 @@ class FieldReader {
   // (JSON null included) gets a reader whose value() is null and whose fields read as absent,
   // with no error recorded; index() is the position. Error if `key` is not an array.
   std::vector<FieldReader> Items(std::string_view key);
+  // As Items, without building a vector: calls `f(FieldReader&)` for each element in turn
+  // (the reader is the one Items would have returned at that position).
+  template <typename F>
+  void ForEachItem(std::string_view key, F&& f);
   // Conditions at `key` (an array of condition objects).
   std::vector<Condition> Conditions(std::string_view key);
 
@@ -133,20 +141,49 @@ class FieldReader {
     void AppendPath(int32_t node, std::string& out) const;
   };
 
+  struct ContextCache;
+  // A fresh context (readers = 1, no nodes, no error), reused from this thread's spare when
+  // there is one; ReleaseContext empties it and keeps it as the spare, or deletes it.
+  static Context* NewContext();
+  static void ReleaseContext(Context* c);
+  static ContextCache& Cache();
+
   // Shares `context` (one more reader of it).
   FieldReader(const json::Value* obj, Context* context, int32_t node);
   // obj_ = obj, or null (with an error) when obj is present and not an object.
   void SetObject(const json::Value* obj);
   // The member, or null when absent or JSON null.
   const json::Value* Get(std::string_view key) const;
+  // The member when it is an array; null when absent or JSON null, and null with an error
+  // ("must be an array") when present with another type.
+  const rapidjson::Value::Member* ArrayMember(std::string_view key);
+  // The readers of Items() over array member `m` (named `key`), in turn.
+  template <typename F>
+  void EachItemOf(const rapidjson::Value::Member& m, std::string_view key, F& f);
   // The member (name and value) when present, JSON null included; else null.
   const rapidjson::Value::Member* FindMember(std::string_view key) const;
   std::string PathOf(std::string_view key) const;
   void FailAt(std::string message);
 
   const json::Value* obj_;
-  Context* context_;  // shared; deleted with its last reader
+  Context* context_;  // shared; released (ReleaseContext) with its last reader
   int32_t node_;
 };
+
+template <typename F>
+void FieldReader::ForEachItem(std::string_view key, F&& f) {
+  const rapidjson::Value::Member* m = ArrayMember(key);
+  if (m != nullptr) EachItemOf(*m, key, f);
+}
+
+template <typename F>
+void FieldReader::EachItemOf(const rapidjson::Value::Member& m, std::string_view key, F& f) {
+  int64_t i = 0;
+  for (const json::Value& e : m.value.GetArray()) {
+    FieldReader item(e.IsObject() ? &e : nullptr, context_,
+                     context_->AddMember(node_, key, &m.name, i++));
+    f(item);
+  }
+}
 
 }  // namespace basalt::api

@@ -39,7 +39,7 @@ absl::Status EnsureDefaultQueue(client::Client& client, std::string_view name) {
 }
 
 bool EnsureDefaultQueueWithRetry(const std::stop_token& stop, client::Client& client,
-                                 std::string_view name) {
+                                 std::string_view name, Clock* clock) {
   std::chrono::milliseconds backoff(500);
   for (int attempt = 1; !stop.stop_requested(); ++attempt) {
     absl::Status s = EnsureDefaultQueue(client, name);
@@ -48,7 +48,7 @@ bool EnsureDefaultQueueWithRetry(const std::stop_token& stop, client::Client& cl
       BASALT_LOG_WARNING("Cannot create the default queue yet", "queue", std::string(name),
                          "attempt", attempt, "error", MessageOf(s));
     }
-    if (!SleepFor(stop, backoff)) return false;
+    if (!SleepFor(stop, backoff, clock)) return false;
     backoff = std::min(backoff * 2, std::chrono::milliseconds(5000));
   }
   return false;

@@ -10,6 +10,7 @@
 
 #include "absl/status/status.h"
 #include "common/client/client.h"
+#include "common/util/clock.h"
 
 namespace basalt::controller {
 
@@ -27,8 +28,9 @@ absl::Status EnsureDefaultQueue(client::Client& client, std::string_view name = 
 // EnsureDefaultQueue until it succeeds or `stop` is requested: right after start-up the API
 // server may not reach the webhook yet (it admits the create), so failures are expected for a
 // few seconds. Backs off from 500 ms to 5 s; logs the first failure and every tenth. Returns
-// true once the queue exists, false if stopped first.
+// true once the queue exists, false if stopped first. The back-off waits on `clock`
+// (Clock::Real() when null).
 bool EnsureDefaultQueueWithRetry(const std::stop_token& stop, client::Client& client,
-                                 std::string_view name = kDefaultQueueName);
+                                 std::string_view name = kDefaultQueueName, Clock* clock = nullptr);
 
 }  // namespace basalt::controller

@@ -95,10 +95,29 @@ bool SharedInformer::started() const {
   return started_;
 }
 
+Clock* SharedInformer::clock() const {
+  return options_.reflector.clock != nullptr ? options_.reflector.clock : Clock::Real();
+}
+
 bool SharedInformer::WaitForCacheSync(const std::stop_token& stop,
                                       std::chrono::milliseconds timeout) const {
+  Clock& clock = *this->clock();
+  const Clock::TimePoint now = clock.Now();
+  const Clock::TimePoint deadline =
+      timeout >= Clock::TimePoint::max() - now
+          ? Clock::TimePoint::max()
+          : now + std::chrono::duration_cast<Clock::Duration>(timeout);
+  // Declared before the lock: destroyed after it, so a concurrent callback (it takes sync_mu_)
+  // can finish.
+  std::stop_callback wake(stop, [this] {
+    std::lock_guard<std::mutex> l(sync_mu_);
+    sync_cv_.notify_all();
+  });
   std::unique_lock<std::mutex> l(sync_mu_);
-  return sync_cv_.wait_for(l, stop, timeout, [this] { return synced_.load(); });
+  while (!synced_.load() && !stop.stop_requested() && clock.Now() < deadline) {
+    clock.WaitUntil(l, sync_cv_, deadline);
+  }
+  return synced_.load();
 }
 
 void SharedInformer::OnReplace(std::vector<Object> objects, std::string resource_version) {
@@ -173,10 +192,11 @@ void SharedInformer::OnResync() {
 
 bool WaitForCacheSync(const std::stop_token& stop, std::chrono::milliseconds timeout,
                       const std::vector<const SharedInformer*>& informers) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  if (informers.empty()) return true;
+  Clock& clock = *informers.front()->clock();
+  const auto deadline = clock.Now() + timeout;
   for (const SharedInformer* informer : informers) {
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-        deadline - std::chrono::steady_clock::now());
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - clock.Now());
     if (!informer->WaitForCacheSync(stop, std::max(left, std::chrono::milliseconds(0)))) {
       return false;
     }

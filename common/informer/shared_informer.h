@@ -44,6 +44,7 @@
 #include "common/informer/object.h"
 #include "common/informer/reflector.h"
 #include "common/informer/store.h"
+#include "common/util/clock.h"
 
 namespace basalt::informer {
 
@@ -91,9 +92,12 @@ class SharedInformer : private ReflectorSink {
 
   // True once the first list has been applied and delivered to the handlers.
   bool HasSynced() const { return synced_.load(); }
-  // Waits (in real time) until HasSynced(), `timeout` passes or `stop` is requested. Returns
-  // HasSynced().
+  // Waits until HasSynced(), `timeout` passes or `stop` is requested. Returns HasSynced().
+  // The timeout runs on the reflector's clock (options.reflector.clock, else Clock::Real()):
+  // with a FakeClock it passes when the test advances the clock.
   bool WaitForCacheSync(const std::stop_token& stop, std::chrono::milliseconds timeout) const;
+  // The clock the informer waits on (its reflector's).
+  Clock* clock() const;
 
   const Store& store() const { return store_; }
   // The resourceVersion of the last list, event or bookmark applied.
@@ -133,7 +137,7 @@ class SharedInformer : private ReflectorSink {
 
   std::atomic<bool> synced_{false};
   mutable std::mutex sync_mu_;
-  mutable std::condition_variable_any sync_cv_;
+  mutable std::condition_variable sync_cv_;
 
   mutable std::mutex thread_mu_;
   std::thread thread_;    // guarded by thread_mu_
@@ -142,7 +146,8 @@ class SharedInformer : private ReflectorSink {
 };
 
 // Waits until every informer HasSynced (see SharedInformer::WaitForCacheSync); false on
-// timeout or stop.
+// timeout or stop. The timeout runs on the first informer's clock (the informers of one
+// process share one).
 bool WaitForCacheSync(const std::stop_token& stop, std::chrono::milliseconds timeout,
                       const std::vector<const SharedInformer*>& informers);
 

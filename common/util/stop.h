@@ -6,8 +6,11 @@
 
 namespace basalt {
 
-// Sleeps until `d` has passed or `stop` is requested, whichever comes first (checking every
-// 100 ms at most). Returns true if the full duration passed, false if stopped.
-bool SleepFor(const std::stop_token& stop, std::chrono::milliseconds d);
+class Clock;
+
+// Waits on `clock` (Clock::Real() when null) until `d` has passed or `stop` is requested,
+// whichever comes first; a stop request wakes the waiter at once (see SleepUntil in
+// clock.h). Returns true if the full duration passed, false if stopped.
+bool SleepFor(const std::stop_token& stop, std::chrono::milliseconds d, Clock* clock = nullptr);
 
 }  // namespace basalt

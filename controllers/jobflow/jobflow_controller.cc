@@ -2,17 +2,17 @@
 
 #include <algorithm>
 #include <atomic>
-#include <condition_variable>
 #include <map>
-#include <mutex>
 #include <string>
 #include <vector>
 
 #include "common/api/flow.h"
 #include "common/api/vocabulary.h"
 #include "common/client/errors.h"
+#include "common/informer/shared_informer.h"
 #include "common/util/log.h"
 #include "common/util/status.h"
+#include "common/util/stop.h"
 #include "controllers/jobflow/sync.h"
 #include "fmt/format.h"
 
@@ -90,9 +90,10 @@ class JobFlowController final : public Controller {
     };
     flows_->AddEventHandler(add("f"));
     templates_->AddEventHandler(add("t"));
-    // The factory starts informers created after Start(); wait for their first list.
-    while (!stop.stop_requested() && !(flows_->HasSynced() && templates_->HasSynced())) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    // The factory starts informers created after Start(); wait for their first list (woken by
+    // the informers, not polled).
+    while (!informer::WaitForCacheSync(stop, std::chrono::minutes(1), {flows_, templates_})) {
+      if (stop.stop_requested()) break;
     }
     started_ = true;
     // Jobs listed before the flow informers existed: one pass over every flow and template.
@@ -115,8 +116,6 @@ class JobFlowController final : public Controller {
   // Polls for the flow.volcano.sh resources; false when stopped first.
   bool WaitForCrds(const std::stop_token& stop) {
     bool logged = false;
-    std::mutex mu;
-    std::condition_variable_any cv;
     while (!stop.stop_requested()) {
       client::ListOptions o;
       o.limit = 1;
@@ -134,8 +133,7 @@ class JobFlowController final : public Controller {
             "error", MessageOf(a.ok() ? b : a));
         logged = true;
       }
-      std::unique_lock lock(mu);
-      cv.wait_for(lock, stop, kCrdRecheck, [] { return false; });
+      SleepFor(stop, kCrdRecheck, clock_);
     }
     return false;
   }

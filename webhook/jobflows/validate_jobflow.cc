@@ -2,9 +2,11 @@
 
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "common/api/field_reader.h"
 #include "common/api/flow.h"
 #include "fmt/format.h"
 
@@ -12,32 +14,32 @@ namespace basalt::webhook {
 
 ErrorList ValidateJobFlow(const json::Value& job_flow) {
   ErrorList errors;
-  const std::string_view flow_name = [&] {
-    const json::Value* n = json::FindPath(job_flow, {"metadata", "name"});
-    return n != nullptr && n->IsString() ? json::AsView(*n) : std::string_view();
-  }();
+  // Fields of the wrong type read as absent, with this validator's own wording where it
+  // checks them; the reader's own error is not used.
+  api::FieldReader reader(&job_flow, "");
+  const std::string_view flow_name = reader.Child("metadata").View("name");
   const FieldPath spec_path("spec");
-  const json::Value* spec = json::Find(job_flow, "spec");
+  api::FieldReader spec = reader.Child("spec");
   const FieldPath flows_path = spec_path.Child("flows");
-  const json::Value* flows =
-      spec != nullptr && spec->IsObject() ? json::Find(*spec, "flows") : nullptr;
-  if (flows == nullptr || !flows->IsArray() || flows->Empty()) {
+  const json::Value* flow_list = spec.Member("flows");
+  if (flow_list == nullptr || !flow_list->IsArray() || flow_list->Empty()) {
     errors.Invalid(flows_path, "Required value: at least one flow");
     return errors;
   }
+  // One reader per position; an element that is not an object reads as empty.
+  std::vector<api::FieldReader> flows = spec.Items("flows");
 
   // Names first, so that targets can be checked against all of them.
   std::map<std::string, size_t, std::less<>> index;
-  std::vector<std::string> names(flows->Size());
-  for (size_t i = 0; i < flows->Size(); ++i) {
-    const json::Value& f = (*flows)[static_cast<rapidjson::SizeType>(i)];
+  std::vector<std::string> names(flows.size());
+  for (size_t i = 0; i < flows.size(); ++i) {
     const FieldPath name_path = flows_path.Index(i).Child("name");
-    const json::Value* n = f.IsObject() ? json::Find(f, "name") : nullptr;
-    if (n == nullptr || !n->IsString() || n->GetStringLength() == 0) {
+    const std::optional<std::string_view> n = flows[i].OptView("name");
+    if (!n.has_value() || n->empty()) {
       errors.Invalid(name_path, "Required value");
       continue;
     }
-    const std::string name(json::AsView(*n));
+    const std::string name(*n);
     if (!IsDns1123Label(name)) {
       errors.Invalid(name_path, fmt::format("Invalid value: \"{}\": a JobTemplate name must be a "
                                             "DNS-1123 label (lower-case alphanumerics and '-')",
@@ -59,20 +61,19 @@ ErrorList ValidateJobFlow(const json::Value& job_flow) {
     names[i] = name;
   }
 
-  std::vector<std::vector<size_t>> edges(flows->Size());
-  for (size_t i = 0; i < flows->Size(); ++i) {
-    const json::Value& f = (*flows)[static_cast<rapidjson::SizeType>(i)];
-    const json::Value* dep = f.IsObject() ? json::Find(f, "dependsOn") : nullptr;
-    if (dep == nullptr || !dep->IsObject()) continue;
+  std::vector<std::vector<size_t>> edges(flows.size());
+  for (size_t i = 0; i < flows.size(); ++i) {
+    const json::Value* dep_value = flows[i].Member("dependsOn");
+    if (dep_value == nullptr || !dep_value->IsObject()) continue;
+    api::FieldReader dep = flows[i].Child("dependsOn");
     const FieldPath dep_path = flows_path.Index(i).Child("dependsOn");
-    if (const json::Value* probe = json::Find(*dep, "probe");
-        probe != nullptr && !probe->IsNull()) {
+    if (dep.Has("probe")) {
       errors.Invalid(dep_path.Child("probe"),
                      "Forbidden: probes (httpGetList, tcpSocketList, taskStatusList) are not "
                      "supported: Volcano declares but never evaluates them; use "
                      "dependsOn.targets");
     }
-    const json::Value* targets = json::Find(*dep, "targets");
+    const json::Value* targets = dep.Member("targets");
     if (targets == nullptr || !targets->IsArray()) continue;
     for (size_t j = 0; j < targets->Size(); ++j) {
       const json::Value& t = (*targets)[static_cast<rapidjson::SizeType>(j)];
@@ -95,7 +96,7 @@ ErrorList ValidateJobFlow(const json::Value& job_flow) {
   }
 
   // Cycle search (depth first; 0 unseen, 1 on the stack, 2 done).
-  std::vector<int> mark(flows->Size(), 0);
+  std::vector<int> mark(flows.size(), 0);
   std::vector<size_t> stack;
   std::vector<size_t> cycle;
   std::function<bool(size_t)> visit = [&](size_t v) {
@@ -114,7 +115,7 @@ ErrorList ValidateJobFlow(const json::Value& job_flow) {
     mark[v] = 2;
     return false;
   };
-  for (size_t v = 0; v < flows->Size() && cycle.empty(); ++v) {
+  for (size_t v = 0; v < flows.size() && cycle.empty(); ++v) {
     if (mark[v] == 0) visit(v);
   }
   if (!cycle.empty()) {
@@ -125,7 +126,7 @@ ErrorList ValidateJobFlow(const json::Value& job_flow) {
                                            names[cycle.front()], fmt::join(path, " -> ")));
   }
 
-  if (const json::Value* p = json::Find(*spec, "jobRetainPolicy"); p != nullptr && !p->IsNull()) {
+  if (const json::Value* p = spec.Member("jobRetainPolicy")) {  // null when absent or JSON null
     const std::string_view v = p->IsString() ? json::AsView(*p) : std::string_view("?");
     if (!v.empty() && v != api::kJobRetainPolicyRetain && v != api::kJobRetainPolicyDelete) {
       errors.Invalid(spec_path.Child("jobRetainPolicy"),

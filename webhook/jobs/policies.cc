@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "common/api/field_reader.h"
 #include "common/api/vocabulary.h"
 #include "fmt/format.h"
 
@@ -49,12 +50,14 @@ void ValidatePolicies(const json::Value* policies, const FieldPath& path, ErrorL
   bool has_wildcard = false;
   bool wildcard_reported = false;
   for (rapidjson::SizeType i = 0; i < policies->Size(); ++i) {
-    const json::Value& policy = (*policies)[i];
+    const json::Value& policy_value = (*policies)[i];
     FieldPath p = path.Index(i);
-    if (!policy.IsObject()) {
+    if (!policy_value.IsObject()) {
       errors.Invalid(p, "policy must be an object");
       continue;
     }
+    // Members of the wrong type read as absent; the reader's own error is not used.
+    api::FieldReader policy(&policy_value, "");
     // The events of this policy: `event` and `events[]`, de-duplicated.
     std::vector<std::pair<std::string, FieldPath>> events;
     auto add_event = [&](std::string_view e, const FieldPath& at) {
@@ -63,16 +66,16 @@ void ValidatePolicies(const json::Value* policies, const FieldPath& path, ErrorL
       }
       events.emplace_back(std::string(e), at);
     };
-    if (auto e = json::GetOptionalString(policy, "event"); e && !e->empty()) {
+    if (auto e = policy.OptView("event"); e && !e->empty()) {
       add_event(*e, p.Child("event"));
     }
-    if (const json::Value* list = json::Find(policy, "events"); list && list->IsArray()) {
+    if (const json::Value* list = policy.Member("events"); list && list->IsArray()) {
       for (rapidjson::SizeType j = 0; j < list->Size(); ++j) {
         if ((*list)[j].IsString()) add_event(json::AsView((*list)[j]), p.Child("events").Index(j));
       }
     }
-    const json::Value* exit_code = json::Find(policy, "exitCode");
-    bool has_exit_code = exit_code != nullptr && !exit_code->IsNull();
+    const json::Value* exit_code = policy.Member("exitCode");  // null when absent or JSON null
+    bool has_exit_code = exit_code != nullptr;
 
     if (!events.empty() && has_exit_code) {
       errors.Invalid(p, "must not specify event and exitCode simultaneously");
@@ -103,7 +106,7 @@ void ValidatePolicies(const json::Value* policies, const FieldPath& path, ErrorL
                        fmt::format("duplicate exitCode {}", exit_code->GetInt64()));
       }
     }
-    std::string_view action = json::GetString(policy, "action");
+    std::string_view action = policy.View("action");
     if (!Contains(ValidPolicyActions(), action)) {
       errors.Invalid(p.Child("action"),
                      fmt::format("invalid policy action \"{}\", {}", action, ValidListsSuffix()));

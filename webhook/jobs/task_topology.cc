@@ -5,37 +5,30 @@
 #include <string_view>
 #include <vector>
 
+#include "common/api/field_reader.h"
 #include "common/api/task_topology.h"
 
 namespace basalt::webhook {
-namespace {
-
-// The annotation's value; nullopt when absent (a non-string value reads as absent: the API
-// server refuses it before admission).
-std::optional<std::string_view> Annotation(const json::Value& job, std::string_view key) {
-  const json::Value* annotations = json::FindPath(job, {"metadata", "annotations"});
-  if (annotations == nullptr || !annotations->IsObject()) return std::nullopt;
-  const json::Value* v = json::Find(*annotations, key);
-  if (v == nullptr || !v->IsString()) return std::nullopt;
-  return json::AsView(*v);
-}
-
-}  // namespace
 
 void ValidateTaskTopologyAnnotations(const json::Value& job, ErrorList& errors) {
-  std::optional<std::string_view> affinity = Annotation(job, api::kTaskTopologyAffinityKey);
-  std::optional<std::string_view> anti = Annotation(job, api::kTaskTopologyAntiAffinityKey);
-  std::optional<std::string_view> order = Annotation(job, api::kTaskTopologyTaskOrderKey);
+  api::FieldReader reader(&job, "");
+  ValidateTaskTopologyAnnotations(reader, errors);
+}
+
+void ValidateTaskTopologyAnnotations(api::FieldReader& reader, ErrorList& errors) {
+  // A non-string annotation (or metadata, annotations, tasks of the wrong type) reads as absent:
+  // the API server refuses it before admission, so the reader's own error is not used.
+  api::FieldReader annotations = reader.Child("metadata").Child("annotations");
+  std::optional<std::string_view> affinity = annotations.OptView(api::kTaskTopologyAffinityKey);
+  std::optional<std::string_view> anti = annotations.OptView(api::kTaskTopologyAntiAffinityKey);
+  std::optional<std::string_view> order = annotations.OptView(api::kTaskTopologyTaskOrderKey);
   if (!affinity && !anti && !order) return;
   std::vector<std::string> task_names;
-  const json::Value* tasks = json::FindPath(job, {"spec", "tasks"});
-  if (tasks != nullptr && tasks->IsArray()) {
-    for (const auto& task : tasks->GetArray()) {
-      if (!task.IsObject()) continue;
-      std::string_view name = json::GetString(task, "name");
-      if (!name.empty()) task_names.emplace_back(name);
-    }
-  }
+  reader.Child("spec").ForEachItem("tasks", [&](api::FieldReader& task) {
+    if (task.value() == nullptr) return;
+    std::string_view name = task.View("name");
+    if (!name.empty()) task_names.emplace_back(name);
+  });
   std::optional<api::TaskTopologyParse> parsed =
       api::ParseTaskTopology(affinity, anti, order, task_names);
   if (!parsed.has_value()) return;

@@ -7,6 +7,7 @@
 // thread-safe. Checked on CREATE only: the job controller copies the annotations to the PodGroup
 // when it creates it, so a later edit of the Job's annotations changes nothing.
 
+#include "common/api/field_reader.h"
 #include "common/util/json.h"
 #include "webhook/validation.h"
 
@@ -15,5 +16,7 @@ namespace basalt::webhook {
 // `job` is the Job object under review. Errors are reported under
 // metadata.annotations[<annotation>].
 void ValidateTaskTopologyAnnotations(const json::Value& job, ErrorList& errors);
+// The same, through a reader over the Job (the validator's own).
+void ValidateTaskTopologyAnnotations(api::FieldReader& job, ErrorList& errors);
 
 }  // namespace basalt::webhook

@@ -145,7 +145,7 @@ void ValidatePriorityClass(std::string_view name, const FieldPath& path,
 void ValidatePodTemplate(api::FieldReader& task, size_t task_index, const FieldPath& tp,
                          const ClusterLister& lister, ErrorList& errors) {
   api::FieldReader pod_template = task.Child("template");
-  const json::Value* metadata = pod_template.Member("metadata");
+  api::FieldReader metadata = pod_template.Child("metadata");
   // Labels and annotations the API server would refuse on every pod (422 FailedCreate, the
   // Job Pending for ever). The job controller adds its own annotations to each pod, so the
   // template gets Kubernetes' limit less room for those.
@@ -156,7 +156,7 @@ void ValidatePodTemplate(api::FieldReader& task, size_t task_index, const FieldP
                   "job controller adds",
                   kTotalAnnotationSizeLimitBytes, kControllerAnnotationReserveBytes),
       errors);
-  ValidateGpuAttributeAnnotations(metadata, tp.Child("template").Child("metadata"), errors);
+  ValidateGpuAttributeAnnotations(metadata.value(), tp.Child("template").Child("metadata"), errors);
   FieldPath spec_path = tp.Child("template").Child("spec");
   api::FieldReader pod_spec = pod_template.Child("spec");
   const json::Value* containers = pod_spec.Member("containers");
@@ -169,10 +169,10 @@ void ValidatePodTemplate(api::FieldReader& task, size_t task_index, const FieldP
   bool integer_cpu = !topology.empty() && topology != "none";
   std::set<std::string, std::less<>> names;
   for (std::string_view list_name : {"initContainers", "containers"}) {
-    std::vector<api::FieldReader> list = pod_spec.Items(list_name);
-    for (size_t j = 0; j < list.size(); ++j) {
-      api::FieldReader& c = list[j];
-      FieldPath cp = spec_path.Child(list_name).Index(j);
+    size_t j = 0;
+    pod_spec.ForEachItem(list_name, [&](api::FieldReader& c) {
+      const size_t index = j++;
+      FieldPath cp = spec_path.Child(list_name).Index(index);
       std::string_view cname = c.View("name");
       if (cname.empty()) {
         errors.Invalid(cp.Child("name"), "Required value");
@@ -201,10 +201,10 @@ void ValidatePodTemplate(api::FieldReader& task, size_t task_index, const FieldP
           errors.Invalid(rp.Child("requests").Key("cpu"),
                          fmt::format("the cpu request isn't an integer in spec.task[{}] "
                                      "container[{}].",
-                                     task_index, j));
+                                     task_index, index));
         }
       }
-    }
+    });
   }
   ValidatePriorityClass(pod_spec.View("priorityClassName"), spec_path.Child("priorityClassName"),
                         lister, errors);
@@ -556,7 +556,7 @@ ErrorList ValidateJobCreate(const json::Value& job, const ClusterLister& lister,
   ValidatePriorityClass(spec.View("priorityClassName"), spec_path.Child("priorityClassName"),
                         lister, errors);
   ValidateQueue(spec.View("queue"), spec_path.Child("queue"), lister, errors);
-  ValidateTaskTopologyAnnotations(job, errors);
+  ValidateTaskTopologyAnnotations(reader, errors);
   return errors;
 }
 

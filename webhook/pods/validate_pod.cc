@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 
+#include "common/api/field_reader.h"
 #include "common/api/vocabulary.h"
 #include "fmt/format.h"
 #include "webhook/pods/gpu_attributes.h"
@@ -24,12 +25,15 @@ bool IsPositiveIntOrPercent(std::string_view v) {
 
 ErrorList ValidatePodCreate(const json::Value& pod) {
   ErrorList errors;
-  ValidateGpuAttributeAnnotations(json::Find(pod, "metadata"), FieldPath("metadata"), errors);
-  const json::Value* annotations = json::FindPath(pod, {"metadata", "annotations"});
-  if (annotations == nullptr) return errors;
+  // Fields of the wrong type read as absent (the API server's schema refuses them first).
+  api::FieldReader reader(&pod, "");
+  api::FieldReader metadata = reader.Child("metadata");
+  ValidateGpuAttributeAnnotations(metadata.value(), FieldPath("metadata"), errors);
+  api::FieldReader annotations = metadata.Child("annotations");
+  if (annotations.value() == nullptr) return errors;
   const FieldPath path = FieldPath("metadata").Child("annotations");
-  auto min_available = json::GetOptionalString(*annotations, api::kJdbMinAvailableKey);
-  auto max_unavailable = json::GetOptionalString(*annotations, api::kJdbMaxUnavailableKey);
+  auto min_available = annotations.OptView(api::kJdbMinAvailableKey);
+  auto max_unavailable = annotations.OptView(api::kJdbMaxUnavailableKey);
   if (min_available && max_unavailable) {
     errors.Invalid(path, fmt::format("{} and {} can not be set at the same time",
                                      api::kJdbMinAvailableKey, api::kJdbMaxUnavailableKey));
@@ -49,8 +53,8 @@ AdmissionResponse PodValidator::Handle(const AdmissionRequest& request) const {
   if (request.operation != Operation::kCreate || request.object == nullptr) {
     return AdmissionResponse::Allow();
   }
-  const json::Value* spec = json::Find(*request.object, "spec");
-  std::string_view scheduler = spec ? json::GetString(*spec, "schedulerName") : std::string_view();
+  api::FieldReader pod(request.object, "");
+  std::string_view scheduler = pod.Child("spec").View("schedulerName");
   if (std::find(scheduler_names_.begin(), scheduler_names_.end(), scheduler) ==
       scheduler_names_.end()) {
     return AdmissionResponse::Allow();

@@ -112,6 +112,45 @@ TEST_CASE("FieldReader: Items keeps every position and reads non-objects as abse
   CHECK(MessageOf(r.status()) == "job.tasks: must be an array");
 }
 
+TEST_CASE("FieldReader: ForEachItem visits the readers Items returns, in order",
+          "[api][field_reader]") {
+  auto doc = Doc(R"({"spec": {"c": [{"name": "a"}, 3, {"name": "d", "n": "x"}], "s": "no"}})");
+  FieldReader root(&doc, "pod");
+  FieldReader spec = root.Child("spec");
+  std::vector<std::string> seen;
+  spec.ForEachItem("c", [&](FieldReader& c) {
+    seen.push_back(c.path() + "=" + std::string(c.View("name")) +
+                   (c.value() == nullptr ? "(absent)" : ""));
+    c.Int("n");
+  });
+  CHECK(seen ==
+        std::vector<std::string>{"pod.spec.c[0]=a", "pod.spec.c[1]=(absent)", "pod.spec.c[2]=d"});
+  CHECK(MessageOf(root.status()) == "pod.spec.c[2].n: must be an integer");
+  int calls = 0;
+  FieldReader other(&doc, "");
+  other.Child("spec").ForEachItem("missing", [&](FieldReader&) { ++calls; });
+  CHECK(other.ok());
+  other.Child("spec").ForEachItem("s", [&](FieldReader&) { ++calls; });
+  CHECK(calls == 0);
+  CHECK(MessageOf(other.status()) == "spec.s: must be an array");
+}
+
+TEST_CASE("FieldReader: a new root starts clean after an earlier root on the thread is gone",
+          "[api][field_reader]") {
+  auto doc = Doc(R"({"a": {"b": "x"}})");
+  {
+    FieldReader first(&doc, "first-root-with-a-long-path");
+    first.Child("a").Int("b");
+    CHECK_FALSE(first.ok());
+  }
+  FieldReader second(&doc, "second");
+  CHECK(second.ok());
+  FieldReader b = second.Child("a").Child("c");
+  CHECK(b.path() == "second.a.c");
+  CHECK(second.Child("a").View("b") == "x");
+  CHECK(second.ok());
+}
+
 TEST_CASE("FieldReader: paths stay right past the inline node table and after the root is gone",
           "[api][field_reader]") {
   std::string text = R"({"items": [)";

@@ -2,11 +2,14 @@
 #include "common/controller/default_queue.h"
 
 #include <catch2/catch.hpp>
+#include <chrono>
 #include <memory>
 #include <stop_token>
 #include <string>
+#include <thread>
 
 #include "common/client/testing/fake_transport.h"
+#include "common/util/clock.h"
 #include "common/util/json.h"
 
 namespace basalt::controller {
@@ -104,7 +107,13 @@ TEST_CASE("EnsureDefaultQueueWithRetry: retries until the create is admitted", "
   t->AddJson("PATCH", std::string(kDefaultQueue) + "/status", 200, "{}");
   client::Client client(std::move(fake));
   std::stop_source never;
-  CHECK(EnsureDefaultQueueWithRetry(never.get_token(), client));
+  // The retry waits 500 ms on the fake clock: advanced once the back-off is armed.
+  FakeClock clock;
+  std::thread advancer([&] {
+    if (clock.WaitForTimers(1)) clock.Advance(std::chrono::milliseconds(500));
+  });
+  CHECK(EnsureDefaultQueueWithRetry(never.get_token(), client, kDefaultQueueName, &clock));
+  advancer.join();
   CHECK(t->requests().size() == 5);
 }
 

@@ -31,6 +31,21 @@ constexpr char kCollection[] = "/apis/coordination.k8s.io/v1/namespaces/volcano-
 constexpr char kPath[] =
     "/apis/coordination.k8s.io/v1/namespaces/volcano-system/leases/vc-scheduler";
 
+std::mutex& ChangeMutex() {
+  static std::mutex mu;
+  return mu;
+}
+std::condition_variable& ChangeCv() {
+  static std::condition_variable cv;
+  return cv;
+}
+// Wakes Eventually() after a change it may be waiting for (call without holding other locks
+// that a condition takes: the lease server's, the elector's).
+void Changed() {
+  { std::lock_guard<std::mutex> l(ChangeMutex()); }
+  ChangeCv().notify_all();
+}
+
 client::Response StatusResponse(int code, std::string_view reason, std::string_view message) {
   return client::Response{
       code,
@@ -45,6 +60,11 @@ client::Response StatusResponse(int code, std::string_view reason, std::string_v
 class FakeLeaseServer : public client::Transport {
  public:
   absl::StatusOr<client::Response> Do(const client::Request& r) override {
+    absl::StatusOr<client::Response> response = Serve(r);
+    Changed();  // the lease may have changed
+    return response;
+  }
+  absl::StatusOr<client::Response> Serve(const client::Request& r) {
     std::unique_lock<std::mutex> l(mu_);
     requests_.push_back(r.verb);
     ++calls_;
@@ -180,14 +200,11 @@ struct Fixture {
   }
 };
 
-// Polls (really) for a condition another thread makes true; fails after 10 s.
+// Waits (really) for a condition another thread makes true, re-checking it each time the fake
+// server or a leader callback reports a change (Changed()), not by polling; fails after 10 s.
 bool Eventually(const std::function<bool()>& cond) {
-  const auto deadline = std::chrono::steady_clock::now() + seconds(10);
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (cond()) return true;
-    std::this_thread::sleep_for(milliseconds(1));
-  }
-  return cond();
+  std::unique_lock<std::mutex> l(ChangeMutex());
+  return ChangeCv().wait_for(l, seconds(10), cond);
 }
 
 // Records what the callbacks saw, thread-safely.
@@ -201,13 +218,18 @@ struct Recorder {
   void Attach(LeaderElectionConfig& c) {
     c.callbacks.on_started_leading = [this](std::stop_token stop) {
       ++started;
+      Changed();
       std::mutex m;
       std::condition_variable_any cv;
       std::unique_lock<std::mutex> l(m);
       cv.wait(l, stop, [] { return false; });
       token_fired = true;
+      Changed();
     };
-    c.callbacks.on_stopped_leading = [this] { ++stopped; };
+    c.callbacks.on_stopped_leading = [this] {
+      ++stopped;
+      Changed();
+    };
     c.callbacks.on_new_leader = [this](const std::string& id) {
       std::lock_guard<std::mutex> l(mu);
       leaders.push_back(id);
@@ -465,8 +487,10 @@ TEST_CASE("LeaderElector: health check fails when a stopped leader keeps running
   // A leader callback that ignores its stop token (a bug the liveness probe must catch).
   c.callbacks.on_started_leading = [&](std::stop_token) {
     started = true;
+    Changed();
     release.wait(false);
   };
+  c.callbacks.on_stopped_leading = [] { Changed(); };  // IsLeader() is false by then
   auto e = f.New(std::move(c));
   CHECK(e->Check().ok());  // Not leading: healthy.
   std::stop_source stop;

@@ -50,14 +50,31 @@ class GatedTransport : public client::Transport {
   absl::StatusOr<client::Response> Stream(const client::Request& request,
                                           const client::LineCallback& on_line,
                                           client::CancelToken* cancel) override {
+    // A watch held at the closed gate is woken by Open() or by its own cancellation (the
+    // informer stopping), not by polling. Cancel() runs the canceller under the token's lock,
+    // so the flag is ours and the token is not read with mu_ held.
+    bool cancelled = false;
+    if (cancel != nullptr) {
+      cancel->SetCanceller([this, &cancelled] {
+        {
+          std::lock_guard<std::mutex> l(mu_);
+          cancelled = true;
+        }
+        cv_.notify_all();
+      });
+    }
     {
       std::unique_lock<std::mutex> l(mu_);
-      while (closed_ && !(cancel != nullptr && cancel->cancelled())) {
+      while (closed_ && !cancelled) {
         ++blocked_;
         cv_.notify_all();
-        cv_.wait_for(l, milliseconds(10));
+        cv_.wait(l);
         --blocked_;
       }
+    }
+    if (cancel != nullptr) cancel->ClearCanceller();  // the inner transport sets its own
+    {
+      std::lock_guard<std::mutex> l(mu_);
       active_ = cancel;
       watch_paths_.push_back(request.path);
     }

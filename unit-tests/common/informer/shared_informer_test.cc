@@ -206,7 +206,13 @@ TEST_CASE("SharedInformer: WaitForCacheSync times out or stops while the list ke
   });
   SharedInformer informer(f.client.get(), f.Options());
   informer.Start();
+  // The timeout runs on the fake clock: advanced once the wait is armed (the reflector's own
+  // back-off waits until 800 ms later, so it does not count).
+  std::thread advancer([&] {
+    if (f.clock.WaitForTimerBy(f.clock.Now() + milliseconds(20))) f.clock.Advance(milliseconds(20));
+  });
   CHECK_FALSE(informer.WaitForCacheSync(std::stop_token(), milliseconds(20)));
+  advancer.join();
   std::stop_source stop;
   stop.request_stop();
   CHECK_FALSE(informer.WaitForCacheSync(stop.get_token(), std::chrono::hours(1)));
