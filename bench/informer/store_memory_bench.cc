@@ -1,10 +1,14 @@
-// Measures the resident memory of an informer Store holding N synthetic pods (default 50,000),
-// kept three ways: whole documents as the client hands them over (one default RapidJSON pool
-// each), whole documents through the informer's default Transform (right-sized pools), and
-// api::CompactPod structs (CompactPodTransform). Each mode runs in its own child process and
-// reports VmRSS growth, so modes do not share heap state. No API server involved.
+// Measures the resident memory of an informer Store holding synthetic pods, kept five ways:
+// whole documents as the client hands them over (one default RapidJSON pool each), whole
+// documents through the informer's default Transform (right-sized pools), api::CompactPod
+// structs (CompactPodTransform), and what the two Basalt processes really keep: the scheduler's
+// CachedPod (CachedPodTransform, no indexer) and the controllers' trimmed documents
+// (ControllerPodTransform with the by-job index). Each mode runs in its own child process. It
+// fills one store to --from pods, then on to --pods, and reports the growth between the two
+// sizes divided by the pods added: the per-pod slope, with every fixed baseline (the process,
+// the store's first buckets, allocator arenas) dropped out. No API server involved.
 //
-//   informer_store_memory_bench [--pods N]
+//   informer_store_memory_bench [--from N] [--pods M]     (defaults 5000 and 20000)
 
 #include <malloc.h>
 #include <sys/wait.h>
@@ -21,7 +25,10 @@
 #include "common/informer/store.h"
 #include "common/informer/transforms.h"
 #include "common/util/json.h"
+#include "controllers/app/controller.h"
+#include "controllers/job/controller/job_index.h"
 #include "fmt/format.h"
+#include "scheduler/cache/convert.h"
 
 namespace {
 
@@ -102,11 +109,28 @@ Transform NaiveDocumentTransform() {
       });
 }
 
-void RunMode(const char* mode, int pods) {
+struct Sample {
+  long rss_kib = 0;
+  size_t heap = 0;
+};
+
+Sample Measure() { return {basalt::bench::CurrentRssKiB(), HeapBytes()}; }
+
+void RunMode(const char* mode, int from, int pods) {
   Transform transform;
+  basalt::informer::Indexers indexers = {
+      {basalt::informer::kLabelIndex, basalt::informer::LabelIndexFunc()}};
   if (std::strcmp(mode, "naive-document") == 0) transform = NaiveDocumentTransform();
   if (std::strcmp(mode, "compact-pod") == 0) transform = basalt::informer::CompactPodTransform();
-  // Generate the texts first so their memory is in the baseline, then free them gradually.
+  if (std::strcmp(mode, "scheduler-pod") == 0) {
+    transform = basalt::sched::cache::CachedPodTransform();
+    indexers.clear();
+  }
+  if (std::strcmp(mode, "controller-pod") == 0) {
+    transform = basalt::controllers::ControllerPodTransform();
+    indexers = {{basalt::controllers::kPodsByJobIndex, basalt::controllers::PodsByJobIndexFunc()}};
+  }
+  // Generate the texts first so their memory is in the baseline.
   std::vector<std::string> texts;
   texts.reserve(pods);
   size_t bytes = 0;
@@ -114,41 +138,53 @@ void RunMode(const char* mode, int pods) {
     texts.push_back(PodJson(i));
     bytes += texts.back().size();
   }
-  Store store({{basalt::informer::kLabelIndex, basalt::informer::LabelIndexFunc()}});
-  const long before = basalt::bench::CurrentRssKiB();
-  const size_t heap_before = HeapBytes();
-  const auto t0 = std::chrono::steady_clock::now();
-  for (int i = 0; i < pods; ++i) {
-    absl::StatusOr<Object> obj = transform.Apply(ClientDocument(texts[i]));
-    if (!obj.ok()) {
-      std::fprintf(stderr, "%s\n", obj.status().ToString().c_str());
-      std::exit(1);
+  Store store(std::move(indexers));
+  auto fill = [&](int begin, int end) {
+    for (int i = begin; i < end; ++i) {
+      absl::StatusOr<Object> obj = transform.Apply(ClientDocument(texts[i]));
+      if (!obj.ok()) {
+        std::fprintf(stderr, "%s\n", obj.status().ToString().c_str());
+        std::exit(1);
+      }
+      store.Upsert(*std::move(obj));
     }
-    store.Upsert(*std::move(obj));
-  }
+  };
+  const Sample s0 = Measure();
+  const auto t0 = std::chrono::steady_clock::now();
+  fill(0, from);
+  const Sample s1 = Measure();
+  fill(from, pods);
   const auto t1 = std::chrono::steady_clock::now();
-  const long after = basalt::bench::CurrentRssKiB();
-  const size_t heap_after = HeapBytes();
+  const Sample s2 = Measure();
   const double secs = std::chrono::duration<double>(t1 - t0).count();
+  const double added = pods - from;
   std::printf(
-      "%-15s pods=%d json=%zuB/pod  rss=+%.1f MiB (%.0f B/pod)  heap=+%.1f MiB (%.0f B/pod)  "
-      "ingest=%.0f pods/s\n",
-      mode, pods, bytes / pods, (after - before) / 1024.0, (after - before) * 1024.0 / pods,
-      (heap_after - heap_before) / 1048576.0, double(heap_after - heap_before) / pods, pods / secs);
+      "%-15s json=%zuB/pod  at %d pods: rss=+%.1f MiB (%.0f B/pod)  slope %d->%d: "
+      "rss %.0f B/pod, heap %.0f B/pod  ingest=%.0f pods/s\n",
+      mode, bytes / pods, pods, (s2.rss_kib - s0.rss_kib) / 1024.0,
+      (s2.rss_kib - s0.rss_kib) * 1024.0 / pods, from, pods,
+      (s2.rss_kib - s1.rss_kib) * 1024.0 / added, double(s2.heap - s1.heap) / added, pods / secs);
   std::fflush(stdout);
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  int pods = 50000;
+  int from = 5000;
+  int pods = 20000;
   for (int i = 1; i + 1 < argc; ++i) {
     if (std::strcmp(argv[i], "--pods") == 0) pods = std::atoi(argv[i + 1]);
+    if (std::strcmp(argv[i], "--from") == 0) from = std::atoi(argv[i + 1]);
   }
-  for (const char* mode : {"naive-document", "document", "compact-pod"}) {
+  if (from <= 0 || pods <= from) {
+    std::fprintf(stderr, "--from must be > 0 and --pods > --from (got %d and %d)\n", from, pods);
+    return 2;
+  }
+  for (const char* mode :
+       {"naive-document", "document", "compact-pod", "scheduler-pod", "controller-pod"}) {
     pid_t pid = fork();
     if (pid == 0) {
-      RunMode(mode, pods);
+      RunMode(mode, from, pods);
       std::_Exit(0);
     }
     int status = 0;

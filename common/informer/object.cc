@@ -1,6 +1,8 @@
 #include "common/informer/object.h"
 
+#include <algorithm>
 #include <cstdlib>
+#include <string>
 
 #include "common/util/log.h"
 #include "common/util/status.h"
@@ -55,6 +57,46 @@ struct PooledDocument {
 // Objects whose pool is at most this much larger than what they use are kept as they are.
 constexpr size_t kSlack = 1024;
 
+// The longest string a json::Value keeps inside itself (RapidJSON's short-string form, which
+// depends on the pointer layout it was built with); measured once rather than assumed.
+size_t ShortStringMax() {
+  static const size_t max = [] {
+    for (size_t n = 1; n < 64; ++n) {
+      rapidjson::MemoryPoolAllocator<> pool(256);
+      const std::string text(n, 'x');
+      json::Value v(text.c_str(), static_cast<rapidjson::SizeType>(n), pool);
+      if (pool.Size() > 0) return n - 1;
+    }
+    return size_t{0};
+  }();
+  return max;
+}
+
+// Bytes a deep copy of `v` takes from a memory pool: member and element arrays sized to their
+// counts, and the strings too long for the short form, each block aligned as the pool aligns.
+// A Document built member by member holds more than this in its own pool (every object and
+// array starts with room for 16, and grown arrays leave their old blocks behind), so the
+// source pool's Size() is not the size of the copy. Constant strings are counted although a
+// copy shares them: a small overestimate, never an underestimate.
+size_t CopySize(const json::Value& v) {
+  switch (v.GetType()) {
+    case rapidjson::kObjectType: {
+      size_t n = RAPIDJSON_ALIGN(v.MemberCount() * sizeof(json::Value::Member));
+      for (const auto& m : v.GetObject()) n += CopySize(m.name) + CopySize(m.value);
+      return n;
+    }
+    case rapidjson::kArrayType: {
+      size_t n = RAPIDJSON_ALIGN(v.Size() * sizeof(json::Value));
+      for (const auto& e : v.GetArray()) n += CopySize(e);
+      return n;
+    }
+    case rapidjson::kStringType:
+      return v.GetStringLength() > ShortStringMax() ? RAPIDJSON_ALIGN(v.GetStringLength() + 1) : 0;
+    default:
+      return 0;
+  }
+}
+
 }  // namespace
 
 std::shared_ptr<const json::Document> ShareDocument(json::Document&& doc) {
@@ -62,9 +104,10 @@ std::shared_ptr<const json::Document> ShareDocument(json::Document&& doc) {
   if (doc.GetAllocator().Capacity() <= used + kSlack) {
     return std::make_shared<const json::Document>(std::move(doc));
   }
-  // A deep copy allocates the same sequence of blocks it did in the source pool, so `used`
-  // (plus a little for alignment) fits in one chunk.
-  auto pooled = std::make_shared<PooledDocument>(used + 64);
+  // One chunk of exactly what the deep copy allocates (plus a little): for a parsed document
+  // that is about `used`, for one built member by member (a Transform's trimmed copy) it can be
+  // a fifth of it.
+  auto pooled = std::make_shared<PooledDocument>(std::max<size_t>(CopySize(doc), 1) + 16);
   pooled->doc.CopyFrom(doc, pooled->pool);
   return std::shared_ptr<const json::Document>(pooled, &pooled->doc);
 }

@@ -113,15 +113,19 @@ json::Document TrimPodForControllers(const json::Value& pod) {
   return out;
 }
 
-informer::SharedInformer* SharedPodInformer(informer::SharedInformerFactory& factory,
-                                            informer::Indexers job_index) {
-  informer::InformerOptions options;
-  options.source.resource = client::Pods();
-  options.transform = informer::Transform::To<json::Document>(
+informer::Transform ControllerPodTransform() {
+  return informer::Transform::To<json::Document>(
       "controller-pod",
       [](json::Document&& doc) -> absl::StatusOr<std::shared_ptr<const json::Document>> {
         return informer::ShareDocument(TrimPodForControllers(doc));
       });
+}
+
+informer::SharedInformer* SharedPodInformer(informer::SharedInformerFactory& factory,
+                                            informer::Indexers job_index) {
+  informer::InformerOptions options;
+  options.source.resource = client::Pods();
+  options.transform = ControllerPodTransform();
   options.indexers = std::move(job_index);
   return factory.InformerFor(std::move(options));
 }

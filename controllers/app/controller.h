@@ -80,6 +80,8 @@ std::string LeaseNameFor(const std::vector<std::string>& controllers);
 // restartCount and terminated exit code. A whole pod document is several times larger, and
 // 10,000 of them made most of the process's memory.
 json::Document TrimPodForControllers(const json::Value& pod);
+// Informer transform: pod document -> TrimPodForControllers document (name "controller-pod").
+informer::Transform ControllerPodTransform();
 
 // The pods informer every controller of the process shares (TrimPodForControllers
 // documents), indexed by job with `job_index` (see JobReconciler).

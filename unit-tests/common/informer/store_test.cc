@@ -82,6 +82,33 @@ TEST_CASE("ShareDocument: a cached document keeps a right-sized memory pool", "[
   CHECK(pooled.GetAllocator().Size() <= used + 64);
 }
 
+TEST_CASE("ShareDocument: a document built member by member is copied into what it uses",
+          "[store]") {
+  // Built the way a Transform trims a pod: objects and arrays made empty and filled one member
+  // at a time, so the source pool holds their default capacities and regrown blocks.
+  json::Document built(rapidjson::kObjectType);
+  json::Allocator& a = built.GetAllocator();
+  json::Value list(rapidjson::kArrayType);
+  for (int i = 0; i < 40; ++i) {
+    json::Value item(rapidjson::kObjectType);
+    json::Set(item, "name", json::Value("a-name-longer-than-the-short-form", a), a);
+    json::Set(item, "n", json::Value(i), a);
+    list.PushBack(std::move(item), a);
+  }
+  json::Set(built, "items", std::move(list), a);
+  json::Set(built, "short", json::Value("x", a), a);
+  json::Set(built, "empty", json::Value(rapidjson::kObjectType), a);
+  const std::string text = json::Serialize(built);
+  const size_t used = built.GetAllocator().Size();
+  std::shared_ptr<const json::Document> shared = ShareDocument(std::move(built));
+  CHECK(json::Serialize(*shared) == text);
+  json::Document& pooled = const_cast<json::Document&>(*shared);
+  // One chunk, filled to within the slack: what the copy allocates, not what the source held.
+  CHECK(pooled.GetAllocator().Size() <= pooled.GetAllocator().Capacity());
+  CHECK(pooled.GetAllocator().Capacity() <= pooled.GetAllocator().Size() + 16);
+  CHECK(pooled.GetAllocator().Capacity() < used);
+}
+
 TEST_CASE("Store: Upsert returns the previous state and Get sees the latest", "[store]") {
   Store store;
   CHECK_FALSE(store.Upsert(MakeConfigMap("ns", "a").ResourceVersion("1").Obj()));
