@@ -97,7 +97,7 @@ expect_eq "conditions by Job" "$(kubectl -n "$ns" get jf wf -o jsonpath='{.statu
 expect_eq "exactly three Jobs after the SIGKILL" "$(kubectl -n "$ns" get vcjob --no-headers | wc -l | tr -d ' ')" "3"
 expect_eq "wf-b label" "$(kubectl -n "$ns" get vcjob wf-b -o jsonpath='{.metadata.labels.volcano\.sh/createdByJobTemplate}')" "$ns.b"
 expect_eq "wf-b owner" "$(kubectl -n "$ns" get vcjob wf-b -o jsonpath='{.metadata.ownerReferences[0].kind}/{.metadata.ownerReferences[0].name}/{.metadata.ownerReferences[0].uid}/{.metadata.ownerReferences[0].controller}')" "JobFlow/wf/$flow_uid/true"
-cols=$(kubectl -n "$ns" get jf wf | head -1 | tr -s ' ')
+cols=$(kubectl -n "$ns" get jf wf | sed -n 1p | tr -s ' ')
 expect_eq "kubectl get jf columns" "$cols" "NAME STATUS AGE"
 expect_eq "kubectl get jf status" "$(kubectl -n "$ns" get jf wf --no-headers | awk '{print $2}')" "Succeed"
 wait_for "template b lists wf-b (jobDependsOnList)" 20 \
