@@ -72,3 +72,25 @@ expect_eq "install-deps.sh with everything present: output" "$out" ""
 # down.sh is idempotent and harmless on a state dir that never ran.
 rc=0; "$DOWN" --state-dir "$tmp/never" || rc=$?
 expect_eq "down.sh on an empty state dir" "$rc" "0"
+
+# A process a dead suite left running (its pid file in the cluster's pids/) is stopped when the
+# next suite starts, and the control plane's processes are not: a fake state dir with a leaked
+# "vc-scheduler-e2e-dead" (a sleep) and an "etcd" entry pointing at another sleep.
+fake=$tmp/fake-cluster
+mkdir -p "$fake/pids"
+sleep 300 &
+leaked=$!
+sleep 300 &
+infra=$!
+echo "$leaked" >"$fake/pids/vc-scheduler-e2e-dead.pid"
+command -v sleep >"$fake/pids/vc-scheduler-e2e-dead.cmd"
+echo "$infra" >"$fake/pids/etcd.pid"
+command -v sleep >"$fake/pids/etcd.cmd"
+out=$(BASALT_TEST_CLUSTER_DIR=$fake bash -c "source '$BASALT_REPO_ROOT/e2e/lib/testlib.sh'; trap - EXIT" 2>&1 || true)
+wait "$leaked" 2>/dev/null || true
+if kill -0 "$leaked" 2>/dev/null; then fail "leaked suite process $leaked still runs after the next suite started"; else pass "leaked suite process stopped by the next suite"; fi
+expect_contains "sweep says what it stopped" "$out" "stopping vc-scheduler-e2e-dead (pid $leaked), left running by an earlier suite"
+if kill -0 "$infra" 2>/dev/null; then pass "control-plane pid file left alone"; else fail "the sweep stopped a control-plane process"; fi
+expect_eq "leaked pid file removed" "$(ls "$fake/pids")" "$(printf 'etcd.cmd\netcd.pid')"
+kill "$infra" 2>/dev/null || true
+wait "$infra" 2>/dev/null || true

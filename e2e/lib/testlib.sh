@@ -58,6 +58,41 @@ new_namespace() {
   echo "$ns"
 }
 
+# Leftovers of an earlier suite: a lane runs one suite at a time on its cluster, so any process
+# a suite started (vc-scheduler, vc-controller-manager, webhook, ...; each records a pid file in
+# the cluster's pids/ directory) that still runs when the next suite starts was leaked by a suite
+# that died without its cleanup (a signal bash does not trap, such as SIGPIPE). Such a process
+# acts on the whole cluster and would break every later suite there: stop it, and say so.
+# The control plane's own processes (up.sh) are left alone.
+e2e_sweep_leftovers() {
+  local dir=${BASALT_TEST_CLUSTER_DIR:-}/pids pidf name pid cmd exe
+  [[ -n ${BASALT_TEST_CLUSTER_DIR:-} && -d $dir ]] || return 0
+  for pidf in "$dir"/*.pid; do
+    [[ -f $pidf ]] || continue
+    name=$(basename "$pidf" .pid)
+    case $name in etcd | kube-apiserver | kube-controller-manager | kwok | kube-scheduler) continue ;; esac
+    pid=$(cat "$pidf" 2>/dev/null || true)
+    cmd=$(cat "$dir/$name.cmd" 2>/dev/null || true)
+    exe=$(readlink "/proc/$pid/exe" 2>/dev/null | sed 's/ (deleted)$//' || true)
+    if [[ -n $pid && -n $exe && (-z $cmd || $exe == "$(readlink -f "$cmd")") ]]; then
+      printf '%s [%s] stopping %s (pid %s), left running by an earlier suite\n' \
+        "$(date +%H:%M:%S)" "$E2E_NAME" "$name" "$pid" >&2
+      kill -TERM "$pid" 2>/dev/null || true
+      local i
+      for ((i = 0; i < 50; i++)); do
+        kill -0 "$pid" 2>/dev/null || break
+        sleep 0.1
+      done
+      kill -KILL "$pid" 2>/dev/null || true
+      # A webhook left registered without its process would fail (or delay) every write.
+      [[ $name != vc-webhook-manager ]] ||
+        "$BASALT_REPO_ROOT/hack/webhook-register-local.sh" --unregister "$BASALT_TEST_CLUSTER_DIR" >/dev/null 2>&1 || true
+    fi
+    rm -f "$pidf" "$dir/$name.cmd"
+  done
+}
+e2e_sweep_leftovers
+
 e2e_finish() {
   local rc=$?
   kubectl delete namespace -l "basalt.dev/e2e-run=$E2E_RUN_ID" --wait=false >/dev/null 2>&1 || true
