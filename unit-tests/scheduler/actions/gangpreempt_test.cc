@@ -500,5 +500,30 @@ TEST_CASE("gangpreempt: nothing is evicted for a partition no switch can hold, a
                              "allocatable nvidia.com/gpu; best s0 has 8"));
 }
 
+TEST_CASE("gangpreempt: a gang with a job-level hard tier 1 frees one switch in a full cluster",
+          "[sched][gangpreempt][partitions]") {
+  // The domains are judged on what they could hold once victims go: in a full cluster no
+  // switch has free GPUs, yet one switch is freed for the gang.
+  ClusterInfo c = partitions::FullSwitches();
+  JobInfo job = MakeJob("ns", "high").MinAvailable(4).Priority(1000).Phase(PodGroupPhase::kInqueue);
+  job.network_topology =
+      NetworkTopologyConstraint{.hard = true, .highest_tier = 1, .highest_tier_name = ""};
+  (void)c.AddJob(std::move(job));
+  for (int i = 0; i < 4; ++i) {
+    (void)c.AddTask(MakeTask(fmt::format("high-p0-{}", i))
+                        .Job("ns/high")
+                        .Priority(1000)
+                        .Request("cpu", "1")
+                        .Request("nvidia.com/gpu", 2));
+  }
+  partitions::Cycle cycle;
+  REQUIRE(cycle.Run(std::move(c)).ok());
+  CHECK(cycle.evictor.evicted.size() == 8);
+  CHECK(cycle.EvictedPerSwitch().size() == 1);
+  const auto nominated = cycle.NominatedSwitches();
+  REQUIRE(nominated.size() == 1);
+  CHECK(nominated.at(0).size() == 1);
+}
+
 }  // namespace
 }  // namespace basalt::sched
