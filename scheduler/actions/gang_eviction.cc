@@ -3,12 +3,14 @@
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "common/util/status.h"
 #include "fmt/format.h"
+#include "fmt/ranges.h"
 #include "scheduler/actions/util.h"
 #include "scheduler/framework/statement.h"
 
@@ -105,6 +107,18 @@ double BundleReturn(const Bundle& b, const Resource& need) {
   return ScoreAgainstNeed(b.local, need, true) / global;
 }
 
+// Sets Session::domains_by_capacity for its lifetime.
+class ByCapacity {
+ public:
+  explicit ByCapacity(Session& ssn) : ssn_(ssn) { ssn_.set_domains_by_capacity(true); }
+  ~ByCapacity() { ssn_.set_domains_by_capacity(false); }
+  ByCapacity(const ByCapacity&) = delete;
+  ByCapacity& operator=(const ByCapacity&) = delete;
+
+ private:
+  Session& ssn_;
+};
+
 int Compare(bool l_before_r, bool r_before_l) {
   if (l_before_r == r_before_l) return 0;
   return l_before_r ? -1 : 1;
@@ -153,9 +167,14 @@ class GangEviction {
     return tasks;
   }
 
-  std::vector<std::vector<NodeInfo*>> Domains(const JobInfo& job) const {
+  std::vector<std::vector<NodeInfo*>> Domains(const JobInfo& job) {
     std::vector<std::vector<NodeInfo*>> out;
-    if (std::optional<JobDomains> d = ssn_.JobDomainsFor(job); d.has_value()) {
+    std::optional<JobDomains> d;
+    {
+      ByCapacity by_capacity(ssn_);
+      d = ssn_.JobDomainsFor(job);
+    }
+    if (d.has_value()) {
       for (const NodeDomain& domain : d->domains) {
         if (static_cast<int>(out.size()) >= options_.max_domains) break;
         out.push_back(domain.nodes);
@@ -352,9 +371,12 @@ class GangEviction {
 
   // Evicts `victims` and pipelines every pending pod into `nodes`; on success the operations are
   // merged into `stmt`, else undone.
+  // `required` (sub-group) > 0: the first pods of `pending` must be placed, later ones are
+  // placed where they fit, and success is `required` pods placed; 0: every pod must be placed
+  // and the job become pipelined.
   bool Simulate(const QueueInfo& queue, JobInfo& job, const std::vector<TaskInfo*>& pending,
                 const std::vector<NodeInfo*>& nodes, const std::vector<const TaskInfo*>& victims,
-                Statement& stmt) {
+                Statement& stmt, int required = 0) {
     EvictionCause cause;
     cause.reason = std::string(ActionName());
     cause.preemptor_job = job.uid;
@@ -364,8 +386,11 @@ class GangEviction {
     for (const TaskInfo* v : victims) {
       (void)trial.Evict(ssn_.FindJob(v->job_id)->FindTask(v->uid), cause);
     }
+    int placed = 0;
     for (TaskInfo* task : pending) {
+      const bool must = required == 0 || placed < required;
       if (!ssn_.Allocatable(queue, *task)) {
+        if (!must) continue;
         trial.Discard();
         return false;
       }
@@ -375,16 +400,62 @@ class GangEviction {
       }
       NodeInfo* best = SelectBestNode(ssn_, *task, fit);
       if (best == nullptr || !trial.Pipeline(task, best).ok()) {
+        if (!must) continue;
         trial.Discard();
         return false;
       }
+      ++placed;
     }
-    if (!ssn_.JobPipelined(job)) {
+    if (required == 0 && !ssn_.JobPipelined(job)) {
       trial.Discard();
       return false;
     }
     stmt.Merge(trial);
     return true;
+  }
+
+  // Frees room inside `nodes` (one domain) for `pending` (see the header); true when the
+  // simulated placement succeeded and was merged into `stmt`. `required` as for Simulate.
+  // `free_only`: only room already free is used (no victims).
+  bool EvictInDomain(const QueueInfo& queue, JobInfo& job, const std::vector<TaskInfo*>& pending,
+                     const std::vector<NodeInfo*>& nodes, Statement& stmt, int required,
+                     bool free_only) {
+    if (nodes.empty() || pending.empty()) return false;
+    Resource need;
+    for (size_t i = 0; i < pending.size() && (required == 0 || static_cast<int>(i) < required);
+         ++i) {
+      need += pending[i]->init_resreq;
+    }
+    const std::vector<TaskInfo*> must(
+        pending.begin(), required == 0
+                             ? pending.end()
+                             : pending.begin() + std::min<size_t>(required, pending.size()));
+    Resource idle;
+    for (const NodeInfo* node : nodes) idle += node->FutureIdle();
+    // Room already freed (victims of an earlier cycle still terminating) is used first.
+    if (free_only) {
+      return need.LessEqual(idle) && Simulate(queue, job, pending, nodes, {}, stmt, required);
+    }
+    std::vector<Bundle> bundles = SelectBundles(queue, job, *pending.front(), nodes, need);
+    if (bundles.empty()) return false;
+    std::vector<Bundle> selected;
+    Resource freed;
+    for (Bundle& b : bundles) {
+      freed += b.local;
+      selected.push_back(std::move(b));
+      if (!need.LessEqual(idle + freed)) continue;
+      std::vector<const TaskInfo*> pruned = Prune(must, nodes, selected);
+      if (Simulate(queue, job, pending, nodes, pruned, stmt, required)) return true;
+      size_t all = 0;
+      for (const Bundle& s : selected) all += s.tasks.size();
+      if (pruned.size() == all) continue;
+      std::vector<const TaskInfo*> original;
+      for (const Bundle& s : selected) {
+        original.insert(original.end(), s.tasks.begin(), s.tasks.end());
+      }
+      if (Simulate(queue, job, pending, nodes, original, stmt, required)) return true;
+    }
+    return false;
   }
 
   void EvictFor(const QueueInfo& queue, JobInfo& job, Statement& stmt) {
@@ -396,34 +467,133 @@ class GangEviction {
       }
     }
     ssn_.NotePreemptionAttempt();
-    Resource need;
-    for (const TaskInfo* t : pending) need += t->init_resreq;
+    if (!job.sub_group_policies.empty()) {
+      EvictForSubGroups(queue, job, pending, stmt);
+      return;
+    }
     for (const std::vector<NodeInfo*>& nodes : Domains(job)) {
-      if (nodes.empty()) continue;
-      Resource idle;
-      for (const NodeInfo* node : nodes) idle += node->FutureIdle();
-      // Room already freed (victims of an earlier cycle still terminating) is used first.
-      if (need.LessEqual(idle) && Simulate(queue, job, pending, nodes, {}, stmt)) return;
-      std::vector<Bundle> bundles = SelectBundles(queue, job, *pending.front(), nodes, need);
-      if (bundles.empty()) continue;
-      std::vector<Bundle> selected;
-      Resource freed;
-      for (Bundle& b : bundles) {
-        freed += b.local;
-        selected.push_back(std::move(b));
-        if (!need.LessEqual(idle + freed)) continue;
-        std::vector<const TaskInfo*> pruned = Prune(pending, nodes, selected);
-        if (Simulate(queue, job, pending, nodes, pruned, stmt)) return;
-        size_t all = 0;
-        for (const Bundle& s : selected) all += s.tasks.size();
-        if (pruned.size() == all) continue;
-        std::vector<const TaskInfo*> original;
-        for (const Bundle& s : selected) {
-          original.insert(original.end(), s.tasks.begin(), s.tasks.end());
+      if (EvictInDomain(queue, job, pending, nodes, stmt, 0, true)) return;
+      if (EvictInDomain(queue, job, pending, nodes, stmt, 0, false)) return;
+    }
+  }
+
+  // A job with spec.subGroupPolicy (partitions): within each of the job's own domains in turn
+  // (its networkTopology; none: every node), each incomplete sub-group is placed as a unit
+  // inside one of its own candidate domains (SubGroupDomainsFor: its networkTopology), first
+  // where room is already free, else in the first domain where victims of that domain alone
+  // make room; the job's pods outside any sub-group are then placed where room is free. The
+  // attempt is kept only when every policy's minSubGroups holds and the job is pipelined, so
+  // nothing is evicted for a gang that would still not run. When it fails everywhere, the job
+  // fit error names the sub-groups no domain could take, with the tier.
+  void EvictForSubGroups(const QueueInfo& queue, JobInfo& job,
+                         const std::vector<TaskInfo*>& pending, Statement& stmt) {
+    std::optional<JobDomains> job_domains;
+    {
+      ByCapacity by_capacity(ssn_);
+      job_domains = ssn_.JobDomainsFor(job);
+    }
+    std::vector<const NodeDomain*> bounds;
+    if (job_domains.has_value()) {
+      for (const NodeDomain& d : job_domains->domains) {
+        if (static_cast<int>(bounds.size()) >= options_.max_domains) break;
+        bounds.push_back(&d);
+      }
+    } else {
+      bounds.push_back(nullptr);
+    }
+    std::string why;
+    for (const NodeDomain* bound : bounds) {
+      Statement attempt(&ssn_);
+      std::vector<std::string> failed;
+      std::map<std::string, SubGroup> groups = job.SubGroups();
+      std::set<std::string> in_group;
+      for (auto& [name, g] : groups) {
+        for (const TaskInfo* t : g.tasks) in_group.insert(t->uid);
+        if (g.Complete()) continue;
+        std::vector<TaskInfo*> group_pending;
+        for (TaskInfo* t : pending) {
+          if (std::find(g.tasks.begin(), g.tasks.end(), t) != g.tasks.end()) {
+            group_pending.push_back(t);
+          }
         }
-        if (Simulate(queue, job, pending, nodes, original, stmt)) return;
+        const int required = g.size - g.ready - g.waiting;
+        if (static_cast<int>(group_pending.size()) < required) {
+          failed.push_back(
+              fmt::format("sub-group {}: only {} of its {} missing pod(s) can take "
+                          "room",
+                          name, group_pending.size(), required));
+          continue;
+        }
+        std::optional<JobDomains> domains;
+        {
+          ByCapacity by_capacity(ssn_);
+          domains = ssn_.SubGroupDomainsFor(job, g, bound);
+        }
+        std::vector<std::vector<NodeInfo*>> candidates;
+        int32_t tier = 0;
+        if (domains.has_value()) {
+          for (const NodeDomain& d : domains->domains) {
+            if (static_cast<int>(candidates.size()) >= options_.max_domains) break;
+            candidates.push_back(d.nodes);
+            tier = std::max(tier, d.tier);
+          }
+        } else {
+          candidates.push_back(bound != nullptr ? bound->nodes : ssn_.node_list());
+        }
+        bool placed = false;
+        for (bool free_only : {true, false}) {
+          for (const std::vector<NodeInfo*>& nodes : candidates) {
+            if (EvictInDomain(queue, job, group_pending, nodes, attempt, required, free_only)) {
+              placed = true;
+              break;
+            }
+          }
+          if (placed) break;
+        }
+        if (!placed) {
+          std::string where;
+          if (domains.has_value()) {
+            const std::optional<NetworkTopologyConstraint>& nt =
+                job.sub_group_policies[g.policy].network_topology;
+            const int32_t max_tier =
+                nt.has_value() && nt->highest_tier.has_value() ? *nt->highest_tier : tier;
+            const char* mode = nt.has_value() && !nt->hard ? "soft" : "hard";
+            where = candidates.empty() ? fmt::format(
+                                             "no domain it allows could hold it even with victims "
+                                             "evicted: {}",
+                                             domains->unsatisfied.empty()
+                                                 ? fmt::format("{} tier {}", mode, max_tier)
+                                                 : domains->unsatisfied)
+                                       : fmt::format(
+                                             "no victims make room inside any of its {} allowed "
+                                             "domain(s) ({} tier {})",
+                                             candidates.size(), mode, max_tier);
+          } else {
+            where = fmt::format("no victims make room {}", bound != nullptr
+                                                               ? "inside " + bound->name
+                                                               : std::string("on any node"));
+          }
+          failed.push_back(fmt::format("sub-group {}: {}", name, where));
+        }
+      }
+      for (TaskInfo* t : pending) {
+        if (in_group.count(t->uid) != 0 || t->status != TaskStatus::kPending) continue;
+        std::vector<NodeInfo*> nodes = bound != nullptr ? bound->nodes : ssn_.node_list();
+        (void)EvictInDomain(queue, job, {t}, nodes, attempt, 1, true);
+      }
+      if (job.SubGroupsShort().empty() && ssn_.JobPipelined(job)) {
+        stmt.Merge(attempt);
+        return;
+      }
+      attempt.Discard();
+      if (why.empty()) {
+        why = failed.empty() ? job.SubGroupsShort() : fmt::format("{}", fmt::join(failed, "; "));
+        if (bound != nullptr && bounds.size() > 1) why += fmt::format(" (in {})", bound->name);
       }
     }
+    if (why.empty()) return;
+    const std::string note = fmt::format("{}: {}", ActionName(), why);
+    job.job_fit_errors = job.job_fit_errors.empty() ? note : job.job_fit_errors + "; " + note;
   }
 
   Session& ssn_;

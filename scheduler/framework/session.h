@@ -223,6 +223,12 @@ class Session {
   std::vector<const TaskInfo*> GangReclaimable(
       const TaskInfo& reclaimer, const std::vector<const TaskInfo*>& candidates) const;
   std::optional<JobDomains> JobDomainsFor(const JobInfo& job) const;
+  // While set (the eviction actions, around their domain queries), JobDomainsFor and
+  // SubGroupDomainsFor answer which domains could hold the gang once victims are evicted: a
+  // domain is judged on its allocatable resources, not its idle ones, and the domains with the
+  // most idle come first (fewest evictions). Off by default.
+  void set_domains_by_capacity(bool on) { domains_by_capacity_ = on; }
+  bool domains_by_capacity() const { return domains_by_capacity_; }
   std::optional<JobDomains> SubGroupDomainsFor(const JobInfo& job, const SubGroup& group,
                                                const NodeDomain* bound) const;
   // The union of the enabled plugins' PreferredNodesFn for `task` (every tier), each node once,
@@ -319,6 +325,7 @@ class Session {
   std::vector<EventRecord> events_;
   std::map<std::string, QueueShareReport> queue_reports_;
   int64_t preemption_attempts_ = 0;
+  bool domains_by_capacity_ = false;
   int64_t evictions_ = 0;
   int64_t dispatched_ = 0;
   std::vector<std::chrono::nanoseconds> task_latencies_;

@@ -249,6 +249,8 @@ class NetworkTopologyPlugin final : public Plugin {
       ++in_scope;
       const Resource& idle = Idle(i);
       const Resource& allocatable = allocatable_[i];
+      // For eviction: whether the domain could hold the need once victims are gone.
+      const Resource& fit = ssn_->domains_by_capacity() ? allocatable : idle;
       // The dimension in which the domain is shortest of what the gang needs.
       double ratio = std::numeric_limits<double>::infinity();
       std::string short_dim;
@@ -256,8 +258,9 @@ class NetworkTopologyPlugin final : public Plugin {
       for (const std::string& dim : dims) {
         const double want = static_cast<double>(need.Get(dim));
         const double have = static_cast<double>(idle.Get(dim));
-        if (have / want < ratio) {
-          ratio = have / want;
+        const double room = static_cast<double>(fit.Get(dim));
+        if (room / want < ratio) {
+          ratio = room / want;
           short_dim = dim;
         }
         const double total = static_cast<double>(allocatable.Get(dim));
@@ -269,7 +272,7 @@ class NetworkTopologyPlugin final : public Plugin {
         best_ratio = ratio;
         best = &d;
         best_dim = short_dim;
-        best_have = idle.Get(short_dim);
+        best_have = fit.Get(short_dim);
         best_want = need.Get(short_dim);
       }
     }
@@ -278,6 +281,8 @@ class NetworkTopologyPlugin final : public Plugin {
                        const auto& da = tree_.domains()[a.index];
                        const auto& db = tree_.domains()[b.index];
                        if (da.tier != db.tier) return da.tier < db.tier;
+                       // Eviction: the most idle first (fewest victims); else binpack.
+                       if (ssn_->domains_by_capacity()) return a.leftover > b.leftover;
                        return a.leftover < b.leftover;
                      });
 
@@ -301,8 +306,9 @@ class NetworkTopologyPlugin final : public Plugin {
     } else if (best != nullptr) {
       auto [name, want] = Dimension(best_dim, best_want);
       auto [unused, have] = Dimension(best_dim, best_have);
-      out.unsatisfied = fmt::format("{}: {} has {} free {}; best {} has {}", prefix, scope, want,
-                                    name, best->name, have);
+      out.unsatisfied =
+          fmt::format("{}: {} has {} {} {}; best {} has {}", prefix, scope, want,
+                      ssn_->domains_by_capacity() ? "allocatable" : "free", name, best->name, have);
     } else {
       out.unsatisfied = fmt::format("{}: {} has room for the gang", prefix, scope);
     }

@@ -1,10 +1,13 @@
 #include "scheduler/actions/gangpreempt/gangpreempt.h"
 
 #include <catch2/catch.hpp>
+#include <map>
 #include <set>
 
 #include "fmt/format.h"
 #include "scheduler/actions/registry.h"
+#include "scheduler/conf/config.h"
+#include "scheduler/framework/framework.h"
 #include "scheduler/plugins/registry.h"
 #include "unit-tests/scheduler/testing/fakes.h"
 
@@ -309,6 +312,217 @@ TEST_CASE("gangpreempt: bad arguments refuse the configuration naming the key",
   // As in Volcano, maxDomains <= 0 means the default.
   config = GangPreemptConfig({{"maxDomains", "0"}, {"allowWholeBundle", "true"}});
   CHECK(ValidateSchedulerConfig(config, actions, plugins).ok());
+}
+
+// ---- Partitions (spec.subGroupPolicy with a hard networkTopology per sub-group) ----
+
+namespace partitions {
+
+constexpr std::string_view kConfig = R"(
+actions: "enqueue, allocate, gangpreempt"
+tiers:
+- plugins:
+  - name: priority
+  - name: gang
+  - name: conformance
+- plugins:
+  - name: overcommit
+  - name: drf
+  - name: predicates
+  - name: proportion
+  - name: nodeorder
+  - name: network-topology-aware
+)";
+
+HyperNodeMemberInfo Member(std::string name, bool hypernode) {
+  HyperNodeMemberInfo m;
+  m.hypernode = hypernode;
+  m.exact_name = std::move(name);
+  return m;
+}
+
+std::string SwitchOf(const std::string& node) { return node < "n4" ? "s0" : "s1"; }
+
+// Two switches of four 2-GPU nodes (s0: n0..n3, s1: n4..n7) under spine s2, every GPU taken by
+// a Running low-priority job of 16 one-GPU pods, two per node (minAvailable 1: its pods beyond
+// the first are a safe bundle).
+ClusterInfo FullSwitches() {
+  ClusterInfo c;
+  (void)c.AddQueue(MakeQueue("default"));
+  for (int i = 0; i < 8; ++i) {
+    (void)c.AddNode(MakeNode(fmt::format("n{}", i))
+                        .Allocatable("cpu", "32")
+                        .Allocatable("memory", "128Gi")
+                        .Allocatable("nvidia.com/gpu", 2));
+  }
+  (void)c.AddJob(MakeJob("ns", "low").MinAvailable(1).Priority(1).Phase(PodGroupPhase::kRunning));
+  for (int i = 0; i < 16; ++i) {
+    (void)c.AddTask(MakeTask(fmt::format("low-{:02}", i))
+                        .Job("ns/low")
+                        .Priority(1)
+                        .Request("cpu", "1")
+                        .Request("nvidia.com/gpu", 1)
+                        .Node(fmt::format("n{}", i / 2))
+                        .Status(TaskStatus::kRunning));
+  }
+  auto hns = std::make_shared<HyperNodeMap>();
+  (*hns)["s0"] = HyperNodeInfo{
+      "s0",
+      1,
+      "switch",
+      {Member("n0", false), Member("n1", false), Member("n2", false), Member("n3", false)}};
+  (*hns)["s1"] = HyperNodeInfo{
+      "s1",
+      1,
+      "switch",
+      {Member("n4", false), Member("n5", false), Member("n6", false), Member("n7", false)}};
+  (*hns)["s2"] = HyperNodeInfo{"s2", 2, "spine", {Member("s0", true), Member("s1", true)}};
+  c.set_hypernodes(std::move(hns));
+  return c;
+}
+
+// A high-priority job of `partitions` partitions of `size` pods x `gpus` GPUs, each partition
+// hard tier 1 (subGroupPolicy w, matchLabelKeys volcano.sh/partition-id), admitted (Inqueue).
+void AddPartitioned(ClusterInfo& c, int partitions, int size, int gpus) {
+  JobInfo job = MakeJob("ns", "high")
+                    .MinAvailable(partitions * size)
+                    .Priority(1000)
+                    .Phase(PodGroupPhase::kInqueue)
+                    .Build();
+  SubGroupPolicy policy;
+  policy.name = "w";
+  policy.sub_group_size = size;
+  policy.selector = LabelSelector{{{"volcano.sh/task-spec", "w"}}, {}};
+  policy.match_label_keys = {"volcano.sh/partition-id"};
+  policy.network_topology =
+      NetworkTopologyConstraint{.hard = true, .highest_tier = 1, .highest_tier_name = ""};
+  job.sub_group_policies.push_back(std::move(policy));
+  (void)c.AddJob(std::move(job));
+  for (int p = 0; p < partitions; ++p) {
+    for (int i = 0; i < size; ++i) {
+      (void)c.AddTask(MakeTask(fmt::format("high-p{}-{}", p, i))
+                          .Job("ns/high")
+                          .Priority(1000)
+                          .Label("volcano.sh/task-spec", "w")
+                          .Label("volcano.sh/partition-id", std::to_string(p))
+                          .Request("cpu", "1")
+                          .Request("nvidia.com/gpu", gpus));
+    }
+  }
+}
+
+struct Cycle {
+  testing::RecordingBinder binder;
+  testing::RecordingEvictor evictor;
+  testing::RecordingStatusSink sink;
+  std::map<std::string, std::string> node_of;  // low pod uid -> node, before the cycle
+
+  absl::Status Run(ClusterInfo c) {
+    for (const auto& [id, job] : c.jobs()) {
+      for (const auto& [uid, t] : job.tasks()) node_of[uid] = t.node_name;
+    }
+    auto config = ParseSchedulerConfig(kConfig);
+    if (!config.ok()) return config.status();
+    PluginRegistry plugins = NewInTreeRegistry();
+    ActionRegistry actions = NewInTreeActionRegistry();
+    CycleDeps deps{&plugins, &actions, &binder, &evictor, &sink};
+    return RunCycle(std::move(c), *config, deps, "s1", testing::T(100));
+  }
+  // Switch -> evicted pods there.
+  std::map<std::string, int> EvictedPerSwitch() const {
+    std::map<std::string, int> out;
+    for (const auto& [uid, reason] : evictor.evicted) ++out[SwitchOf(node_of.at(uid))];
+    return out;
+  }
+  // Partition -> the switches its pods were nominated on.
+  std::map<int, std::set<std::string>> NominatedSwitches() const {
+    std::map<int, std::set<std::string>> out;
+    for (const auto& u : sink.pods) {
+      if (u.condition.nominated_node_name.empty()) continue;
+      const std::string& uid = u.task_uid;
+      const size_t at = uid.find("high-p");
+      if (at == std::string::npos) continue;
+      out[uid[at + 6] - '0'].insert(SwitchOf(u.condition.nominated_node_name));
+    }
+    return out;
+  }
+  std::string Unschedulable(const std::string& job) const {
+    const PodGroupStatusUpdate* pg = sink.LastPodGroup(job);
+    if (pg == nullptr) return "";
+    const PodGroupCondition* cond = pg->status.FindCondition("Unschedulable");
+    return cond == nullptr ? "" : cond->message;
+  }
+};
+
+}  // namespace partitions
+
+TEST_CASE("gangpreempt: two partitions of a whole switch each free both switches",
+          "[sched][gangpreempt][partitions]") {
+  ClusterInfo c = partitions::FullSwitches();
+  partitions::AddPartitioned(c, 2, 4, 2);  // each partition 8 GPUs: exactly one switch
+  partitions::Cycle cycle;
+  REQUIRE(cycle.Run(std::move(c)).ok());
+  CHECK(cycle.evictor.evicted.size() == 16);
+  CHECK(cycle.EvictedPerSwitch() == std::map<std::string, int>{{"s0", 8}, {"s1", 8}});
+  const auto nominated = cycle.NominatedSwitches();
+  REQUIRE(nominated.size() == 2);
+  REQUIRE(nominated.at(0).size() == 1);
+  REQUIRE(nominated.at(1).size() == 1);
+  CHECK(*nominated.at(0).begin() != *nominated.at(1).begin());
+}
+
+TEST_CASE("gangpreempt: a partition's victims are freed inside one switch, not scattered",
+          "[sched][gangpreempt][partitions]") {
+  ClusterInfo c = partitions::FullSwitches();
+  partitions::AddPartitioned(c, 1, 4, 1);  // 4 GPUs, must share one switch
+  partitions::Cycle cycle;
+  REQUIRE(cycle.Run(std::move(c)).ok());
+  CHECK(cycle.evictor.evicted.size() == 4);
+  const auto per_switch = cycle.EvictedPerSwitch();
+  CHECK(per_switch.size() == 1);
+  const auto nominated = cycle.NominatedSwitches();
+  REQUIRE(nominated.size() == 1);
+  REQUIRE(nominated.at(0).size() == 1);
+  CHECK(per_switch.count(*nominated.at(0).begin()) == 1);
+}
+
+TEST_CASE("gangpreempt: nothing is evicted for a partition no switch can hold, and it says why",
+          "[sched][gangpreempt][partitions]") {
+  ClusterInfo c = partitions::FullSwitches();
+  partitions::AddPartitioned(c, 2, 5, 2);  // 10 GPUs per partition, a switch has 8
+  partitions::Cycle cycle;
+  REQUIRE(cycle.Run(std::move(c)).ok());
+  CHECK(cycle.evictor.evicted.empty());
+  CHECK(cycle.binder.calls.empty());
+  CHECK_THAT(cycle.Unschedulable("ns/high"),
+             Catch::Contains("gangpreempt: sub-group w-0: no domain it allows could hold it even "
+                             "with victims evicted: hard tier 1: no HyperNode of tier ≤ 1 has 10 "
+                             "allocatable nvidia.com/gpu; best s0 has 8"));
+}
+
+TEST_CASE("gangpreempt: a gang with a job-level hard tier 1 frees one switch in a full cluster",
+          "[sched][gangpreempt][partitions]") {
+  // The domains are judged on what they could hold once victims go: in a full cluster no
+  // switch has free GPUs, yet one switch is freed for the gang.
+  ClusterInfo c = partitions::FullSwitches();
+  JobInfo job = MakeJob("ns", "high").MinAvailable(4).Priority(1000).Phase(PodGroupPhase::kInqueue);
+  job.network_topology =
+      NetworkTopologyConstraint{.hard = true, .highest_tier = 1, .highest_tier_name = ""};
+  (void)c.AddJob(std::move(job));
+  for (int i = 0; i < 4; ++i) {
+    (void)c.AddTask(MakeTask(fmt::format("high-p0-{}", i))
+                        .Job("ns/high")
+                        .Priority(1000)
+                        .Request("cpu", "1")
+                        .Request("nvidia.com/gpu", 2));
+  }
+  partitions::Cycle cycle;
+  REQUIRE(cycle.Run(std::move(c)).ok());
+  CHECK(cycle.evictor.evicted.size() == 8);
+  CHECK(cycle.EvictedPerSwitch().size() == 1);
+  const auto nominated = cycle.NominatedSwitches();
+  REQUIRE(nominated.size() == 1);
+  CHECK(nominated.at(0).size() == 1);
 }
 
 }  // namespace
