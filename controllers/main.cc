@@ -43,9 +43,8 @@ int Main(int argc, char** argv) {
   if (std::optional<int> exit = runtime::HandleRuntimeFlags(kComponent, args, &runtime_options)) {
     return *exit;
   }
-  absl::StatusOr<controller::LeaderElectionFlags> le_flags =
-      controller::ParseLeaderElectionFlags(args);
-  if (!le_flags.ok()) return runtime::UsageError(kComponent, MessageOf(le_flags.status()));
+  controller::LeaderElectionFlags le_flags;
+  if (std::optional<int> exit = runtime::TakeFlags(kComponent, args, &le_flags)) return *exit;
 
   client::FlagSet flags(kComponent);
   client::ClientOptions client_options;
@@ -77,25 +76,17 @@ int Main(int argc, char** argv) {
                "controller discovers HyperNodes from node labels (empty: no discovery)");
   flags.Bool("create-default-queue", &create_default_queue,
              "create the 'default' queue at start-up if it is missing");
-  auto usage = [&] {
-    return flags.Usage() + runtime::RuntimeFlagsUsage() + controller::LeaderElectionFlagsUsage();
-  };
-  if (absl::Status s = flags.Parse(args); !s.ok()) {
-    if (s.code() == absl::StatusCode::kCancelled) {
-      std::printf("%s", usage().c_str());
-      return 0;
-    }
-    std::fprintf(stderr, "%s: %s\n%s", kComponent, std::string(MessageOf(s)).c_str(),
-                 usage().c_str());
-    return 2;
+  if (std::optional<int> exit = runtime::HandleBinaryFlags(
+          kComponent, flags, args, controller::LeaderElectionFlagsUsage())) {
+    return *exit;
   }
-  if (workers < 1) return runtime::UsageError(kComponent, "--worker-threads must be at least 1");
-  if (max_requeue_num < -1) {
-    return runtime::UsageError(kComponent,
-                               "--max-requeue-num must be -1 (unlimited) or at least 0");
-  }
-  if (max_job_pods < 1) {
-    return runtime::UsageError(kComponent, "--max-job-pods must be at least 1");
+  if (absl::Status s = runtime::FirstError({
+          runtime::CheckAtLeast("worker-threads", workers, 1),
+          runtime::CheckAtLeast("max-requeue-num", max_requeue_num, -1),  // -1: unlimited
+          runtime::CheckAtLeast("max-job-pods", max_job_pods, 1),
+      });
+      !s.ok()) {
+    return runtime::UsageError(kComponent, MessageOf(s));
   }
   const auto registry = NewControllerRegistry();
   std::vector<std::string> known;
@@ -150,7 +141,7 @@ int Main(int argc, char** argv) {
   }
   BASALT_LOG_INFO("Starting", "version", runtime::VersionLine(kComponent), "controllers",
                   fmt::format("{}", fmt::join(*enabled, ",")), "workers", workers, "leader_elect",
-                  le_flags->leader_elect);
+                  le_flags.leader_elect);
 
   std::atomic<bool> running{false};
   auto run_controllers = [&](std::stop_token stop) {
@@ -182,9 +173,9 @@ int Main(int argc, char** argv) {
 
   std::unique_ptr<client::Client> le_client;  // outlives the elector (declared first)
   std::unique_ptr<controller::LeaderElector> elector;
-  if (le_flags->leader_elect) {
+  if (le_flags.leader_elect) {
     controller::LeaderElectionConfig config;
-    controller::LeaderElectionFlags f = *le_flags;
+    controller::LeaderElectionFlags f = le_flags;
     if (f.resource_name.empty()) f.resource_name = LeaseNameFor(*enabled);
     f.ApplyTo(config);
     config.callbacks.on_started_leading = run_controllers;

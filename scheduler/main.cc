@@ -50,9 +50,8 @@ int Main(int argc, char** argv) {
   if (std::optional<int> exit = runtime::HandleRuntimeFlags(kComponent, args, &runtime_options)) {
     return *exit;
   }
-  absl::StatusOr<controller::LeaderElectionFlags> le_flags =
-      controller::ParseLeaderElectionFlags(args);
-  if (!le_flags.ok()) return runtime::UsageError(kComponent, MessageOf(le_flags.status()));
+  controller::LeaderElectionFlags le_flags;
+  if (std::optional<int> exit = runtime::TakeFlags(kComponent, args, &le_flags)) return *exit;
   SchedulerOptions options;
   client::FlagSet flags(kComponent);
   client::ClientOptions client_options;
@@ -61,23 +60,16 @@ int Main(int argc, char** argv) {
   client_options.kube_api_burst = 2000;
   client_options.AddFlags(flags);
   options.AddFlags(flags);
-  if (absl::Status s = flags.Parse(args); !s.ok()) {
-    std::string usage =
-        flags.Usage() + controller::LeaderElectionFlagsUsage() + runtime::RuntimeFlagsUsage();
-    if (s.code() == absl::StatusCode::kCancelled) {
-      std::printf("%s", usage.c_str());
-      return 0;
-    }
-    std::fprintf(stderr, "%s: %s\n%s", kComponent, std::string(MessageOf(s)).c_str(),
-                 usage.c_str());
-    return 2;
+  if (std::optional<int> exit = runtime::HandleBinaryFlags(
+          kComponent, flags, args, controller::LeaderElectionFlagsUsage())) {
+    return *exit;
   }
   if (absl::Status s = options.Finish(); !s.ok()) {
     return runtime::UsageError(kComponent, MessageOf(s));
   }
-  if (le_flags->resource_name.empty()) {
+  if (le_flags.resource_name.empty()) {
     // Volcano names the Lease after the scheduler ("volcano" when there are several names).
-    le_flags->resource_name =
+    le_flags.resource_name =
         options.scheduler_names.size() == 1 ? options.scheduler_names[0] : "volcano";
   }
   if (!options.node_selector.empty()) {
@@ -147,7 +139,7 @@ int Main(int argc, char** argv) {
                             cache::ApiEvictorOptions{options.scheduler_names[0], clock});
   BASALT_LOG_INFO("Starting", "version", runtime::VersionLine(kComponent), "schedulerNames",
                   fmt::format("{}", fmt::join(options.scheduler_names, ",")), "period",
-                  options.schedule_period, "leaderElect", le_flags->leader_elect);
+                  options.schedule_period, "leaderElect", le_flags.leader_elect);
 
   runner.health().AddReadyzCheck("informers", [&informers]() -> absl::Status {
     for (const informer::SharedInformer* i : informers) {
@@ -213,9 +205,9 @@ int Main(int argc, char** argv) {
 
   std::unique_ptr<client::Client> le_client;  // outlives the elector (declared first)
   std::unique_ptr<controller::LeaderElector> elector;
-  if (le_flags->leader_elect) {
+  if (le_flags.leader_elect) {
     controller::LeaderElectionConfig le_config;
-    le_flags->ApplyTo(le_config);
+    le_flags.ApplyTo(le_config);
     // le_config ends with this block: the callback keeps its own copy of the lease's name.
     le_config.callbacks.on_started_leading =
         [&, lease = le_config.lease_namespace + "/" + le_config.lease_name](std::stop_token stop) {

@@ -188,14 +188,8 @@ int Main(int argc, char** argv) {
   client_options.AddFlags(flags);
   WebhookOptions options;
   options.AddFlags(flags);
-  if (absl::Status s = flags.Parse(args); !s.ok()) {
-    if (s.code() == absl::StatusCode::kCancelled) {
-      std::printf("%s%s", flags.Usage().c_str(), runtime::RuntimeFlagsUsage().c_str());
-      return 0;
-    }
-    std::fprintf(stderr, "%s: %s\n%s", kComponent, std::string(MessageOf(s)).c_str(),
-                 flags.Usage().c_str());
-    return 2;
+  if (std::optional<int> exit = runtime::HandleBinaryFlags(kComponent, flags, args)) {
+    return *exit;
   }
   if (absl::Status s = options.Validate(); !s.ok()) {
     return runtime::UsageError(kComponent, MessageOf(s));

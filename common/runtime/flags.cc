@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "common/runtime/version.h"
+#include "common/util/duration.h"
 #include "common/util/status.h"
 #include "fmt/format.h"
 
@@ -61,5 +62,60 @@ std::optional<int> HandleRuntimeFlags(std::string_view binary_name, std::vector<
 }
 
 std::string RuntimeFlagsUsage() { return FlagsUsageOf<RuntimeOptions>(); }
+
+std::optional<int> HandleBinaryFlags(std::string_view binary_name, FlagSet& flags,
+                                     const std::vector<std::string>& args,
+                                     std::string_view extra_usage, std::FILE* out, std::FILE* err) {
+  absl::Status s = flags.Parse(args);
+  if (s.ok()) return std::nullopt;
+  const std::string usage = fmt::format("{}{}{}", flags.Usage(), extra_usage, RuntimeFlagsUsage());
+  if (s.code() == absl::StatusCode::kCancelled) {
+    fmt::print(out, "{}", usage);
+    std::fflush(out);
+    return 0;
+  }
+  fmt::print(err, "{}: {}\n{}", binary_name, MessageOf(s), usage);
+  std::fflush(err);
+  return 2;
+}
+
+absl::Status CheckAtLeast(std::string_view flag, int64_t value, int64_t min) {
+  if (value >= min) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      fmt::format("--{}: must be at least {}, got {}", flag, min, value));
+}
+
+absl::Status CheckInRange(std::string_view flag, int64_t value, int64_t min, int64_t max) {
+  if (value >= min && value <= max) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      fmt::format("--{}: must be in [{}, {}], got {}", flag, min, max, value));
+}
+
+absl::Status CheckNotEmpty(std::string_view flag, std::string_view value) {
+  if (!value.empty()) return absl::OkStatus();
+  return absl::InvalidArgumentError(fmt::format("--{}: must not be empty", flag));
+}
+
+absl::StatusOr<std::chrono::milliseconds> ParseDurationFlag(std::string_view flag,
+                                                            std::string_view text,
+                                                            std::chrono::milliseconds min) {
+  absl::StatusOr<std::chrono::nanoseconds> d = ParseGoDuration(text);
+  if (!d.ok()) {
+    return absl::InvalidArgumentError(fmt::format("--{}: {}", flag, MessageOf(d.status())));
+  }
+  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(*d);
+  if (ms < min) {
+    return absl::InvalidArgumentError(
+        fmt::format("--{}: must be at least {}ms, got {}", flag, min.count(), text));
+  }
+  return ms;
+}
+
+absl::Status FirstError(std::initializer_list<absl::Status> checks) {
+  for (const absl::Status& s : checks) {
+    if (!s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
 
 }  // namespace basalt::runtime

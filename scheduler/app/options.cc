@@ -1,7 +1,6 @@
 #include "scheduler/app/options.h"
 
-#include "common/util/duration.h"
-#include "common/util/status.h"
+#include "common/runtime/flags.h"
 #include "fmt/format.h"
 
 namespace basalt::sched::app {
@@ -33,35 +32,27 @@ void SchedulerOptions::AddFlags(client::FlagSet& flags) {
 
 absl::Status SchedulerOptions::Finish() {
   if (scheduler_names.empty()) scheduler_names = {"volcano"};
-  absl::StatusOr<std::chrono::nanoseconds> d = ParseGoDuration(schedule_period);
-  if (!d.ok()) {
-    return absl::InvalidArgumentError(fmt::format("--schedule-period: {}", MessageOf(d.status())));
-  }
-  period = std::chrono::duration_cast<std::chrono::milliseconds>(*d);
-  if (period.count() <= 0) return absl::InvalidArgumentError("--schedule-period must be positive");
-  d = ParseGoDuration(arrival_delay_flag);
-  if (!d.ok()) {
-    return absl::InvalidArgumentError(fmt::format("--arrival-delay: {}", MessageOf(d.status())));
-  }
-  arrival_delay = std::chrono::duration_cast<std::chrono::milliseconds>(*d);
-  if (arrival_delay.count() < 0 || arrival_delay > period) {
+  absl::StatusOr<std::chrono::milliseconds> p =
+      runtime::ParseDurationFlag("schedule-period", schedule_period, std::chrono::milliseconds(1));
+  if (!p.ok()) return p.status();
+  period = *p;
+  absl::StatusOr<std::chrono::milliseconds> a =
+      runtime::ParseDurationFlag("arrival-delay", arrival_delay_flag);
+  if (!a.ok()) return a.status();
+  arrival_delay = *a;
+  if (arrival_delay > period) {
     return absl::InvalidArgumentError(
-        fmt::format("--arrival-delay must be between 0 and --schedule-period ({}), got {}",
+        fmt::format("--arrival-delay: must be between 0 and --schedule-period ({}), got {}",
                     schedule_period, arrival_delay_flag));
   }
-  if (bind_workers < 1 || status_workers < 1) {
-    return absl::InvalidArgumentError("--bind-workers and --status-workers must be >= 1");
-  }
-  if (percentage_nodes_to_find < 0 || percentage_nodes_to_find > 100) {
-    return absl::InvalidArgumentError("--percentage-nodes-to-find must be in [0, 100]");
-  }
-  if (minimum_percentage_nodes_to_find < 0 || minimum_percentage_nodes_to_find > 100) {
-    return absl::InvalidArgumentError("--minimum-percentage-nodes-to-find must be in [0, 100]");
-  }
-  if (minimum_feasible_nodes < 0) {
-    return absl::InvalidArgumentError("--minimum-feasible-nodes must be >= 0");
-  }
-  return absl::OkStatus();
+  return runtime::FirstError({
+      runtime::CheckAtLeast("bind-workers", bind_workers, 1),
+      runtime::CheckAtLeast("status-workers", status_workers, 1),
+      runtime::CheckInRange("percentage-nodes-to-find", percentage_nodes_to_find, 0, 100),
+      runtime::CheckInRange("minimum-percentage-nodes-to-find", minimum_percentage_nodes_to_find, 0,
+                            100),
+      runtime::CheckAtLeast("minimum-feasible-nodes", minimum_feasible_nodes, 0),
+  });
 }
 
 }  // namespace basalt::sched::app

@@ -1,5 +1,6 @@
 #include "webhook/server/options.h"
 
+#include "common/runtime/flags.h"
 #include "fmt/format.h"
 
 namespace basalt::webhook::server {
@@ -60,10 +61,14 @@ void WebhookOptions::AddFlags(client::FlagSet& flags) {
 }
 
 absl::Status WebhookOptions::Validate() const {
-  if (port < 0 || port > 65535) {
-    return absl::InvalidArgumentError(fmt::format("--port {} is not a port number", port));
+  using runtime::CheckAtLeast;
+  using runtime::CheckInRange;
+  if (absl::Status s =
+          runtime::FirstError({CheckInRange("port", port, 0, 65535),
+                               runtime::CheckNotEmpty("listen-address", listen_address)});
+      !s.ok()) {
+    return s;
   }
-  if (listen_address.empty()) return absl::InvalidArgumentError("--listen-address is empty");
   const int files = !tls_cert_file.empty() + !tls_private_key_file.empty() + !ca_cert_file.empty();
   if (files != 0 && files != 3) {
     return absl::InvalidArgumentError(
@@ -80,35 +85,24 @@ absl::Status WebhookOptions::Validate() const {
     if (slash == std::string::npos || slash == 0 || slash + 1 == cert_secret.size() ||
         cert_secret.find('/', slash + 1) != std::string::npos) {
       return absl::InvalidArgumentError(
-          fmt::format("--cert-secret \"{}\" must be NAMESPACE/NAME", cert_secret));
+          fmt::format("--cert-secret: must be NAMESPACE/NAME, got \"{}\"", cert_secret));
     }
   }
-  if (scheduler_names.empty()) return absl::InvalidArgumentError("--scheduler-name is empty");
-  if (max_queue_depth < 1) return absl::InvalidArgumentError("--max-queue-depth must be >= 1");
-  if (workers < 1 || workers > 256) {
-    return absl::InvalidArgumentError("--workers must be in 1..256");
-  }
-  if (max_connections < 1) return absl::InvalidArgumentError("--max-connections must be >= 1");
-  if (request_timeout_seconds < 1 || request_timeout_seconds > 30) {
-    return absl::InvalidArgumentError("--request-timeout must be in 1..30 seconds");
-  }
-  if (idle_timeout_seconds < 1 || idle_timeout_seconds > 3600) {
-    return absl::InvalidArgumentError("--idle-timeout must be in 1..3600 seconds");
-  }
-  if (max_job_pods < 1 || max_job_pods > 2147483647) {
-    // Task indexes and pod counts are int32 in the Job API.
-    return absl::InvalidArgumentError("--max-job-pods must be in 1..2147483647");
-  }
-  if (testing_informer_start_delay_seconds < 0) {
-    return absl::InvalidArgumentError("--testing-informer-start-delay must be >= 0");
-  }
-  if (shutdown_grace_seconds < 0) {
-    return absl::InvalidArgumentError("--shutdown-grace must be >= 0");
-  }
-  if (cert_reload_interval_seconds < 1) {
-    return absl::InvalidArgumentError("--cert-reload-interval must be >= 1 second");
-  }
-  return absl::OkStatus();
+  if (scheduler_names.empty())
+    return absl::InvalidArgumentError("--scheduler-name: must not be empty");
+  // Seconds for the timeouts and intervals; task indexes and pod counts are int32 in the Job
+  // API (--max-job-pods).
+  return runtime::FirstError({
+      CheckAtLeast("max-queue-depth", max_queue_depth, 1),
+      CheckInRange("workers", workers, 1, 256),
+      CheckAtLeast("max-connections", max_connections, 1),
+      CheckInRange("request-timeout", request_timeout_seconds, 1, 30),
+      CheckInRange("idle-timeout", idle_timeout_seconds, 1, 3600),
+      CheckInRange("max-job-pods", max_job_pods, 1, 2147483647),
+      CheckAtLeast("testing-informer-start-delay", testing_informer_start_delay_seconds, 0),
+      CheckAtLeast("shutdown-grace", shutdown_grace_seconds, 0),
+      CheckAtLeast("cert-reload-interval", cert_reload_interval_seconds, 1),
+  });
 }
 
 std::string WebhookOptions::CertSecretNamespace() const {

@@ -259,14 +259,14 @@ TEST_CASE("WebhookOptions: exactly one certificate source, NS/NAME secrets", "[o
   o.cert_reload_interval_seconds = 0;
   absl::Status zero = o.Validate();
   CHECK(zero.code() == absl::StatusCode::kInvalidArgument);
-  CHECK(std::string(zero.message()) == "--cert-reload-interval must be >= 1 second");
+  CHECK(std::string(zero.message()) == "--cert-reload-interval: must be at least 1, got 0");
   o.cert_reload_interval_seconds = 2;
   CHECK(o.Validate().ok());
   o.idle_timeout_seconds = 0;
-  CHECK(std::string(o.Validate().message()) == "--idle-timeout must be in 1..3600 seconds");
+  CHECK(std::string(o.Validate().message()) == "--idle-timeout: must be in [1, 3600], got 0");
   o.idle_timeout_seconds = 120;
   o.max_job_pods = 0;
-  CHECK(std::string(o.Validate().message()) == "--max-job-pods must be in 1..2147483647");
+  CHECK(std::string(o.Validate().message()) == "--max-job-pods: must be in [1, 2147483647], got 0");
   o.max_job_pods = 10000;
   CHECK(o.Validate().ok());
 }
