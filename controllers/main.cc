@@ -55,6 +55,7 @@ int Main(int argc, char** argv) {
   int64_t max_job_pods = kDefaultMaxJobPods;
   std::vector<std::string> scheduler_names = {"volcano"};
   bool create_default_queue = true;
+  bool bare_pod_podgroups = true;
   std::string hypernode_discovery_config;
   flags.StringList("controllers", &requested,
                    "controllers to run: comma-separated subset of "
@@ -71,6 +72,10 @@ int Main(int argc, char** argv) {
                           kDefaultMaxJobPods));
   flags.StringList("scheduler-name", &scheduler_names,
                    "pods of these schedulers without a PodGroup get one (podgroup controller)");
+  flags.Bool("bare-pod-podgroups", &bare_pod_podgroups,
+             "make a PodGroup for bare pods (no controller owner) that declare no gang, as "
+             "Volcano does; false: leave them to the scheduler's shadow job (no PodGroup, no "
+             "annotation)");
   flags.String("hypernode-discovery-config", &hypernode_discovery_config,
                "volcano-controller.conf with a networkTopologyDiscovery section: the hypernode "
                "controller discovers HyperNodes from node labels (empty: no discovery)");
@@ -128,6 +133,7 @@ int Main(int argc, char** argv) {
   ctx.max_requeue_num = max_requeue_num;
   ctx.max_job_pods = max_job_pods;
   ctx.scheduler_names = scheduler_names;
+  ctx.bare_pod_podgroups = bare_pod_podgroups;
   ctx.hypernode_discovery_config = hypernode_discovery_config;
   std::vector<std::unique_ptr<Controller>> controllers;
   for (const std::string& name : *enabled) {

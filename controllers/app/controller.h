@@ -43,6 +43,11 @@ struct ControllerContext {
   int64_t max_job_pods = 100000;
   // Pods of these schedulers get a PodGroup from the podgroup controller.
   std::vector<std::string> scheduler_names = {"volcano"};
+  // --bare-pod-podgroups: the podgroup controller also makes a PodGroup for bare pods (no
+  // controller owner) that declare no gang (no scheduling.volcano.sh/group-min-member
+  // annotation), as Volcano does. false: it leaves them alone; the scheduler places them
+  // through a shadow job of its cache (scheduler/cache/cluster_state.h).
+  bool bare_pod_podgroups = true;
   // --hypernode-discovery-config: Volcano's volcano-controller.conf with the
   // networkTopologyDiscovery section (hypernode controller); empty: no discovery.
   std::string hypernode_discovery_config;

@@ -38,7 +38,17 @@ std::optional<client::ResourceRef> OwnerResource(std::string_view api_version,
   return std::nullopt;
 }
 
-bool NeedsPodGroup(const json::Value& pod, const std::vector<std::string>& scheduler_names) {
+bool HasControllerOwner(const json::Value& pod) {
+  const json::Value* owners = json::FindPath(pod, {"metadata", "ownerReferences"});
+  if (owners == nullptr || !owners->IsArray()) return false;
+  for (auto it = owners->Begin(); it != owners->End(); ++it) {
+    if (json::GetBool(*it, "controller")) return true;
+  }
+  return false;
+}
+
+bool NeedsPodGroup(const json::Value& pod, const std::vector<std::string>& scheduler_names,
+                   bool bare_pod_podgroups) {
   const std::string_view scheduler = StringAt(pod, {"spec", "schedulerName"});
   if (std::find(scheduler_names.begin(), scheduler_names.end(), scheduler) ==
       scheduler_names.end()) {
@@ -48,6 +58,10 @@ bool NeedsPodGroup(const json::Value& pod, const std::vector<std::string>& sched
   if (!StringAt(pod, {"metadata", "annotations", api::kVolcanoGroupNameAnnotation}).empty())
     return false;
   if (json::FindPath(pod, {"metadata", "deletionTimestamp"}) != nullptr) return false;
+  if (!bare_pod_podgroups && !HasControllerOwner(pod) &&
+      json::FindPath(pod, {"metadata", "annotations", api::kGroupMinMemberAnnotation}) == nullptr) {
+    return false;  // the scheduler's shadow job places it
+  }
   const std::string_view phase = StringAt(pod, {"status", "phase"});
   return phase != "Succeeded" && phase != "Failed";
 }
@@ -56,8 +70,8 @@ bool NeedsPodGroup(const json::Value& pod, const std::vector<std::string>& sched
 
 std::optional<BarePodGroupPlan> PlanBarePodGroup(
     const json::Value& pod, const std::vector<std::string>& scheduler_names,
-    const std::map<std::string, std::string>& owner_annotations) {
-  if (!NeedsPodGroup(pod, scheduler_names)) return std::nullopt;
+    const std::map<std::string, std::string>& owner_annotations, bool bare_pod_podgroups) {
+  if (!NeedsPodGroup(pod, scheduler_names, bare_pod_podgroups)) return std::nullopt;
   absl::StatusOr<api::Object> obj = api::Object::CopyOf(pod);
   if (!obj.ok()) return std::nullopt;
   std::optional<api::OwnerReference> owner = obj->controller_ref();
@@ -106,9 +120,11 @@ std::optional<BarePodGroupPlan> PlanBarePodGroup(
 
 absl::Status ReconcileBarePod(client::Client& client, const informer::Store& pods,
                               const std::vector<std::string>& scheduler_names,
-                              const std::string& key) {
+                              const std::string& key, bool bare_pod_podgroups) {
   informer::Object cached = pods.Get(key);
-  if (!cached || !NeedsPodGroup(cached.doc(), scheduler_names)) return absl::OkStatus();
+  if (!cached || !NeedsPodGroup(cached.doc(), scheduler_names, bare_pod_podgroups)) {
+    return absl::OkStatus();
+  }
   std::map<std::string, std::string> owner_annotations;
   BASALT_ASSIGN_OR_RETURN(api::Object pod, api::Object::CopyOf(cached.doc()));
   if (std::optional<api::OwnerReference> owner = pod.controller_ref()) {
@@ -128,7 +144,7 @@ absl::Status ReconcileBarePod(client::Client& client, const informer::Store& pod
     }
   }
   std::optional<BarePodGroupPlan> plan =
-      PlanBarePodGroup(cached.doc(), scheduler_names, owner_annotations);
+      PlanBarePodGroup(cached.doc(), scheduler_names, owner_annotations, bare_pod_podgroups);
   if (!plan) return absl::OkStatus();
   absl::StatusOr<json::Document> created =
       client.Create(client::PodGroups(), pod.namespace_name(), plan->pod_group_json);
@@ -155,12 +171,14 @@ class PodGroupController final : public Controller {
                              .metrics = ctx.metrics,
                              .queue_metrics = ctx.queue_metrics},
         [this](const std::string& key) -> ReconcileResult {
-          BASALT_RETURN_IF_ERROR(
-              ReconcileBarePod(*ctx_.client, pods_->store(), ctx_.scheduler_names, key));
+          BASALT_RETURN_IF_ERROR(ReconcileBarePod(
+              *ctx_.client, pods_->store(), ctx_.scheduler_names, key, ctx_.bare_pod_podgroups));
           return std::optional<Clock::Duration>();
         });
     auto consider = [this](const informer::Object& o) {
-      if (NeedsPodGroup(o.doc(), ctx_.scheduler_names)) loop_->Add(o.key());
+      if (NeedsPodGroup(o.doc(), ctx_.scheduler_names, ctx_.bare_pod_podgroups)) {
+        loop_->Add(o.key());
+      }
     };
     pods_->AddEventHandler(
         informer::EventHandler{.on_add = consider,

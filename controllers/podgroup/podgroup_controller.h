@@ -7,6 +7,12 @@
 // pod's scheduling.volcano.sh/queue-name annotation, and then annotates the pod with the
 // PodGroup name. Pods of other schedulers are ignored.
 //
+// With `bare_pod_podgroups` false (--bare-pod-podgroups=false) it leaves alone bare pods (no
+// controller owner) without a scheduling.volcano.sh/group-min-member annotation: the scheduler
+// schedules those through a shadow job (scheduler/cache/cluster_state.h) and no PodGroup, no
+// annotation, no PodGroup status write is made for them. Owned pods and pods declaring a gang
+// get their PodGroup either way.
+//
 // Thread-safety and ownership: see controllers/app/controller.h.
 
 #include <map>
@@ -31,12 +37,12 @@ struct BarePodGroupPlan {
 };
 std::optional<BarePodGroupPlan> PlanBarePodGroup(
     const json::Value& pod, const std::vector<std::string>& scheduler_names,
-    const std::map<std::string, std::string>& owner_annotations);
+    const std::map<std::string, std::string>& owner_annotations, bool bare_pod_podgroups = true);
 
 // Reconciles one pod key ("namespace/name") against `pods`.
 absl::Status ReconcileBarePod(client::Client& client, const informer::Store& pods,
                               const std::vector<std::string>& scheduler_names,
-                              const std::string& key);
+                              const std::string& key, bool bare_pod_podgroups = true);
 
 absl::StatusOr<std::unique_ptr<Controller>> NewPodGroupController(const ControllerContext& ctx);
 

@@ -100,6 +100,7 @@ JobInfo JobInfo::Clone() const {
   out.not_preemptable = not_preemptable;
   out.creation_time = creation_time;
   out.pods_precede_group = pods_precede_group;
+  out.shadow = shadow;
   out.network_topology = network_topology;
   out.sub_group_policies = sub_group_policies;
   out.task_topology_annotations = task_topology_annotations;

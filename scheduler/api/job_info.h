@@ -132,6 +132,11 @@ class JobInfo {
   // False for a vcjob's PodGroup (its pods are created only once it is Inqueue) and for
   // PodGroups made by hand.
   bool pods_precede_group = false;
+  // A shadow job (scheduler/cache ShadowJobName): a bare pod's gang of one kept only in the
+  // scheduler's cache until the PodGroup the podgroup controller makes for it is seen (or for
+  // good, when the controller makes none). There is no object: the session writes no status
+  // and records no PodGroup event for it.
+  bool shadow = false;
   // spec.networkTopology (network-topology-aware plugin); nullopt: no constraint.
   std::optional<NetworkTopologyConstraint> network_topology;
   // spec.subGroupPolicy, in order; empty: the job is one gang as before.

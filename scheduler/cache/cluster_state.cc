@@ -34,11 +34,26 @@ std::string ClusterState::GroupKey(const api::CompactPod& pod) {
   return fmt::format("{}/{}", pod.namespace_name, pod.group_name);
 }
 
-std::string ClusterState::JobIdFor(const api::CompactPod& pod) const {
-  std::string key = GroupKey(pod);
+std::string ClusterState::IndexKey(const CachedPod& cached) const {
+  if (std::string key = GroupKey(cached.pod); !key.empty()) return key;
+  if (options_.scheduler_names.count(cached.pod.scheduler_name) == 0) return "";
+  std::string name = ShadowJobName(cached);
+  if (name.empty()) return "";
+  return fmt::format("{}/{}", cached.pod.namespace_name, name);
+}
+
+std::string ClusterState::JobIdFor(const CachedPod& cached) const {
+  const api::CompactPod& pod = cached.pod;
+  std::string key = IndexKey(cached);
   if (key.empty()) return "";
   auto it = podgroups_.find(key);
-  if (it == podgroups_.end()) return "";
+  if (it == podgroups_.end()) {
+    // No PodGroup (yet): the pod's shadow job, if it may have one.
+    if (options_.scheduler_names.count(pod.scheduler_name) == 0) return "";
+    std::string shadow = ShadowJobName(cached);
+    if (shadow.empty() || key != fmt::format("{}/{}", pod.namespace_name, shadow)) return "";
+    return key;
+  }
   // Decision 3: a pod whose controller is not the PodGroup's controller belongs to another
   // incarnation of the job and must not count for this gang.
   if (!it->second.owner_uid.empty() && !pod.owner_uid.empty() &&
@@ -64,6 +79,14 @@ void ClusterState::RemoveTaskLocked(const std::string& uid) {
       if (n->second.empty()) pods_by_node_.erase(n);
     }
   }
+  // A shadow job lives as long as its task.
+  if (auto sh = shadow_jobs_.find(e.job_id); sh != shadow_jobs_.end()) {
+    if (JobInfo* job = cluster_.FindJob(e.job_id); job == nullptr || job->tasks().empty()) {
+      snapshotter_.MarkJob(e.job_id);
+      cluster_.jobs().erase(e.job_id);
+      shadow_jobs_.erase(sh);
+    }
+  }
   e.in_cluster = false;
   e.job_id.clear();
   e.node_name.clear();
@@ -73,7 +96,16 @@ void ClusterState::InsertTaskLocked(const std::string& uid) {
   auto it = pods_.find(uid);
   if (it == pods_.end() || it->second.in_cluster) return;
   PodEntry& e = it->second;
-  std::string job_id = JobIdFor(e.pod->pod);
+  std::string job_id = JobIdFor(*e.pod);
+  if (!job_id.empty() && podgroups_.count(job_id) == 0 && cluster_.FindJob(job_id) == nullptr) {
+    snapshotter_.MarkJob(job_id);
+    if (absl::Status s = cluster_.AddJob(ToShadowJobInfo(*e.pod, options_.default_queue)); s.ok()) {
+      shadow_jobs_.insert(job_id);
+    } else {
+      BASALT_LOG_ERROR("Cache inconsistency adding a shadow job", "pod", e.pod->pod.Key(), "error",
+                       MessageOf(s));
+    }
+  }
   if (!job_id.empty() && cluster_.FindJob(job_id) == nullptr) job_id.clear();
   TaskInfo task = ToTaskInfo(*e.pod, job_id);
   if (const PodScheduledCondition* written = overlay_.PodConditionFor(uid); written != nullptr) {
@@ -123,6 +155,15 @@ void ClusterState::InsertTaskLocked(const std::string& uid) {
   e.job_id = job_id;
   e.node_name = node_name;
   if (!node_name.empty()) pods_by_node_[node_name].insert(uid);
+  // A shadow job has no status written back: its phase follows its one task, as the session
+  // computes it (Running once placed), so the next cycles do not take a placed pod's job for
+  // one waiting for admission.
+  if (shadow_jobs_.count(job_id) != 0) {
+    if (JobInfo* job = cluster_.FindJob(job_id); job != nullptr) {
+      job->podgroup_status.phase =
+          node_name.empty() ? PodGroupPhase::kPending : PodGroupPhase::kRunning;
+    }
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -135,7 +176,7 @@ void ClusterState::UpsertPod(std::shared_ptr<const CachedPod> cached) {
   if (!Relevant(pod)) {
     if (it != pods_.end()) {
       RemoveTaskLocked(pod.uid);
-      std::string old_group = GroupKey(it->second.pod->pod);
+      std::string old_group = IndexKey(*it->second.pod);
       if (!old_group.empty()) pods_by_group_[old_group].erase(pod.uid);
       pod_uid_by_key_.erase(it->second.pod->pod.Key());
       pods_.erase(it);
@@ -149,8 +190,8 @@ void ClusterState::UpsertPod(std::shared_ptr<const CachedPod> cached) {
   }
   if (it != pods_.end()) {
     RemoveTaskLocked(pod.uid);
-    std::string old_group = GroupKey(it->second.pod->pod);
-    const std::string new_group = GroupKey(pod);
+    std::string old_group = IndexKey(*it->second.pod);
+    const std::string new_group = IndexKey(*cached);
     if (!old_group.empty() && old_group != new_group) pods_by_group_[old_group].erase(pod.uid);
     // A pending pod that joins a group (a bare pod's annotation, written by the podgroup
     // controller just after its PodGroup) is new work for that gang: an arrival, so the cycle
@@ -175,7 +216,7 @@ void ClusterState::UpsertPod(std::shared_ptr<const CachedPod> cached) {
     evicting_.erase(now.uid);
   }
   pod_uid_by_key_[now.Key()] = now.uid;
-  if (std::string g = GroupKey(now); !g.empty()) pods_by_group_[g].insert(now.uid);
+  if (std::string g = IndexKey(*it->second.pod); !g.empty()) pods_by_group_[g].insert(now.uid);
   InsertTaskLocked(now.uid);
   BumpLocked();
 }
@@ -185,7 +226,7 @@ void ClusterState::DeletePod(const api::CompactPod& pod) {
   auto it = pods_.find(pod.uid);
   if (it == pods_.end()) return;
   RemoveTaskLocked(pod.uid);
-  if (std::string g = GroupKey(it->second.pod->pod); !g.empty()) {
+  if (std::string g = IndexKey(*it->second.pod); !g.empty()) {
     auto gi = pods_by_group_.find(g);
     if (gi != pods_by_group_.end()) {
       gi->second.erase(pod.uid);
@@ -272,6 +313,7 @@ void ClusterState::RebuildJobLocked(const std::string& key) {
     for (const std::string& uid : left) RemoveTaskLocked(uid);
     cluster_.jobs().erase(key);
   }
+  shadow_jobs_.erase(key);
   auto pg = podgroups_.find(key);
   if (pg != podgroups_.end()) {
     JobInfo job = ToJobInfo(*pg->second.pg, options_.default_queue);

@@ -11,6 +11,15 @@
 // deleted job never join the gang of a new job with the same name). Other pods are kept as
 // foreign tasks: they use node resources but are never scheduled.
 //
+// Shadow jobs (issue 17): a pod of ours with no controller owner, no
+// scheduling.volcano.sh/group-min-member annotation and no group annotation (or the one the
+// podgroup controller writes for it) is, until PodGroup `podgroup-<pod uid>` is seen, the task
+// of a gang of one kept only here (ShadowJobName, ToShadowJobInfo), under the same job id as
+// that PodGroup ("<ns>/podgroup-<pod uid>"): it is scheduled without waiting for the
+// controller's PodGroup and annotation. When the PodGroup appears the task moves into the real
+// job keeping its status and node (an assumed placement stays assumed: no second placement, no
+// second bind); the shadow job goes when its pod does. Owned pods never get one.
+//
 // Assumed placements: Assume() puts a task on its node at once (status Binding) so the next
 // cycle does not place anything on the same resources; the assumption lasts until the informer
 // reports the pod bound, or Forget() rolls it back after a failed bind.
@@ -182,8 +191,12 @@ class ClusterState {
 
   bool Relevant(const api::CompactPod& pod) const;
   static std::string GroupKey(const api::CompactPod& pod);
-  // The job the pod belongs to now ("" if none). Requires mu_.
-  std::string JobIdFor(const api::CompactPod& pod) const;
+  // The group the pod is indexed under (pods_by_group_): its group annotation's key, else the
+  // key of its shadow job, else "".
+  std::string IndexKey(const CachedPod& cached) const;
+  // The job the pod belongs to now ("" if none): its PodGroup's, else its shadow job's.
+  // Requires mu_.
+  std::string JobIdFor(const CachedPod& cached) const;
   // Take the pod's task out of / into cluster_. Require mu_.
   void RemoveTaskLocked(const std::string& uid);
   void InsertTaskLocked(const std::string& uid);
@@ -214,7 +227,8 @@ class ClusterState {
   std::map<std::string, VgpuAssignment> assumed_vgpus_;
   std::set<std::string> evicting_;                                        // uids; guarded by mu_
   std::map<std::string, std::shared_ptr<const api::CompactNode>> nodes_;  // guarded by mu_
-  std::map<std::string, PodGroupEntry> podgroups_;       // "ns/name"; guarded by mu_
+  std::map<std::string, PodGroupEntry> podgroups_;  // "ns/name"; guarded by mu_
+  std::set<std::string> shadow_jobs_;  // ids of the shadow jobs in cluster_; guarded by mu_
   std::map<std::string, Resource> queue_api_allocated_;  // status.allocated; guarded by mu_
   struct PriorityClassEntry {
     int32_t value = 0;

@@ -165,6 +165,13 @@ informer::Transform CachedPodTransform() {
           out->scheduled_condition =
               PodScheduledCondition{c->reason, c->message, pod.status().nominated_node_name};
         }
+        if (auto q = pod.annotation(api::kPodGroupQueueAnnotation); q.has_value()) {
+          out->queue_annotation = std::string(*q);
+        }
+        out->has_min_member = pod.annotation(api::kGroupMinMemberAnnotation).has_value();
+        if (auto v = pod.annotation(api::kPreemptableKey); v.has_value()) {
+          out->preemptable_annotation = std::string(*v);
+        }
         return std::shared_ptr<const CachedPod>(std::move(out));
       });
 }
@@ -387,6 +394,36 @@ PodGroupStatus ToPodGroupStatus(const api::PodGroupStatus& status) {
     out.conditions.push_back(std::move(pc));
   }
   return out;
+}
+
+std::string ShadowJobName(const CachedPod& cached) {
+  const api::CompactPod& p = cached.pod;
+  if (!p.owner_uid.empty() || cached.has_min_member || p.uid.empty()) return "";
+  if (p.phase == api::PodPhase::kSucceeded || p.phase == api::PodPhase::kFailed) return "";
+  std::string name = fmt::format("podgroup-{}", p.uid);
+  if (!p.group_name.empty() && p.group_name != name) return "";
+  return name;
+}
+
+JobInfo ToShadowJobInfo(const CachedPod& cached, std::string_view default_queue) {
+  const api::CompactPod& p = cached.pod;
+  JobInfo job{p.namespace_name, ShadowJobName(cached)};
+  job.uid = fmt::format("{}/{}", job.namespace_name, job.name);
+  job.queue =
+      cached.queue_annotation.empty() ? std::string(default_queue) : cached.queue_annotation;
+  job.min_available = 1;
+  job.min_resources = ToResource(p.request);
+  job.priority_class_name = p.priority_class_name;
+  if (const auto& v = cached.preemptable_annotation; v.has_value()) {
+    job.preemptable = *v == "true";
+    job.not_preemptable =
+        *v == "false" || *v == "False" || *v == "FALSE" || *v == "f" || *v == "F" || *v == "0";
+  }
+  if (p.creation_timestamp.has_value()) job.creation_time = *p.creation_timestamp;
+  job.pods_precede_group = true;
+  job.shadow = true;
+  job.podgroup_status.phase = PodGroupPhase::kPending;
+  return job;
 }
 
 JobInfo ToJobInfo(const api::PodGroup& pg, std::string_view default_queue) {

@@ -31,7 +31,28 @@ struct CachedPod {
   // assignment read from the pod's annotations (scheduler/cache/vgpu.h).
   std::shared_ptr<const VgpuRequest> vgpu;
   VgpuAssignment vgpu_assignment;
+  // Read for the shadow job of a bare pod (ShadowJobName): the pod's
+  // scheduling.volcano.sh/queue-name annotation ("" if none), whether it carries
+  // scheduling.volcano.sh/group-min-member (it declares a gang: no shadow job), and its
+  // volcano.sh/preemptable annotation (nullopt if none), which the podgroup controller copies
+  // onto the PodGroup it makes.
+  std::string queue_annotation;
+  bool has_min_member = false;
+  std::optional<std::string> preemptable_annotation;
 };
+
+// The name of the PodGroup the podgroup controller makes for a bare pod (`podgroup-<pod uid>`,
+// as PlanBarePodGroup) when the pod may be scheduled without waiting for it, through a shadow
+// job kept only in the scheduler's cache: the pod has no controller owner, no
+// scheduling.volcano.sh/group-min-member annotation, no group annotation other than that very
+// name, and has not terminated. "" otherwise. (The scheduler-name check is the caller's.)
+// Owned pods never get one: their gang size may come from the owner's annotations, which the
+// scheduler does not watch.
+std::string ShadowJobName(const CachedPod& cached);
+// The shadow job (no tasks) of a bare pod: job id "<ns>/<ShadowJobName>", minMember 1, queue
+// from the pod's annotation or `default_queue`, the pod's priority class, minResources the
+// pod's request, phase Pending, `shadow` set. Requires ShadowJobName(cached) != "".
+JobInfo ToShadowJobInfo(const CachedPod& cached, std::string_view default_queue);
 
 // Informer transform: pod document -> CachedPod (name "scheduler-pod").
 informer::Transform CachedPodTransform();

@@ -72,8 +72,9 @@ std::string JobDifference(const JobInfo& a, const JobInfo& b) {
       a.task_min_available != b.task_min_available || a.priority != b.priority ||
       a.priority_class_name != b.priority_class_name || a.preemptable != b.preemptable ||
       a.not_preemptable != b.not_preemptable || a.creation_time != b.creation_time ||
-      a.pods_precede_group != b.pods_precede_group || a.min_resources != b.min_resources ||
-      a.network_topology != b.network_topology || a.sub_group_policies != b.sub_group_policies) {
+      a.pods_precede_group != b.pods_precede_group || a.shadow != b.shadow ||
+      a.min_resources != b.min_resources || a.network_topology != b.network_topology ||
+      a.sub_group_policies != b.sub_group_policies) {
     return fmt::format(
         "job {}: spec (queue {} min {} priority {}) vs (queue {} min {} priority {})", a.uid,
         a.queue, a.min_available, a.priority, b.queue, b.min_available, b.priority);

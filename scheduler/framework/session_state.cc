@@ -212,6 +212,7 @@ void Session::WriteJobStatus(JobInfo& job, StatusSink* sink) {
   status.failed = job.TaskCount(TaskStatus::kFailed);
   if (status.SameAs(old)) return;
   if (sink == nullptr) return;
+  if (job.shadow) return;  // no PodGroup object: nothing to write, no PodGroup event
   sink->UpdatePodGroupStatus(PodGroupStatusUpdate{job.uid, job.namespace_name, job.name, status});
   // Deliberately differs from Volcano, which emits this event on every cycle: Basalt emits it
   // only when the PodGroup's phase or conditions changed (not its pod counts), so a

@@ -75,3 +75,48 @@ TEST_CASE("ReconcileBarePod: creates the PodGroup, then annotates the pod",
 
 }  // namespace
 }  // namespace basalt::controllers
+
+namespace basalt::controllers {
+namespace {
+
+TEST_CASE(
+    "PlanBarePodGroup: with bare-pod-podgroups false, bare pods declaring no gang get none; "
+    "owned pods and pods with group-min-member still do",
+    "[controllers][podgroup]") {
+  const std::string rs =
+      R"([{"apiVersion":"apps/v1","kind":"ReplicaSet","name":"rs","uid":"rs-uid","controller":true}])";
+  CHECK_FALSE(PlanBarePodGroup(*json::Parse(Pod("volcano")), kVolcano, {}, false));
+  // A non-controller owner does not make the pod owned.
+  CHECK_FALSE(PlanBarePodGroup(
+      *json::Parse(Pod(
+          "volcano", "{}",
+          R"([{"apiVersion":"v1","kind":"ConfigMap","name":"c","uid":"c-uid","controller":false}])")),
+      kVolcano, {}, false));
+  auto owned = PlanBarePodGroup(*json::Parse(Pod("volcano", "{}", rs)), kVolcano, {}, false);
+  REQUIRE(owned.has_value());
+  CHECK(owned->name == "podgroup-rs-uid");
+  auto gang = PlanBarePodGroup(
+      *json::Parse(Pod("volcano", R"({"scheduling.volcano.sh/group-min-member":"2"})")), kVolcano,
+      {}, false);
+  REQUIRE(gang.has_value());
+  CHECK(gang->name == "podgroup-pod-uid");
+  // The default (true) is Volcano's behaviour.
+  CHECK(PlanBarePodGroup(*json::Parse(Pod("volcano")), kVolcano, {}, true).has_value());
+}
+
+TEST_CASE("ReconcileBarePod: with bare-pod-podgroups false a bare pod costs no request",
+          "[controllers][podgroup]") {
+  testing::FakeApiServer api;
+  informer::Store pods;
+  testing::CacheObject(pods, Pod("volcano"));
+  api.Put("/api/v1/namespaces/ns/pods/p", Pod("volcano"));
+  REQUIRE(ReconcileBarePod(api.client(), pods, kVolcano, "ns/p", false).ok());
+  CHECK_FALSE(
+      api.Has("/apis/scheduling.volcano.sh/v1beta1/namespaces/ns/podgroups/podgroup-pod-uid"));
+  CHECK(api.RequestsMatching("PATCH", "/api/v1/namespaces/ns/pods/p").empty());
+  CHECK(api.RequestsMatching("POST", "/apis/scheduling.volcano.sh/v1beta1/namespaces/ns/podgroups")
+            .empty());
+}
+
+}  // namespace
+}  // namespace basalt::controllers

@@ -55,6 +55,18 @@ class PodBuilder {
     p_.pod.terminating = true;
     return *this;
   }
+  PodBuilder& QueueAnnotation(std::string q) {
+    p_.queue_annotation = std::move(q);
+    return *this;
+  }
+  PodBuilder& MinMember() {
+    p_.has_min_member = true;
+    return *this;
+  }
+  PodBuilder& PriorityClass(std::string pc) {
+    p_.pod.priority_class_name = std::move(pc);
+    return *this;
+  }
   PodBuilder& Condition(std::string reason, std::string message) {
     p_.scheduled_condition = PodScheduledCondition{std::move(reason), std::move(message), ""};
     return *this;
@@ -119,12 +131,13 @@ TEST_CASE(
   state.UpsertNode(MakeNode("n1", 8));
   state.UpsertPod(PodBuilder("foreign").Scheduler("default-scheduler").Node("n1").Build());
   state.UpsertPod(PodBuilder("other-pending").Scheduler("default-scheduler").Build());
-  state.UpsertPod(PodBuilder("mine").Build());
+  state.UpsertPod(PodBuilder("mine").Owner("rs-1").Build());
   ClusterState::Snapshot s = state.TakeSnapshot();
   CHECK(IdleGpus(s.cluster, "n1") == 7);
   CHECK(s.cluster.foreign_tasks().count("uid-foreign") == 1);
   CHECK(s.cluster.foreign_tasks().count("uid-other-pending") == 0);
-  // A pod of ours without a PodGroup is kept but never scheduled: no job.
+  // An owned pod of ours without a PodGroup is kept but never scheduled: no job (a bare pod
+  // would get a shadow job, see below).
   CHECK(s.cluster.foreign_tasks().count("uid-mine") == 1);
   CHECK(s.cluster.jobs().empty());
 }
@@ -559,4 +572,162 @@ TEST_CASE(
   CHECK(s.cluster.jobs().at("ns/bare").Clone().pods_precede_group);
 }
 
+}  // namespace basalt::sched::cache
+
+namespace basalt::sched::cache {
+namespace {
+
+TEST_CASE("ClusterState: a bare pod of ours is the task of a shadow job kept only in the cache",
+          "[sched][cache][shadow]") {
+  ClusterState state({});
+  state.UpsertNode(MakeNode("n1", 8));
+  state.UpsertQueue(MakeQueue("default"));
+  state.UpsertPriorityClass("high", 1000, false);
+  state.UpsertPod(PodBuilder("bare").PriorityClass("high").Build());
+  state.UpsertPod(PodBuilder("queued").QueueAnnotation("q").Build());
+  ClusterState::Snapshot s = state.TakeSnapshot();
+  REQUIRE(s.cluster.jobs().count("ns/podgroup-uid-bare") == 1);
+  const JobInfo& job = s.cluster.jobs().at("ns/podgroup-uid-bare");
+  CHECK(job.shadow);
+  CHECK(job.name == "podgroup-uid-bare");
+  CHECK(job.namespace_name == "ns");
+  CHECK(job.min_available == 1);
+  CHECK(job.queue == "default");
+  CHECK(job.priority == 1000);
+  CHECK(job.min_resources.Get("nvidia.com/gpu") == 1000);
+  CHECK(job.podgroup_status.phase == PodGroupPhase::kPending);
+  REQUIRE(job.tasks().count("uid-bare") == 1);
+  CHECK(job.tasks().at("uid-bare").job_id == "ns/podgroup-uid-bare");
+  CHECK(s.cluster.foreign_tasks().empty());
+  // The queue comes from the pod's scheduling.volcano.sh/queue-name annotation.
+  REQUIRE(s.cluster.jobs().count("ns/podgroup-uid-queued") == 1);
+  CHECK(s.cluster.jobs().at("ns/podgroup-uid-queued").queue == "q");
+
+  // Deleted with its pod.
+  state.DeletePod(PodBuilder("bare").pod());
+  s = state.TakeSnapshot();
+  CHECK(s.cluster.jobs().count("ns/podgroup-uid-bare") == 0);
+  CHECK(s.cluster.jobs().size() == 1);
+  // Also when the pod terminates (Succeeded): it is foreign, without a node.
+  state.UpsertPod(
+      PodBuilder("queued").QueueAnnotation("q").Phase(api::PodPhase::kSucceeded).Build());
+  s = state.TakeSnapshot();
+  CHECK(s.cluster.jobs().empty());
+  CHECK(s.cluster.foreign_tasks().count("uid-queued") == 1);
+}
+
+TEST_CASE("ClusterState: owned pods, pods declaring a gang and others' pods get no shadow job",
+          "[sched][cache][shadow]") {
+  ClusterState state({});
+  state.UpsertNode(MakeNode("n1", 8));
+  state.UpsertPod(PodBuilder("owned").Owner("rs-1").Build());
+  state.UpsertPod(PodBuilder("gang").MinMember().Build());
+  state.UpsertPod(PodBuilder("other").Group("some-group").Build());
+  state.UpsertPod(PodBuilder("theirs").Scheduler("default-scheduler").Node("n1").Build());
+  ClusterState::Snapshot s = state.TakeSnapshot();
+  CHECK(s.cluster.jobs().empty());
+  CHECK(s.cluster.foreign_tasks().count("uid-owned") == 1);
+  CHECK(s.cluster.foreign_tasks().count("uid-gang") == 1);
+  CHECK(s.cluster.foreign_tasks().count("uid-other") == 1);
+  CHECK(s.cluster.foreign_tasks().count("uid-theirs") == 1);
+}
+
+TEST_CASE(
+    "ClusterState: a shadow task moves into the real PodGroup when it appears, keeping its "
+    "assumed node, and back when the PodGroup goes",
+    "[sched][cache][shadow]") {
+  ClusterState state({});
+  state.UpsertNode(MakeNode("n1", 8));
+  state.UpsertPod(PodBuilder("bare").Build());
+  REQUIRE(state.TakeSnapshot().cluster.jobs().at("ns/podgroup-uid-bare").shadow);
+  REQUIRE(state.Assume(BindRequest{"uid-bare", "ns", "bare", "n1"}).ok());
+  CHECK(state.assumed_count() == 1);
+  // Placed: Running, as the session would compute it (no status is written back).
+  CHECK(state.TakeSnapshot().cluster.jobs().at("ns/podgroup-uid-bare").podgroup_status.phase ==
+        PodGroupPhase::kRunning);
+
+  // The controller's PodGroup arrives before the pod's annotation.
+  state.UpsertPodGroup(MakePodGroup("podgroup-uid-bare", 1));
+  ClusterState::Snapshot s = state.TakeSnapshot();
+  REQUIRE(s.cluster.jobs().size() == 1);
+  const JobInfo& real = s.cluster.jobs().at("ns/podgroup-uid-bare");
+  CHECK_FALSE(real.shadow);
+  CHECK(real.queue == "q");  // the PodGroup's spec now
+  REQUIRE(real.tasks().count("uid-bare") == 1);
+  CHECK(real.tasks().at("uid-bare").status == TaskStatus::kBinding);
+  CHECK(real.tasks().at("uid-bare").node_name == "n1");
+  CHECK(IdleGpus(s.cluster, "n1") == 7);  // placed once
+  CHECK(state.assumed_count() == 1);
+
+  // Then the annotation, then the bind seen back: the same job throughout.
+  state.UpsertPod(PodBuilder("bare").Group("podgroup-uid-bare").Build());
+  s = state.TakeSnapshot();
+  CHECK(s.cluster.jobs().at("ns/podgroup-uid-bare").tasks().at("uid-bare").status ==
+        TaskStatus::kBinding);
+  state.UpsertPod(PodBuilder("bare").Group("podgroup-uid-bare").Node("n1").Build());
+  s = state.TakeSnapshot();
+  CHECK(s.cluster.jobs().at("ns/podgroup-uid-bare").tasks().at("uid-bare").status ==
+        TaskStatus::kBound);
+  CHECK(state.assumed_count() == 0);
+  CHECK(IdleGpus(s.cluster, "n1") == 7);
+
+  // The PodGroup deleted while the pod lives: the pod is in a shadow job again, on its node.
+  state.DeletePodGroup("ns", "podgroup-uid-bare");
+  s = state.TakeSnapshot();
+  REQUIRE(s.cluster.jobs().count("ns/podgroup-uid-bare") == 1);
+  CHECK(s.cluster.jobs().at("ns/podgroup-uid-bare").shadow);
+  CHECK(IdleGpus(s.cluster, "n1") == 7);
+}
+
+TEST_CASE("ClusterState: the pod's annotation before the PodGroup keeps the shadow job",
+          "[sched][cache][shadow]") {
+  ClusterState state({});
+  state.UpsertNode(MakeNode("n1", 8));
+  state.UpsertPod(PodBuilder("bare").Build());
+  REQUIRE(state.Assume(BindRequest{"uid-bare", "ns", "bare", "n1"}).ok());
+  state.UpsertPod(PodBuilder("bare").Group("podgroup-uid-bare").Build());
+  ClusterState::Snapshot s = state.TakeSnapshot();
+  REQUIRE(s.cluster.jobs().count("ns/podgroup-uid-bare") == 1);
+  const JobInfo& job = s.cluster.jobs().at("ns/podgroup-uid-bare");
+  CHECK(job.shadow);
+  CHECK(job.tasks().at("uid-bare").status == TaskStatus::kBinding);
+  CHECK(job.tasks().at("uid-bare").node_name == "n1");
+  // A failed bind rolls the assumption back: pending in its shadow job again.
+  state.Forget("uid-bare");
+  s = state.TakeSnapshot();
+  CHECK(s.cluster.jobs().at("ns/podgroup-uid-bare").tasks().at("uid-bare").status ==
+        TaskStatus::kPending);
+  CHECK(s.cluster.jobs().at("ns/podgroup-uid-bare").podgroup_status.phase ==
+        PodGroupPhase::kPending);
+  CHECK(IdleGpus(s.cluster, "n1") == 8);
+  state.UpsertPodGroup(MakePodGroup("podgroup-uid-bare", 1));
+  s = state.TakeSnapshot();
+  CHECK_FALSE(s.cluster.jobs().at("ns/podgroup-uid-bare").shadow);
+  CHECK(s.cluster.jobs().at("ns/podgroup-uid-bare").tasks().size() == 1);
+}
+
+TEST_CASE("ClusterState: incremental snapshots of shadow jobs equal complete copies",
+          "[sched][cache][shadow]") {
+  ClusterStateOptions options;
+  options.verify_snapshots = true;
+  ClusterState state(options);
+  state.UpsertNode(MakeNode("n1", 8));
+  for (int round = 0; round < 3; ++round) {
+    state.UpsertPod(PodBuilder(fmt::format("p{}", round)).Build());
+    ClusterState::Snapshot s = state.TakeSnapshot();
+    ClusterState::Snapshot full = state.TakeFullSnapshot();
+    CHECK(s.cluster.jobs().size() == full.cluster.jobs().size());
+    state.ReturnSnapshot(std::move(s.cluster), s.handout);
+  }
+  state.UpsertPodGroup(MakePodGroup("podgroup-uid-p1", 1));
+  state.DeletePod(PodBuilder("p0").pod());
+  ClusterState::Snapshot s = state.TakeSnapshot();
+  CHECK(s.cluster.jobs().size() == 2);
+  CHECK_FALSE(s.cluster.jobs().at("ns/podgroup-uid-p1").shadow);
+  CHECK(s.cluster.jobs().at("ns/podgroup-uid-p2").shadow);
+  CHECK(state.snapshot_stats().verified >= 3);
+  CHECK(state.snapshot_stats().diverged == 0);
+}
+
+}  // namespace
 }  // namespace basalt::sched::cache
