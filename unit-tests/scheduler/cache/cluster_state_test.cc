@@ -594,7 +594,7 @@ TEST_CASE("ClusterState: a bare pod of ours is the task of a shadow job kept onl
   CHECK(job.min_available == 1);
   CHECK(job.queue == "default");
   CHECK(job.priority == 1000);
-  CHECK(job.min_resources.Get("nvidia.com/gpu") == 1000);
+  CHECK(job.min_resources->Get("nvidia.com/gpu") == 1000);
   CHECK(job.podgroup_status.phase == PodGroupPhase::kPending);
   REQUIRE(job.tasks().count("uid-bare") == 1);
   CHECK(job.tasks().at("uid-bare").job_id == "ns/podgroup-uid-bare");
