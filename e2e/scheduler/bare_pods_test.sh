@@ -142,7 +142,10 @@ expect_eq "bare pods of a missing queue bound" "$(bound_with_prefix "$ns4" missi
 unsched() { [[ $(kubectl -n "$ns4" get pod "$1" -o jsonpath='{.status.conditions[?(@.type=="PodScheduled")].status}') == False ]]; }
 wait_for "closed-0 shows PodScheduled=False" 10 unsched closed-0
 wait_for "missing-0 shows PodScheduled=False" 10 unsched missing-0
-e2e_log "closed-0: $(kubectl -n "$ns4" get pod closed-0 -o jsonpath='{.status.conditions[?(@.type=="PodScheduled")].message}')"
+# The PodScheduled message names the queue as the reason, not the nodes.
+sched_message() { kubectl -n "$ns4" get pod "$1" -o jsonpath='{.status.conditions[?(@.type=="PodScheduled")].message}'; }
+expect_contains "closed-0's PodScheduled message" "$(sched_message closed-0)" "queue $closed is Closed: it admits no new jobs"
+expect_contains "missing-0's PodScheduled message" "$(sched_message missing-0)" "does not exist"
 expect_eq "bare pods of the open queue bound" "$(bound_with_prefix "$ns4" open-)" "2"
 
 expect_no_oversubscription

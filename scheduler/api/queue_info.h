@@ -12,6 +12,20 @@
 namespace basalt::sched {
 
 enum class QueueState { kOpen, kClosed, kClosing, kUnknown };
+// The state as the Queue's status.state spells it.
+constexpr std::string_view QueueStateName(QueueState s) {
+  switch (s) {
+    case QueueState::kOpen:
+      return "Open";
+    case QueueState::kClosed:
+      return "Closed";
+    case QueueState::kClosing:
+      return "Closing";
+    case QueueState::kUnknown:
+      break;
+  }
+  return "Unknown";
+}
 
 // Node group names (nodes' volcano.sh/nodegroup-name label) a queue's tasks must or should use.
 struct NodeGroupTerms {

@@ -2,6 +2,8 @@
 
 #include <map>
 
+#include "fmt/format.h"
+
 #include "scheduler/actions/util.h"
 #include "scheduler/framework/session.h"
 
@@ -17,8 +19,19 @@ class EnqueueAction final : public Action {
         [&ssn](const QueueInfo& l, const QueueInfo& r) { return ssn.QueueOrder(l, r); });
     std::map<std::string, PriorityQueue<JobInfo>> jobs_by_queue;
     for (auto& [id, job] : ssn.jobs()) {
+      if (!job.IsPending()) continue;
       QueueInfo* queue = ssn.FindQueue(job.queue);
-      if (queue == nullptr || !job.IsPending()) continue;
+      // A job that cannot be admitted because of its queue says so (its pods' PodScheduled
+      // message and the PodGroup's Unschedulable condition), not "all nodes are unavailable".
+      if (queue == nullptr) {
+        job.job_fit_errors = fmt::format("queue {} does not exist", job.queue);
+        continue;
+      }
+      if (queue->state != QueueState::kOpen) {
+        job.job_fit_errors = fmt::format("queue {} is {}: it admits no new jobs", queue->name,
+                                         QueueStateName(queue->state));
+        continue;
+      }
       // A PodGroup made for pods that exist already waits for them (JobInfo::
       // pods_precede_group): admitted with them, it is placed in the same cycle and written
       // once (Running), not Inqueue now and Running a cycle later. Volcano admits it empty.

@@ -86,9 +86,25 @@ TEST_CASE("enqueue: a job without minResources is admitted, a closed queue admit
   cluster.AddJob(
       MakeJob("ns", "shut").Queue("closed").MinResources("cpu", "1").Phase(PodGroupPhase::kPending),
       1, MakeTask("tmpl").Request("cpu", "1"));
+  // No minResources does not get a job past a closed queue, nor past one that does not exist.
+  cluster.AddJob(MakeJob("ns", "shut-free").Queue("closed").Phase(PodGroupPhase::kPending), 1,
+                 MakeTask("tmpl").Request("cpu", "1"));
+  cluster.AddJob(MakeJob("ns", "lost").Queue("gone").Phase(PodGroupPhase::kPending), 1,
+                 MakeTask("tmpl").Request("cpu", "1"));
   REQUIRE(cluster.RunCycle(DefaultSchedulerConfig()).ok());
   CHECK(cluster.job("ns/free").spec.podgroup_status.phase == PodGroupPhase::kInqueue);
-  CHECK(cluster.job("ns/shut").spec.podgroup_status.phase == PodGroupPhase::kPending);
+  for (const char* name : {"ns/shut", "ns/shut-free", "ns/lost"}) {
+    INFO(name);
+    const auto& job = cluster.job(name);
+    CHECK(job.spec.podgroup_status.phase == PodGroupPhase::kPending);
+    CHECK(job.pods.empty());
+    // The reason is the queue, not the nodes.
+    const PodGroupCondition* cond = job.spec.podgroup_status.FindCondition("Unschedulable");
+    REQUIRE(cond != nullptr);
+    CHECK_THAT(cond->message, std::string(name) == "ns/lost"
+                                  ? Catch::Contains("queue gone does not exist")
+                                  : Catch::Contains("queue closed is Closed: it admits no new jobs"));
+  }
 }
 
 // Issue 11, defect 2: 2^63-1 (what the API's "9223372036854775807" is clamped to), in milli-units.
