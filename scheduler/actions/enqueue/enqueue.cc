@@ -3,7 +3,6 @@
 #include <map>
 
 #include "fmt/format.h"
-
 #include "scheduler/actions/util.h"
 #include "scheduler/framework/session.h"
 

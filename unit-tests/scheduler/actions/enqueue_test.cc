@@ -101,9 +101,10 @@ TEST_CASE("enqueue: a job without minResources is admitted, a closed queue admit
     // The reason is the queue, not the nodes.
     const PodGroupCondition* cond = job.spec.podgroup_status.FindCondition("Unschedulable");
     REQUIRE(cond != nullptr);
-    CHECK_THAT(cond->message, std::string(name) == "ns/lost"
-                                  ? Catch::Contains("queue gone does not exist")
-                                  : Catch::Contains("queue closed is Closed: it admits no new jobs"));
+    CHECK_THAT(cond->message,
+               std::string(name) == "ns/lost"
+                   ? Catch::Contains("queue gone does not exist")
+                   : Catch::Contains("queue closed is Closed: it admits no new jobs"));
   }
 }
 
