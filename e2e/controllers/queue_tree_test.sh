@@ -170,6 +170,7 @@ wait_for "the quick job completes" 60 job_done
 pg_gone() { ! kubectl get podgroup quick -n "$ns" >/dev/null 2>&1; }
 wait_for "its PodGroup is deleted with its pods" 30 pg_gone
 wait_for "team-1 no longer counts it as running" 30 field_is "$t1" .status.running 0
+wait_for "team-1 no longer counts it at all (its PodGroup is gone)" 30 field_is "$t1" .status.completed 0
 # A PodGroup of the user's own (bare pods, no Job) stays once Completed: the queue counts it.
 kubectl create -f - >/dev/null <<PG
 apiVersion: scheduling.volcano.sh/v1beta1
@@ -189,6 +190,8 @@ spec:
   containers:
   - {name: main, image: busybox, resources: {requests: {cpu: 100m}}}
 PG
+bare_done() { [[ $(kubectl get podgroup bare -n "$ns" -o jsonpath='{.status.phase}') == Completed ]]; }
+wait_for "the bare PodGroup is Completed once its pod has run" 60 bare_done
 wait_for "team-1 counts a finished PodGroup as completed" 60 field_is "$t1" .status.completed 1
 expect_eq "team-1 status after the run (pending running completed)" \
   "$(queue_field "$t1" .status.pending) $(queue_field "$t1" .status.running) $(queue_field "$t1" .status.completed)" "1 0 1"

@@ -4,6 +4,7 @@
 #include <charconv>
 #include <set>
 
+#include "common/api/task_topology.h"
 #include "common/api/vocabulary.h"
 #include "fmt/format.h"
 
@@ -248,6 +249,30 @@ std::optional<int32_t> PodIndexIn(std::string_view job, std::string_view task,
   return index;
 }
 
+std::vector<size_t> CreationOrder(const api::Job& job) {
+  const std::vector<api::TaskSpec>& tasks = job.spec().tasks;
+  std::vector<size_t> order(tasks.size());
+  for (size_t t = 0; t < tasks.size(); ++t) order[t] = t;
+  std::optional<std::string_view> value = job.annotation(api::kTaskTopologyTaskOrderKey);
+  if (!value) return order;
+  std::vector<std::string> names;
+  names.reserve(tasks.size());
+  for (const api::TaskSpec& t : tasks) names.push_back(t.name);
+  std::optional<api::TaskTopologyParse> parsed =
+      api::ParseTaskTopology(std::nullopt, std::nullopt, value, names);
+  // An order the webhook would refuse is not followed here either (the scheduler ignores it too
+  // and says so on the PodGroup).
+  if (!parsed || !parsed->errors.empty()) return order;
+  const std::vector<std::string>& first = parsed->topology.task_order;
+  auto rank = [&](size_t t) {
+    auto it = std::find(first.begin(), first.end(), tasks[t].name);
+    return it == first.end() ? first.size() : size_t(it - first.begin());
+  };
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return rank(a) < rank(b); });
+  return order;
+}
+
 PodSyncPlan PlanPodSyncImpl(const api::Job& job, const std::vector<PodSnapshot>& pods,
                             const std::vector<bool>& task_ready, size_t max_create) {
   PodSyncPlan plan;
@@ -266,7 +291,7 @@ PodSyncPlan PlanPodSyncImpl(const api::Job& job, const std::vector<PodSnapshot>&
     if (p.terminating || (desired && !p.out_of_sync)) continue;
     plan.remove.push_back(p.name);
   }
-  for (size_t t = 0; t < job.spec().tasks.size(); ++t) {
+  for (size_t t : CreationOrder(job)) {
     const api::TaskSpec& task = job.spec().tasks[t];
     if (!task_ready[t]) continue;
     // Walks indexes 0, 1, ... skipping existing ones: at most |existing| + max_create + 1 steps.

@@ -59,7 +59,8 @@ struct PodSyncPlan {
     std::string task;
     int32_t index = 0;
   };
-  std::vector<ToCreate> create;     // missing pods, task by task, index order; at most max_create
+  std::vector<ToCreate>
+      create;  // missing pods, task by task (CreationOrder), index order; at most max_create
   std::vector<std::string> remove;  // pods of a task beyond its replicas, or of an unknown task
   bool more_missing = false;        // missing pods beyond max_create were left for a later sync
 };
@@ -79,6 +80,13 @@ inline constexpr size_t kMaxPodCreatesPerSync = 1000;
 // max_create missing pods are listed (more_missing says whether there are others), and pods are
 // matched to tasks by name, never by enumerating every replica, so a task with
 // replicas: 1000000000 costs what its existing pods cost.
+// The order in which a sync creates the tasks' pods: the tasks the Job's
+// volcano.sh/task-topology-task-order annotation names, in its order, then the others in spec
+// order (spec order when the annotation is absent or invalid). Pods are created in slow-start
+// batches (the first alone), so a scheduler that admits a partial gang (minAvailable below the
+// pod count) sees the task placed first before the others, whatever its arrival batching.
+std::vector<size_t> CreationOrder(const api::Job& job);
+
 template <typename TaskReadyFn>
 PodSyncPlan PlanPodSync(const api::Job& job, const std::vector<PodSnapshot>& pods,
                         TaskReadyFn task_ready, size_t max_create = kMaxPodCreatesPerSync);

@@ -1,9 +1,11 @@
 #include "controllers/job/pods/pods.h"
 
 #include <catch2/catch.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "common/api/task_topology.h"
 #include "common/api/vocabulary.h"
 #include "unit-tests/controllers/job/job_builder.h"
 
@@ -258,6 +260,40 @@ TEST_CASE("JobPods: a billion-replica task plans one bounded batch, skipping exi
   CHECK(rest.create[0].index == 1);
   CHECK(rest.create[1].task == "ps");
   CHECK(rest.create[2].task == "ps");
+}
+
+TEST_CASE("JobPods: pods are created in the job's task-topology task order",
+          "[controllers][job][pods]") {
+  auto make = [](std::optional<std::string> order) {
+    auto b = MakeJob("j")
+                 .Task(MakeTask("ps").Replicas(1))
+                 .Task(MakeTask("chief").Replicas(1))
+                 .Task(MakeTask("worker").Replicas(2));
+    if (order) b.Annotation(std::string(api::kTaskTopologyTaskOrderKey), *order);
+    return b.Build();
+  };
+  auto tasks_of = [](const PodSyncPlan& plan) {
+    std::vector<std::string> out;
+    for (const auto& c : plan.create) out.push_back(c.task + "-" + std::to_string(c.index));
+    return out;
+  };
+  using V = std::vector<std::string>;
+  // No annotation: spec order.
+  CHECK(tasks_of(PlanPodSync(make(std::nullopt), {})) ==
+        V{"ps-0", "chief-0", "worker-0", "worker-1"});
+  // The named tasks first, in the annotation's order; the unnamed ones after, in spec order.
+  CHECK(tasks_of(PlanPodSync(make("worker,ps"), {})) ==
+        V{"worker-0", "worker-1", "ps-0", "chief-0"});
+  CHECK(tasks_of(PlanPodSync(make(" chief , worker"), {})) ==
+        V{"chief-0", "worker-0", "worker-1", "ps-0"});
+  // The budget applies to that order: the first task named gets the first pods.
+  PodSyncPlan bounded = PlanPodSync(
+      make("worker"), {}, [](const api::TaskSpec&) { return true; }, 1);
+  CHECK(tasks_of(bounded) == V{"worker-0"});
+  CHECK(bounded.more_missing);
+  // An order naming a task the job does not have (refused by the webhook) is not followed.
+  CHECK(tasks_of(PlanPodSync(make("wroker,ps"), {})) ==
+        V{"ps-0", "chief-0", "worker-0", "worker-1"});
 }
 
 TEST_CASE("JobPods: PodIndexIn reads only names of MakePodName's form",
