@@ -10,8 +10,9 @@ import os
 import statistics
 from collections import defaultdict
 
-ORDER = ['ceiling', 'basalt', 'volcano', 'kube50', 'kube2000']
+ORDER = ['ceiling', 'basalt', 'basalt-shadow', 'volcano', 'kube50', 'kube2000']
 NAMES = {'ceiling': 'raw bind ceiling (16 in flight)', 'basalt': 'Basalt',
+         'basalt-shadow': 'Basalt, --bare-pod-podgroups=false (shadow jobs)',
          'volcano': 'Volcano v1.15.1', 'kube50': 'kube-scheduler, QPS 50',
          'kube2000': 'kube-scheduler, QPS 2000'}
 

@@ -4,7 +4,7 @@
 # generator (peers_bench) for all. Figures only: it never passes or fails on speed.
 #
 #   bench/peers/run.sh [--quick] [--reps N] [--nodes N] [--scenarios "s1 s2 s3"]
-#                      [--systems "ceiling basalt volcano kube50 kube2000"] [--out DIR]
+#                      [--systems "ceiling basalt basalt-shadow volcano kube50 kube2000"] [--out DIR]
 #                      [--basalt-controller-flags "--bare-pod-podgroups=false ..."]
 #
 # Scenarios (pods ask for 100m CPU and 256Mi; webhooks off; client QPS 2000 for every system
@@ -160,7 +160,7 @@ tiers:
 YAML
 start_scheduler() { # SYSTEM LOG
   case $1 in
-    basalt)
+    basalt | basalt-shadow)
       start scheduler "$2" "$BUILD/scheduler/vc-scheduler" --kubeconfig="$KUBECONFIG" \
         --leader-elect=false --metrics-addr=127.0.0.1:0 --health-addr=127.0.0.1:0 \
         --schedule-period=1s --kube-api-qps="$QPS" --kube-api-burst="$QPS" --scheduler-conf="$SCHED_CONF"
@@ -191,6 +191,13 @@ start_controllers() { # SYSTEM LOG
       start controllers "$2" "$BUILD/controllers/vc-controller-manager" --kubeconfig="$KUBECONFIG" \
         --leader-elect=false --metrics-addr=127.0.0.1:0 --health-addr=127.0.0.1:0 \
         --kube-api-qps="$QPS" --kube-api-burst="$QPS" $BASALT_CONTROLLER_FLAGS
+      wait_log "$2" "Caches synced" 120 ;;
+    basalt-shadow)
+      # Bare pods stay in the scheduler's shadow jobs: no PodGroup, no annotation written.
+      # shellcheck disable=SC2086
+      start controllers "$2" "$BUILD/controllers/vc-controller-manager" --kubeconfig="$KUBECONFIG" \
+        --leader-elect=false --metrics-addr=127.0.0.1:0 --health-addr=127.0.0.1:0 \
+        --kube-api-qps="$QPS" --kube-api-burst="$QPS" --bare-pod-podgroups=false $BASALT_CONTROLLER_FLAGS
       wait_log "$2" "Caches synced" 120 ;;
     volcano)
       start controllers "$2" "$OUT/bin/vc-controller-manager" --kubeconfig="$KUBECONFIG" \
@@ -314,7 +321,7 @@ for ((rep = 1; rep <= REPS; rep++)); do
   read -ra order <<<"$SYSTEMS"
   if ((rep % 2 == 0)); then mapfile -t order < <(printf '%s\n' "${order[@]}" | tac); fi
   for sys in "${order[@]}"; do
-    case $sys in ceiling | basalt | volcano | kube50 | kube2000) ;; *) echo "unknown system $sys" >&2; exit 2 ;; esac
+    case $sys in ceiling | basalt | basalt-shadow | volcano | kube50 | kube2000) ;; *) echo "unknown system $sys" >&2; exit 2 ;; esac
     [[ $sys == volcano ]] && unpack_volcano
     fresh_cluster "$sys"
     for sc in $SCENARIOS; do

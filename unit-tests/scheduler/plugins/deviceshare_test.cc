@@ -7,6 +7,7 @@
 #include <set>
 
 #include "scheduler/conf/config.h"
+#include "unit-tests/scheduler/testing/cycle.h"
 #include "unit-tests/scheduler/testing/fakes.h"
 
 namespace basalt::sched {
@@ -16,8 +17,6 @@ using testing::MakeJob;
 using testing::MakeNode;
 using testing::MakeQueue;
 using testing::MakeTask;
-using testing::RecordingBinder;
-using testing::RecordingStatusSink;
 
 constexpr char kVgpuConf[] = R"(
 actions: "enqueue, allocate"
@@ -68,14 +67,9 @@ TaskInfo VgpuPod(const std::string& job, int i, int64_t memory, int32_t cores,
   return t;
 }
 
-struct Cycle {
-  RecordingBinder binder;
-  RecordingStatusSink sink;
+struct Cycle : testing::OneCycle {
   void Run(ClusterInfo c, const SchedulerConfig& config) {
-    PluginRegistry plugins = NewInTreeRegistry();
-    ActionRegistry actions = NewInTreeActionRegistry();
-    CycleDeps deps{&plugins, &actions, &binder, nullptr, &sink};
-    REQUIRE(RunCycle(std::move(c), config, deps, "s1", testing::T(100)).ok());
+    REQUIRE(OneCycle::Run(std::move(c), config).ok());
   }
   std::map<std::string, VgpuAssignment> Assigned() const {
     std::map<std::string, VgpuAssignment> out;

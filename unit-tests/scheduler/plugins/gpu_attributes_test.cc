@@ -14,6 +14,7 @@
 #include "scheduler/conf/config.h"
 #include "scheduler/framework/framework.h"
 #include "scheduler/plugins/registry.h"
+#include "unit-tests/scheduler/testing/cycle.h"
 #include "unit-tests/scheduler/testing/fakes.h"
 
 namespace basalt::sched {
@@ -23,8 +24,6 @@ using testing::MakeJob;
 using testing::MakeNode;
 using testing::MakeQueue;
 using testing::MakeTask;
-using testing::RecordingBinder;
-using testing::RecordingStatusSink;
 
 // binpack at weight 5 pulls towards the fullest node, which is what the plugin must outweigh.
 constexpr std::string_view kConfig = R"(
@@ -45,23 +44,12 @@ tiers:
       binpack.weight: 5
 )";
 
-struct Cycle {
-  RecordingBinder binder;
-  RecordingStatusSink sink;
-  absl::Status Run(ClusterInfo c) {
-    auto config = ParseSchedulerConfig(kConfig);
-    if (!config.ok()) return config.status();
-    PluginRegistry plugins = NewInTreeRegistry();
-    ActionRegistry actions = NewInTreeActionRegistry();
-    CycleDeps deps{&plugins, &actions, &binder, nullptr, &sink};
-    return RunCycle(std::move(c), *config, deps, "s1", testing::T(100));
-  }
+struct Cycle : testing::OneCycle {
+  Cycle() : OneCycle(kConfig) {}
   // Pool (node name up to '-') of each bound pod whose name starts with `prefix`.
   std::multiset<std::string> PoolsOf(const std::string& prefix) const {
     std::multiset<std::string> out;
-    for (const auto& [uid, node] : binder.Bound()) {
-      if (uid.rfind("uid-" + prefix, 0) == 0) out.insert(node.substr(0, node.find('-')));
-    }
+    for (const std::string& node : BoundNodes(prefix)) out.insert(node.substr(0, node.find('-')));
     return out;
   }
   std::string Unschedulable(const std::string& job) const {

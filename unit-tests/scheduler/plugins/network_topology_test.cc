@@ -11,6 +11,7 @@
 #include "scheduler/conf/config.h"
 #include "scheduler/framework/framework.h"
 #include "scheduler/plugins/registry.h"
+#include "unit-tests/scheduler/testing/cycle.h"
 #include "unit-tests/scheduler/testing/fakes.h"
 
 namespace basalt::sched {
@@ -20,8 +21,6 @@ using testing::MakeJob;
 using testing::MakeNode;
 using testing::MakeQueue;
 using testing::MakeTask;
-using testing::RecordingBinder;
-using testing::RecordingStatusSink;
 
 constexpr std::string_view kConfig = R"(
 actions: "enqueue, allocate, backfill"
@@ -39,23 +38,11 @@ tiers:
   - name: network-topology-aware
 )";
 
-struct Cycle {
-  RecordingBinder binder;
-  RecordingStatusSink sink;
-  absl::Status Run(ClusterInfo c) {
-    auto config = ParseSchedulerConfig(kConfig);
-    if (!config.ok()) return config.status();
-    PluginRegistry plugins = NewInTreeRegistry();
-    ActionRegistry actions = NewInTreeActionRegistry();
-    CycleDeps deps{&plugins, &actions, &binder, nullptr, &sink};
-    return RunCycle(std::move(c), *config, deps, "s1", testing::T(100));
-  }
+struct Cycle : testing::OneCycle {
+  Cycle() : OneCycle(kConfig) {}
   std::set<std::string> NodesOf(const std::string& prefix) const {
-    std::set<std::string> out;
-    for (const auto& [uid, node] : binder.Bound()) {
-      if (uid.rfind("uid-" + prefix, 0) == 0) out.insert(node);
-    }
-    return out;
+    const std::multiset<std::string> nodes = BoundNodes(prefix);
+    return {nodes.begin(), nodes.end()};
   }
 };
 

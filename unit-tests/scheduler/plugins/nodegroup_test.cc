@@ -9,6 +9,7 @@
 #include "scheduler/conf/config.h"
 #include "scheduler/framework/framework.h"
 #include "scheduler/plugins/registry.h"
+#include "unit-tests/scheduler/testing/cycle.h"
 #include "unit-tests/scheduler/testing/fakes.h"
 
 namespace basalt::sched {
@@ -18,8 +19,6 @@ using testing::MakeJob;
 using testing::MakeNode;
 using testing::MakeQueue;
 using testing::MakeTask;
-using testing::RecordingBinder;
-using testing::RecordingStatusSink;
 
 constexpr std::string_view kConfig = R"(
 actions: "enqueue, allocate, backfill"
@@ -36,17 +35,8 @@ tiers:
   - name: nodegroup
 )";
 
-struct Cycle {
-  RecordingBinder binder;
-  RecordingStatusSink sink;
-  absl::Status Run(ClusterInfo c) {
-    auto config = ParseSchedulerConfig(kConfig);
-    if (!config.ok()) return config.status();
-    PluginRegistry plugins = NewInTreeRegistry();
-    ActionRegistry actions = NewInTreeActionRegistry();
-    CycleDeps deps{&plugins, &actions, &binder, nullptr, &sink};
-    return RunCycle(std::move(c), *config, deps, "s1", testing::T(100));
-  }
+struct Cycle : testing::OneCycle {
+  Cycle() : OneCycle(kConfig) {}
 };
 
 // n0 n1 in group a, n2 n3 in group b, n4 in none.
