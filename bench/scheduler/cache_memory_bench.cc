@@ -255,8 +255,8 @@ int main(int argc, char** argv) {
   const Stages a = RunChild(o, o.from);
   const Stages b = RunChild(o, o.pods);
   if (a.tasks != size_t(o.from) || b.tasks != size_t(o.pods)) {
-    std::fprintf(stderr, "snapshot holds %zu and %zu tasks, expected %d and %d\n", a.tasks,
-                 b.tasks, o.from, o.pods);
+    std::fprintf(stderr, "snapshot holds %zu and %zu tasks, expected %d and %d\n", a.tasks, b.tasks,
+                 o.from, o.pods);
     return 1;
   }
   const double added = o.pods - o.from;
@@ -272,8 +272,8 @@ int main(int argc, char** argv) {
       {"snapshot", &Stages::snapshot, &Stages::cluster},
       {"2nd snapshot", &Stages::second_snapshot, &Stages::snapshot},
   };
-  std::printf("slope %d->%d pods (%d pods/job, every %d-th job pending), B/pod:\n", o.from,
-              o.pods, o.pods_per_job, o.pending_every);
+  std::printf("slope %d->%d pods (%d pods/job, every %d-th job pending), B/pod:\n", o.from, o.pods,
+              o.pods_per_job, o.pending_every);
   double total_heap = 0;
   double total_rss = 0;
   for (const Row& r : rows) {
