@@ -72,7 +72,9 @@ ClusterInfo Build(int nodes, int jobs, int pods_per_job, bool annotate, bool sel
       basalt::sched::TaskInfo t = bench::GpuTask(name, task, (j % 3 == 2 ? "big/" : "mid/") + task);
       if (annotate) t.gpu_attributes = j % 3 == 2 ? big : mid;
       if (selector && j % 3 == 2) {
-        t.node_selector[std::string(basalt::api::kGfdProductLabel)] = "NVIDIA-A100-SXM4-80GB";
+        t.node_selector.Update([&](auto& m) {
+          m[std::string(basalt::api::kGfdProductLabel)] = "NVIDIA-A100-SXM4-80GB";
+        });
       }
       (void)c.AddTask(std::move(t));
     }

@@ -127,7 +127,8 @@ void AddGang(ClusterInfo& c, const std::string& name, int created, int pods, Mod
     const std::string task = fmt::format("{}-worker-{}", name, p);
     TaskInfo t = bench::GpuTask(name, task, "bench/" + task);
     if (mode == Mode::kPartitions) {
-      t.labels["volcano.sh/partition-id"] = std::to_string(p / kPartitionSize);
+      t.labels.Update(
+          [&](auto& m) { m["volcano.sh/partition-id"] = std::to_string(p / kPartitionSize); });
     }
     if (auto it = placed.find(t.uid); it != placed.end()) {
       t.node_name = it->second;

@@ -120,7 +120,7 @@ std::optional<std::string> JobInfo::SubGroupOf(const TaskInfo& task, size_t* pol
     std::string name = p.name;
     bool all = true;
     for (const std::string& key : p.match_label_keys) {
-      auto it = task.labels.find(key);
+      auto it = task.labels->find(key);
       if (it == task.labels.end() || it->second.empty()) {
         all = false;
         break;

@@ -14,6 +14,7 @@
 #include "common/api/gpu_attributes.h"
 #include "scheduler/api/gpu_devices.h"
 #include "scheduler/api/resource.h"
+#include "scheduler/api/shared.h"
 #include "scheduler/api/vgpu.h"
 
 namespace basalt::sched {
@@ -198,13 +199,15 @@ struct TaskInfo {
   mutable VgpuAssignment vgpu_assignment;
   mutable std::string vgpu_node;
 
-  std::map<std::string, std::string> labels;
-  std::map<std::string, std::string> node_selector;
-  NodeAffinity affinity;
+  // The pod's placement inputs, immutable while the pod is unchanged: every copy of the task
+  // (the cache's and each snapshot's) shares one value (Shared); assign to change one.
+  Shared<std::map<std::string, std::string>> labels;
+  Shared<std::map<std::string, std::string>> node_selector;
+  Shared<NodeAffinity> affinity;
   // Null when the pod has no pod (anti-)affinity terms.
   std::shared_ptr<const PodAffinity> pod_affinity;
-  std::vector<Toleration> tolerations;
-  std::vector<HostPort> host_ports;
+  Shared<std::vector<Toleration>> tolerations;
+  Shared<std::vector<HostPort>> host_ports;
   // The pod's gpu.basalt.dev/ annotations (gpuattributes plugin); null when it has none.
   std::shared_ptr<const api::GpuAttributes> gpu_attributes;
 

@@ -324,25 +324,41 @@ TaskInfo ToTaskInfo(const CachedPod& cached, std::string job_id) {
   t.resreq = ToResource(p.request);
   // The compact pod carries the effective request (init containers and overhead included).
   t.init_resreq = t.resreq;
-  for (const auto& [k, v] : p.labels) t.labels.emplace(k, v);
-  for (const auto& [k, v] : p.node_selector) t.node_selector.emplace(k, v);
-  if (absl::StatusOr<NodeAffinity> a = ParseNodeAffinity(p.affinity_json); a.ok()) {
+  // Empty inputs keep the process-wide empty value (most pods have no ports or affinity).
+  if (!p.labels.empty())
+    t.labels = std::map<std::string, std::string>(p.labels.begin(), p.labels.end());
+  if (!p.node_selector.empty()) {
+    t.node_selector =
+        std::map<std::string, std::string>(p.node_selector.begin(), p.node_selector.end());
+  }
+  if (absl::StatusOr<NodeAffinity> a = ParseNodeAffinity(p.affinity_json);
+      a.ok() && !p.affinity_json.empty()) {
     t.affinity = *std::move(a);
   }
   if (auto pa = ParsePodAffinity(p.affinity_json, p.namespace_name); pa.ok()) {
     t.pod_affinity = *std::move(pa);
   }
-  for (const api::HostPort& hp : p.host_ports) {
-    t.host_ports.push_back(HostPort{hp.protocol.empty() ? "TCP" : hp.protocol,
-                                    hp.host_ip.empty() ? "0.0.0.0" : hp.host_ip, hp.host_port});
+  if (!p.host_ports.empty()) {
+    std::vector<HostPort> ports;
+    ports.reserve(p.host_ports.size());
+    for (const api::HostPort& hp : p.host_ports) {
+      ports.push_back(HostPort{hp.protocol.empty() ? "TCP" : hp.protocol,
+                               hp.host_ip.empty() ? "0.0.0.0" : hp.host_ip, hp.host_port});
+    }
+    t.host_ports = std::move(ports);
   }
-  for (const api::Toleration& tol : p.tolerations) {
-    Toleration out;
-    out.key = tol.key;
-    out.op = tol.op == "Exists" ? Toleration::Operator::kExists : Toleration::Operator::kEqual;
-    out.value = tol.value;
-    if (!tol.effect.empty()) out.effect = ParseEffect(tol.effect);
-    t.tolerations.push_back(std::move(out));
+  if (!p.tolerations.empty()) {
+    std::vector<Toleration> tolerations;
+    tolerations.reserve(p.tolerations.size());
+    for (const api::Toleration& tol : p.tolerations) {
+      Toleration out;
+      out.key = tol.key;
+      out.op = tol.op == "Exists" ? Toleration::Operator::kExists : Toleration::Operator::kEqual;
+      out.value = tol.value;
+      if (!tol.effect.empty()) out.effect = ParseEffect(tol.effect);
+      tolerations.push_back(std::move(out));
+    }
+    t.tolerations = std::move(tolerations);
   }
   t.scheduled_condition = cached.scheduled_condition;
   // vGPU: the assignment counts on the node the pod is on (scheduler/cache/vgpu.h).

@@ -50,8 +50,8 @@ bool In(const std::vector<std::string>& list, const std::string* value) {
 // True when the pod's required node affinity talks about GPU memory or product: it is then
 // scored like a pod with annotations (smallest sufficient GPU first).
 bool AffinityNamesGpu(const TaskInfo& task) {
-  if (!task.affinity.required.has_value()) return false;
-  for (const NodeSelectorTerm& term : *task.affinity.required) {
+  if (!task.affinity->required.has_value()) return false;
+  for (const NodeSelectorTerm& term : *task.affinity->required) {
     for (const NodeSelectorRequirement& r : term.match_expressions) {
       if (r.key == api::kGfdMemoryLabel || r.key == api::kGfdProductLabel) return true;
     }

@@ -85,7 +85,7 @@ int64_t InterPodAffinity::Get(const TopologyCounts& counts, const std::string& k
 bool InterPodAffinity::SameSignature(const TaskInfo& task) const {
   if (task.namespace_name != state_.namespace_name) return false;
   for (const std::string& key : selector_keys_) {
-    auto mine = task.labels.find(key);
+    auto mine = task.labels->find(key);
     auto theirs = state_.labels.find(key);
     const bool has_mine = mine != task.labels.end();
     if (has_mine != (theirs != state_.labels.end())) return false;

@@ -87,7 +87,7 @@ int64_t BalancedAllocationScore(const TaskInfo& task, const NodeInfo& node) {
 
 int64_t PreferredNodeAffinityWeight(const TaskInfo& task, const NodeInfo& node) {
   int64_t sum = 0;
-  for (const auto& term : task.affinity.preferred) {
+  for (const auto& term : task.affinity->preferred) {
     if (term.weight != 0 && term.preference.Matches(node.name(), node.labels())) sum += term.weight;
   }
   return sum;
@@ -154,7 +154,7 @@ class NodeOrderPlugin final : public Plugin {
     ssn.AddBatchNodeOrderFn(
         Name(), [this](const TaskInfo& task, const std::vector<const NodeInfo*>& nodes) {
           std::vector<double> scores(nodes.size(), 0.0);
-          if (w_.node_affinity != 0 && !task.affinity.preferred.empty()) {
+          if (w_.node_affinity != 0 && !task.affinity->preferred.empty()) {
             std::vector<int64_t> raw;
             int64_t max = 0;
             for (const NodeInfo* n : nodes) {

@@ -28,9 +28,9 @@ bool MatchesNodeSelectorAndAffinity(const TaskInfo& task, const NodeInfo& node) 
     auto it = node.labels().find(key);
     if (it == node.labels().end() || it->second != value) return false;
   }
-  if (task.affinity.required.has_value()) {
+  if (task.affinity->required.has_value()) {
     bool any = false;
-    for (const auto& term : *task.affinity.required) {
+    for (const auto& term : *task.affinity->required) {
       if (term.Matches(node.name(), node.labels())) {
         any = true;
         break;

@@ -145,27 +145,31 @@ class MakeTask {
     return *this;
   }
   MakeTask& NodeSelector(std::string k, std::string v) {
-    t_.node_selector[std::move(k)] = std::move(v);
+    t_.node_selector.Update([&](auto& m) { m[std::move(k)] = std::move(v); });
     return *this;
   }
   MakeTask& RequiredAffinity(std::vector<NodeSelectorTerm> terms) {
-    t_.affinity.required = std::move(terms);
+    t_.affinity.Update([&](basalt::sched::NodeAffinity& a) { a.required = std::move(terms); });
     return *this;
   }
   MakeTask& PreferredAffinity(int32_t weight, NodeSelectorTerm term) {
-    t_.affinity.preferred.push_back({weight, std::move(term)});
+    t_.affinity.Update([&](basalt::sched::NodeAffinity& a) {
+      a.preferred.push_back({weight, std::move(term)});
+    });
     return *this;
   }
   MakeTask& Tolerate(basalt::sched::Toleration tol) {
-    t_.tolerations.push_back(std::move(tol));
+    t_.tolerations.Update([&](auto& v) { v.push_back(std::move(tol)); });
     return *this;
   }
   MakeTask& HostPort(int32_t port, std::string ip = "", std::string protocol = "TCP") {
-    t_.host_ports.push_back(basalt::sched::HostPort{std::move(protocol), std::move(ip), port});
+    t_.host_ports.Update([&](auto& v) {
+      v.push_back(basalt::sched::HostPort{std::move(protocol), std::move(ip), port});
+    });
     return *this;
   }
   MakeTask& Label(std::string k, std::string v) {
-    t_.labels[std::move(k)] = std::move(v);
+    t_.labels.Update([&](auto& m) { m[std::move(k)] = std::move(v); });
     return *this;
   }
   MakeTask& PodAffinity(PodAffinityTerm term) {
