@@ -31,22 +31,74 @@ apply_crds() {
   done
 }
 
-# start_scheduler [flags...]: starts vc-scheduler and waits until /readyz passes.
-# sched_conf ACTIONS [PLUGIN...]: writes a scheduler configuration with Volcano's default two
-# tiers (PLUGINs appended to the second) to a new temp file and prints the file's path.
+# write_sched_conf FILE ACTIONS [ITEM...]: writes a scheduler configuration to FILE (whole, by a
+# rename, so that a running scheduler's reload never reads half a file) from a short spec:
+#   ACTIONS       the actions string, e.g. "enqueue, allocate, backfill, gangpreempt";
+#   NAME          a plugin, in the current tier (the first tier is opened by itself);
+#   --            opens the next tier;
+#   KEY=VALUE     an argument of the plugin (or action configuration) just named;
+#   +KEY=VALUE    a field of the plugin itself (e.g. +enablePreemptable=false);
+#   @ACTION       a `configurations:` entry for ACTION; the KEY=VALUEs after it are its arguments
+#                 (plugins named after it go on in the current tier).
+# Values are written as they are (YAML reads them). $SCHED_DEFAULT_TIERS holds Volcano's default
+# two tiers as items, e.g.
+#   write_sched_conf "$conf" "enqueue, allocate, backfill, gangpreempt" @gangpreempt maxDomains=8 \
+#     $SCHED_DEFAULT_TIERS network-topology-aware weight=10
+SCHED_DEFAULT_TIERS="priority gang conformance -- overcommit drf predicates proportion nodeorder"
+write_sched_conf() {
+  local file=$1 actions=$2 item in="" args=0 confs="" tiers="- plugins:"$'\n'
+  shift 2
+  for item in "$@"; do
+    case $item in
+      --)
+        tiers+="- plugins:"$'\n'
+        in=""
+        ;;
+      @*)
+        confs+="- name: ${item#@}"$'\n'
+        in=conf args=0
+        ;;
+      +*=*)
+        [[ $in == plugin ]] || { echo "write_sched_conf: $item names no plugin" >&2; return 1; }
+        item=${item#+}
+        tiers+="    ${item%%=*}: ${item#*=}"$'\n'
+        ;;
+      *=*)
+        if [[ $in == conf ]]; then
+          ((args++)) || confs+="  arguments:"$'\n'
+          confs+="    ${item%%=*}: ${item#*=}"$'\n'
+        elif [[ $in == plugin ]]; then
+          ((args++)) || tiers+="    arguments:"$'\n'
+          tiers+="      ${item%%=*}: ${item#*=}"$'\n'
+        else
+          echo "write_sched_conf: $item names no plugin or action" >&2
+          return 1
+        fi
+        ;;
+      *)
+        tiers+="  - name: $item"$'\n'
+        in=plugin args=0
+        ;;
+    esac
+  done
+  {
+    printf 'actions: "%s"\n' "$actions"
+    [[ -n $confs ]] && printf 'configurations:\n%s' "$confs"
+    printf 'tiers:\n%s' "$tiers"
+  } >"$file.tmp.$$" && mv -f "$file.tmp.$$" "$file"
+}
+
+# sched_conf ACTIONS [ITEM...]: a configuration with Volcano's default two tiers (ITEMs, as for
+# write_sched_conf, appended to the second) in a new temp file; prints the file's path.
 sched_conf() {
   local f
   f=$(mktemp)
-  {
-    printf 'actions: "%s"\ntiers:\n- plugins:\n' "$1"
-    printf '  - name: %s\n' priority gang conformance
-    printf -- '- plugins:\n'
-    shift
-    printf '  - name: %s\n' overcommit drf predicates proportion nodeorder "$@"
-  } >"$f"
+  # shellcheck disable=SC2086 # the default tiers are words
+  write_sched_conf "$f" "$1" $SCHED_DEFAULT_TIERS "${@:2}" || return 1
   echo "$f"
 }
 
+# start_scheduler [flags...]: starts vc-scheduler and waits until /readyz passes.
 start_scheduler() {
   mkdir -p "$CLUSTER_DIR/pids" "$CLUSTER_DIR/logs"
   SCHED_PORT=$(free_port)
