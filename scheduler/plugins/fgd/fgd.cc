@@ -319,27 +319,87 @@ class FgdPlugin final : public Plugin {
   }
 
  private:
-  double Score(const TaskInfo& task, const NodeInfo& node) {
-    auto cur = current_.find(node.name());
-    if (cur == current_.end()) {
-      const FgdGpuView view = GpuViewOf(node);
-      const double f = view.kind == FgdGpuView::Kind::kNone
-                           ? -1
-                           : state_->Memoized(node.idle().milli_cpu(), node.idle().memory(), view);
-      cur = current_.emplace(node.name(), f).first;
+  // What fgd remembers of a node between its allocate/deallocate events: its expected
+  // fragmentation and an id of its state (-1 for vGPU nodes, whose state the key does not
+  // capture: their score is computed every time).
+  struct NodeState {
+    double fragmentation = -1;  // -1: no GPU
+    int64_t state_id = -1;
+  };
+
+  // The id of a task's shape: what GpuViewAfter and the HostLeft it passes depend on (CPU,
+  // memory, the nvidia.com/gpu scalar, the GpuRequest with its models).
+  int64_t TaskShapeId(const TaskInfo& task) {
+    if (&task == last_task_ && task.uid == last_task_uid_) return last_shape_id_;
+    std::string key;
+    const int64_t cpu = task.resreq.milli_cpu(), mem = task.resreq.memory(),
+                  gpu = task.resreq.Get(kGpu);
+    key.append(reinterpret_cast<const char*>(&cpu), sizeof cpu);
+    key.append(reinterpret_cast<const char*>(&mem), sizeof mem);
+    key.append(reinterpret_cast<const char*>(&gpu), sizeof gpu);
+    key.append(reinterpret_cast<const char*>(&task.gpu.count), sizeof task.gpu.count);
+    key.append(reinterpret_cast<const char*>(&task.gpu.milli), sizeof task.gpu.milli);
+    for (const std::string& m : task.gpu.models) {
+      key.append(m);
+      key.push_back('\0');
     }
-    if (cur->second < 0) return weight_ * 50;  // no GPU, no GPU fragment: neutral
-    const double after =
-        state_->Memoized(node.idle().milli_cpu() - task.resreq.milli_cpu(),
-                         node.idle().memory() - task.resreq.memory(), GpuViewAfter(task, node));
-    const double delta = after - cur->second;  // in [-max_capacity_, max_capacity_]
+    last_task_ = &task;
+    last_task_uid_ = task.uid;
+    last_shape_id_ = shape_ids_.emplace(std::move(key), shape_ids_.size()).first->second;
+    return last_shape_id_;
+  }
+
+  const NodeState& StateOf(const NodeInfo& node) {
+    auto cur = current_.find(node.name());
+    if (cur != current_.end()) return cur->second;
+    NodeState st;
+    const FgdGpuView view = GpuViewOf(node);
+    if (view.kind != FgdGpuView::Kind::kNone) {
+      const int64_t cpu = node.idle().milli_cpu(), mem = node.idle().memory();
+      st.fragmentation = state_->Memoized(cpu, mem, view);
+      if (view.kind != FgdGpuView::Kind::kVgpu) {
+        std::string key = FgdState::StateKey(cpu, mem, view);
+        st.state_id = state_ids_.emplace(std::move(key), state_ids_.size()).first->second;
+      }
+    }
+    return current_.emplace(node.name(), st).first->second;
+  }
+
+  double Score(const TaskInfo& task, const NodeInfo& node) {
+    const NodeState& st = StateOf(node);
+    if (st.fragmentation < 0) return weight_ * 50;  // no GPU, no GPU fragment: neutral
+    // The fragmentation after placing a task of this shape on a node in this state (per-GPU
+    // or whole-GPU accounting: the GPUs the node would choose depend only on the state).
+    double after = 0;
+    auto compute = [&] {
+      return state_->Memoized(node.idle().milli_cpu() - task.resreq.milli_cpu(),
+                              node.idle().memory() - task.resreq.memory(),
+                              GpuViewAfter(task, node));
+    };
+    if (st.state_id < 0) {
+      after = compute();
+    } else {
+      const uint64_t key =
+          (static_cast<uint64_t>(st.state_id) << 32) | static_cast<uint64_t>(TaskShapeId(task));
+      auto it = after_.find(key);
+      if (it == after_.end()) it = after_.emplace(key, compute()).first;
+      after = it->second;
+    }
+    const double delta = after - st.fragmentation;  // in [-max_capacity_, max_capacity_]
     return weight_ * 50 * (1 - delta / max_capacity_);
   }
 
   double weight_;
   double max_capacity_ = 0;
   std::shared_ptr<FgdState> state_;
-  std::unordered_map<std::string, double> current_;  // node name -> expected fragmentation
+  std::unordered_map<std::string, NodeState> current_;  // by node name
+  // Per session: ids of node states and task shapes, and the fragmentation after placing a
+  // shape on a state ((state id << 32) | shape id).
+  std::unordered_map<std::string, int64_t> state_ids_, shape_ids_;
+  std::unordered_map<uint64_t, double> after_;
+  const TaskInfo* last_task_ = nullptr;
+  std::string last_task_uid_;
+  int64_t last_shape_id_ = -1;
 };
 
 }  // namespace
