@@ -327,3 +327,11 @@ bound_with_prefix() {
   kubectl -n "$1" get pods -o jsonpath='{range .items[*]}{.metadata.name} {.spec.nodeName}{"\n"}{end}' |
     awk -v p="$2" 'index($1, p) == 1 && NF == 2' | wc -l
 }
+
+# delete_hypernodes_of TAG: deletes (without waiting) the HyperNodes a suite named "TAG-...".
+delete_hypernodes_of() {
+  local h
+  for h in $(kubectl get hypernodes -o name 2>/dev/null | grep -- "/$1-"); do
+    kubectl delete "$h" --ignore-not-found --wait=false >/dev/null 2>&1
+  done
+}

@@ -24,10 +24,7 @@ pool=ppre-$tag
 pp_cleanup() {
   local rc=$?
   set +e # so that the next line only hands rc on to sched_cleanup
-  local h
-  for h in $(kubectl get hypernodes -o name 2>/dev/null | grep -- "/$tag-"); do
-    kubectl delete "$h" --ignore-not-found --wait=false >/dev/null 2>&1
-  done
+  delete_hypernodes_of "$tag"
   (exit "$rc")
   sched_cleanup
 }

@@ -27,10 +27,7 @@ parts_cleanup() {
   [[ -n $CM_PID ]] && { cm_stop KILL || true; }
   set +e # so that the next line only hands rc on to sched_cleanup
   kubectl -n "$ns" delete vcjob --all --wait=false >/dev/null 2>&1
-  local h
-  for h in $(kubectl get hypernodes -o name 2>/dev/null | grep -- "/$tag-"); do
-    kubectl delete "$h" --ignore-not-found --wait=false >/dev/null 2>&1
-  done
+  delete_hypernodes_of "$tag"
   (exit "$rc")
   sched_cleanup
 }
