@@ -201,6 +201,8 @@ YAML
 }
 
 # pod_yaml NAME GROUP GPUS [RUN_FOR] [NODE_SELECTOR k=v] [OWNER_UID] [NODE_NAME] [SCHEDULER]
+# Optional from the environment: POD_LABELS (more labels, a flow mapping body such as
+# `a: b, c: "1"`), POD_CLASS (priorityClassName), POD_GRACE (terminationGracePeriodSeconds).
 pod_yaml() {
   local name=$1 group=$2 gpus=$3 run_for=${4:-} selector=${5:-} uid=${6:-} node=${7:-}
   local scheduler=${8:-volcano}
@@ -214,10 +216,12 @@ kind: Pod
 metadata:
   name: $name
   annotations: {$ann}
-  labels: {volcano.sh/job-name: "$group"}
+  labels: {volcano.sh/job-name: "$group"${POD_LABELS:+, $POD_LABELS}}
 $(owner_refs_yaml "$group" "$uid")
 spec:
   schedulerName: $scheduler
+$([[ -n ${POD_CLASS:-} ]] && printf '  priorityClassName: %s\n' "$POD_CLASS")
+$([[ -n ${POD_GRACE:-} ]] && printf '  terminationGracePeriodSeconds: %s\n' "$POD_GRACE")
 $([[ -n $selector ]] && printf '  nodeSelector: {%s: "%s"}\n' "${selector%%=*}" "${selector#*=}")
 $([[ -n $node ]] && printf '  nodeName: %s\n' "$node")
   containers:

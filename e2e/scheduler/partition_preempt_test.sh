@@ -83,49 +83,21 @@ pp_pods() {
   local group=$1 count=$2 class=$3 gpus=$4 key=$5 value=$6 i name labels
   shift 6
   for ((i = 0; i < count; i++)); do
-    name=$group-$i labels="volcano.sh/job-name: $group"
+    name=$group-$i labels=""
     if (($# > 0)); then
       name=$group-p${1}-$i
-      labels+=", volcano.sh/task-spec: w, volcano.sh/partition-id: \"$1\""
+      labels="volcano.sh/task-spec: w, volcano.sh/partition-id: \"$1\""
       shift
     fi
-    cat <<YAML
----
-apiVersion: v1
-kind: Pod
-metadata:
-  name: $name
-  annotations: {scheduling.k8s.io/group-name: $group}
-  labels: {$labels}
-spec:
-  schedulerName: volcano
-  priorityClassName: $class
-  terminationGracePeriodSeconds: 0
-  nodeSelector: {$key: $value}
-  containers:
-  - name: main
-    image: busybox
-    resources:
-      requests: {cpu: "1", memory: 1Gi, nvidia.com/gpu: "$gpus"}
-      limits: {nvidia.com/gpu: "$gpus"}
-YAML
+    POD_LABELS=$labels POD_CLASS=$class POD_GRACE=0 pod_yaml "$name" "$group" "$gpus" "" "$key=$value"
   done
 }
 # partitioned_pg NAME MIN SUBGROUP_SIZE: an online-critical PodGroup, hard tier 2 for the job,
 # its pods labelled volcano.sh/task-spec w cut by volcano.sh/partition-id into sub-groups of
 # SUBGROUP_SIZE, each hard tier 1 (what the job controller writes for a partitionPolicy).
 partitioned_pg() {
+  pg "$1" "$2" "$q" online-critical
   cat <<YAML
----
-apiVersion: scheduling.volcano.sh/v1beta1
-kind: PodGroup
-metadata:
-  name: $1
-  labels: {volcano.sh/job-name: $1}
-spec:
-  minMember: $2
-  queue: $q
-  priorityClassName: online-critical
   networkTopology: {mode: hard, highestTierAllowed: 2}
   subGroupPolicy:
   - name: w
