@@ -8,7 +8,7 @@
 //
 // Stages (each adds to the one before):
 //   pod store    informer Store of CachedPod (CachedPodTransform, no indexer)
-//   pg store     informer Store of PodGroups (PodGroupTransform), one PodGroup per job
+//   pg store     informer Store of CachedPodGroup (PodGroupTransform), one PodGroup per job
 //   cluster      ClusterState: every node, queue, PodGroup and pod upserted
 //   snapshot     one TakeSnapshot() held (a session's copy)
 //   2nd snapshot ReturnSnapshot + TakeSnapshot again (the steady state of a running scheduler:
@@ -16,6 +16,8 @@
 //
 //   sched_cache_memory_bench [--from N] [--pods M] [--pods-per-job K] [--pending-every J]
 //   (defaults 3000, 9000, 6 and 4: every 4th job's pods are unbound and Inqueue)
+//   sched_cache_memory_bench --one M ...: one size, in this process (for a heap profiler such
+//   as heaptrack, which follows no fork), printing the heap and RSS after each stage.
 
 #include <malloc.h>
 #include <sys/wait.h>
@@ -198,7 +200,7 @@ Stages Run(const Options& o, int pods) {
   Store pg_store;
   for (const std::string& text : pg_texts) pg_store.Upsert(Apply(pg_transform, text));
   s.pg_store = Measure();
-  for (const Object& pg : pg_store.List()) state.UpsertPodGroup(pg.Share<basalt::api::PodGroup>());
+  for (const Object& pg : pg_store.List()) state.UpsertPodGroup(pg.Share<cache::CachedPodGroup>());
   for (const Object& pod : pod_store.List()) state.UpsertPod(pod.Share<cache::CachedPod>());
   s.cluster = Measure();
   cache::ClusterState::Snapshot snap = state.TakeSnapshot();
@@ -238,7 +240,9 @@ Stages RunChild(const Options& o, int pods) {
 
 int main(int argc, char** argv) {
   Options o;
+  int one = 0;
   for (int i = 1; i + 1 < argc; ++i) {
+    if (std::strcmp(argv[i], "--one") == 0) one = std::atoi(argv[i + 1]);
     if (std::strcmp(argv[i], "--from") == 0) o.from = std::atoi(argv[i + 1]);
     if (std::strcmp(argv[i], "--pods") == 0) o.pods = std::atoi(argv[i + 1]);
     if (std::strcmp(argv[i], "--pods-per-job") == 0) o.pods_per_job = std::atoi(argv[i + 1]);
@@ -247,6 +251,17 @@ int main(int argc, char** argv) {
   if (o.from <= 0 || o.pods <= o.from || o.pods_per_job <= 0 || o.pending_every <= 0) {
     std::fprintf(stderr, "need 0 < --from < --pods, --pods-per-job > 0, --pending-every > 0\n");
     return 2;
+  }
+  if (one > 0) {
+    const Stages s = Run(o, one);
+    std::printf("%d pods, heap / RSS KiB after each stage:\n", one);
+    const Sample Stages::*stages[] = {&Stages::base,     &Stages::pod_store,
+                                      &Stages::pg_store, &Stages::cluster,
+                                      &Stages::snapshot, &Stages::second_snapshot};
+    for (const Sample Stages::*st : stages) {
+      std::printf("  heap %9zu  rss %8ld\n", (s.*st).heap / 1024, (s.*st).rss_kib);
+    }
+    return 0;
   }
   std::printf("sizeof: CompactPod %zu, CachedPod %zu, TaskInfo %zu, Resource %zu, JobInfo %zu\n",
               sizeof(basalt::api::CompactPod), sizeof(cache::CachedPod),

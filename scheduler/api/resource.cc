@@ -9,18 +9,30 @@ namespace basalt::sched {
 // GCC and Clang provide __int128; __extension__ keeps -Wpedantic quiet about it.
 __extension__ typedef __int128 Int128;
 
+namespace {
+bool NameBefore(const ScalarMap::value_type& item, std::string_view name) {
+  return item.first < name;
+}
+}  // namespace
+
+ScalarMap::const_iterator ScalarMap::find(std::string_view name) const {
+  auto it = std::lower_bound(items_.begin(), items_.end(), name, NameBefore);
+  return it != items_.end() && it->first == name ? it : items_.end();
+}
+
+int64_t& ScalarMap::operator[](std::string_view name) {
+  auto it = std::lower_bound(items_.begin(), items_.end(), name, NameBefore);
+  if (it == items_.end() || it->first != name) it = items_.emplace(it, std::string(name), 0);
+  return it->second;
+}
+
 Resource& Resource::Set(std::string_view name, int64_t value) {
   if (name == kCpu) {
     milli_cpu_ = value;
   } else if (name == kMemory) {
     memory_ = value;
   } else {
-    auto it = scalars_.find(name);
-    if (it == scalars_.end()) {
-      scalars_.emplace(std::string(name), value);
-    } else {
-      it->second = value;
-    }
+    scalars_[name] = value;
   }
   return *this;
 }

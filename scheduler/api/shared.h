@@ -11,10 +11,16 @@
 // Thread-safety: as for the T it holds, immutable: any number of threads may read copies
 // concurrently; a Shared object itself is thread-compatible.
 
+#include <cstddef>
 #include <memory>
+#include <mutex>
+#include <unordered_map>
 #include <utility>
 
 namespace basalt::sched {
+
+template <typename T, typename Hash>
+class SharedPool;
 
 template <typename T>
 class Shared {
@@ -50,12 +56,60 @@ class Shared {
   friend bool operator==(const Shared& a, const T& b) { return *a == b; }
 
  private:
+  template <typename, typename>
+  friend class SharedPool;
+  explicit Shared(std::shared_ptr<const T> p) : p_(std::move(p)) {}
+
   static const std::shared_ptr<const T>& Empty() {
     static const std::shared_ptr<const T> empty = std::make_shared<const T>();
     return empty;
   }
 
   std::shared_ptr<const T> p_;
+};
+
+// SharedPool interns Shared values: Intern(v) returns a Shared holding the very value an
+// earlier Intern of an equal value returned while any holder still has it, else a new one.
+// Pods made from one template (a Deployment's replicas, a job's tasks) carry equal
+// tolerations and node selectors, so the cache and its snapshots hold each once (issue 17).
+// An empty value is the process-wide empty one of Shared(). The pool holds weak references
+// only: a value goes when its last holder drops it, and its entry is swept once expired
+// entries could make up half the table. `Hash` hashes a T; T needs operator==.
+// Thread-safe.
+template <typename T, typename Hash>
+class SharedPool {
+ public:
+  Shared<T> Intern(T value) {
+    if (value.empty()) return Shared<T>();
+    const size_t hash = Hash{}(value);
+    std::lock_guard<std::mutex> l(mu_);
+    auto [first, last] = entries_.equal_range(hash);
+    for (auto it = first; it != last; ++it) {
+      if (std::shared_ptr<const T> held = it->second.lock(); held != nullptr && *held == value) {
+        return Shared<T>(std::move(held));
+      }
+    }
+    // Not make_shared: a weak reference would keep a combined block (and the value's memory)
+    // alive after the last holder let go.
+    std::shared_ptr<const T> made(new T(std::move(value)));
+    entries_.emplace(hash, made);
+    if (entries_.size() >= 2 * live_after_sweep_ + 64) {
+      std::erase_if(entries_, [](const auto& e) { return e.second.expired(); });
+      live_after_sweep_ = entries_.size();
+    }
+    return Shared<T>(std::move(made));
+  }
+
+  // Entries in the table, expired ones not yet swept included (for tests).
+  size_t size() const {
+    std::lock_guard<std::mutex> l(mu_);
+    return entries_.size();
+  }
+
+ private:
+  mutable std::mutex mu_;
+  std::unordered_multimap<size_t, std::weak_ptr<const T>> entries_;  // guarded by mu_
+  size_t live_after_sweep_ = 0;                                      // guarded by mu_
 };
 
 }  // namespace basalt::sched

@@ -61,6 +61,7 @@ struct Toleration {
   std::optional<TaintEffect> effect;  // nullopt tolerates every effect
   // True if this toleration tolerates `taint` (Kubernetes ToleratesTaint).
   bool Tolerates(const Taint& taint) const;
+  friend bool operator==(const Toleration&, const Toleration&) = default;
 };
 
 // A node selector requirement (matchExpressions entry).

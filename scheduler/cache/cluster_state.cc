@@ -327,18 +327,18 @@ void ClusterState::RebuildJobLocked(const std::string& key) {
   for (const std::string& uid : members) InsertTaskLocked(uid);
 }
 
-void ClusterState::UpsertPodGroup(std::shared_ptr<const api::PodGroup> pg) {
-  std::string key = fmt::format("{}/{}", pg->namespace_name(), pg->name());
+void ClusterState::UpsertPodGroup(std::shared_ptr<const CachedPodGroup> pg) {
+  std::string key = fmt::format("{}/{}", pg->namespace_name, pg->name);
   std::string owner;
-  if (auto ref = pg->controller_ref(); ref.has_value()) owner = ref->uid;
+  if (pg->controller.has_value()) owner = pg->controller->uid;
   std::lock_guard<std::mutex> l(mu_);
   auto [it, inserted] = podgroups_.try_emplace(key);
   PodGroupEntry& e = it->second;
   const bool owner_changed = !inserted && e.owner_uid != owner;
-  const bool recreated = !inserted && e.pg->uid() != pg->uid();
+  const bool recreated = !inserted && e.pg->uid != pg->uid;
   e.pg = std::move(pg);
   e.owner_uid = owner;
-  PodGroupStatus api_status = ToPodGroupStatus(e.pg->status());
+  PodGroupStatus api_status = ToPodGroupStatus(e.pg->status);
   if (inserted) {
     overlay_.ForgetPodGroupStatus(key);  // none can be written before the PodGroup is known
     ArrivalLocked();
@@ -597,7 +597,7 @@ void ClusterState::ForgetPodGroupStatus(const std::string& job_id) {
   if (it == podgroups_.end()) return;
   overlay_.ForgetPodGroupStatus(job_id);
   if (JobInfo* job = cluster_.FindJob(job_id); job != nullptr) {
-    job->podgroup_status = ToPodGroupStatus(it->second.pg->status());
+    job->podgroup_status = ToPodGroupStatus(it->second.pg->status);
   }
   BumpLocked();
 }
@@ -668,8 +668,8 @@ std::optional<api::ObjectReference> ClusterState::PodGroupReference(
   ref.kind = "PodGroup";
   ref.namespace_name = namespace_name;
   ref.name = name;
-  ref.uid = std::string(it->second.pg->uid());
-  ref.resource_version = std::string(it->second.pg->resource_version());
+  ref.uid = it->second.pg->uid;
+  ref.resource_version = it->second.pg->resource_version;
   return ref;
 }
 

@@ -87,7 +87,11 @@ class ClusterState {
   void DeletePod(const api::CompactPod& pod);
   void UpsertNode(std::shared_ptr<const api::CompactNode> node);
   void DeleteNode(const std::string& name);
-  void UpsertPodGroup(std::shared_ptr<const api::PodGroup> pg);
+  void UpsertPodGroup(std::shared_ptr<const CachedPodGroup> pg);
+  // Converts with ToCachedPodGroup (for callers holding a whole PodGroup, such as tests).
+  void UpsertPodGroup(const std::shared_ptr<const api::PodGroup>& pg) {
+    UpsertPodGroup(std::make_shared<const CachedPodGroup>(ToCachedPodGroup(*pg)));
+  }
   void DeletePodGroup(const std::string& namespace_name, const std::string& name);
   void UpsertQueue(const api::Queue& queue);
   void DeleteQueue(const std::string& name);
@@ -185,7 +189,7 @@ class ClusterState {
     std::string node_name;  // the task's node in cluster_ ("" = none)
   };
   struct PodGroupEntry {
-    std::shared_ptr<const api::PodGroup> pg;
+    std::shared_ptr<const CachedPodGroup> pg;
     std::string owner_uid;
   };
 

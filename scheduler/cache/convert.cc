@@ -1,6 +1,9 @@
 #include "scheduler/cache/convert.h"
 
+#include <functional>
+#include <map>
 #include <utility>
+#include <vector>
 
 #include "common/api/core.h"
 #include "common/api/task_topology.h"
@@ -14,6 +17,44 @@
 
 namespace basalt::sched::cache {
 namespace {
+
+size_t HashCombine(size_t seed, size_t h) {
+  return seed ^ (h + 0x9e3779b97f4a7c15ULL + (seed << 6) + (seed >> 2));
+}
+
+struct StringMapHash {
+  size_t operator()(const std::map<std::string, std::string>& m) const {
+    size_t h = m.size();
+    for (const auto& [k, v] : m) {
+      h = HashCombine(h, std::hash<std::string>{}(k));
+      h = HashCombine(h, std::hash<std::string>{}(v));
+    }
+    return h;
+  }
+};
+struct TolerationsHash {
+  size_t operator()(const std::vector<Toleration>& ts) const {
+    size_t h = ts.size();
+    for (const Toleration& t : ts) {
+      h = HashCombine(h, std::hash<std::string>{}(t.key));
+      h = HashCombine(h, std::hash<std::string>{}(t.value));
+      h = HashCombine(h, static_cast<size_t>(t.op));
+      h = HashCombine(h, t.effect.has_value() ? static_cast<size_t>(*t.effect) + 1 : 0);
+    }
+    return h;
+  }
+};
+
+// Process-wide: every ClusterState (and test) of the process shares them, as values are
+// immutable.
+SharedPool<std::map<std::string, std::string>, StringMapHash>& StringMapPool() {
+  static auto* pool = new SharedPool<std::map<std::string, std::string>, StringMapHash>();
+  return *pool;
+}
+SharedPool<std::vector<Toleration>, TolerationsHash>& TolerationsPool() {
+  static auto* pool = new SharedPool<std::vector<Toleration>, TolerationsHash>();
+  return *pool;
+}
 
 constexpr std::string_view kPodScheduled = "PodScheduled";
 
@@ -188,7 +229,38 @@ informer::Transform TypedTransform(std::string name) {
 }
 }  // namespace
 
-informer::Transform PodGroupTransform() { return TypedTransform<api::PodGroup>("podgroup-view"); }
+CachedPodGroup ToCachedPodGroup(const api::PodGroup& pg) {
+  CachedPodGroup out;
+  out.namespace_name = std::string(pg.namespace_name());
+  out.name = std::string(pg.name());
+  out.uid = std::string(pg.uid());
+  out.resource_version = std::string(pg.resource_version());
+  out.creation_timestamp = pg.creation_timestamp();
+  out.controller = pg.controller_ref();
+  out.spec = pg.spec();
+  out.status = pg.status();
+  std::optional<std::string_view> preemptable = pg.annotation(api::kPreemptableKey);
+  if (!preemptable.has_value()) preemptable = pg.label(api::kPreemptableKey);
+  if (preemptable.has_value()) out.preemptable = std::string(*preemptable);
+  for (std::string_view key : {api::kTaskTopologyAffinityKey, api::kTaskTopologyAntiAffinityKey,
+                               api::kTaskTopologyTaskOrderKey}) {
+    if (auto v = pg.annotation(key); v.has_value()) {
+      out.task_topology_annotations.emplace(std::string(key), std::string(*v));
+    }
+  }
+  return out;
+}
+
+informer::Transform PodGroupTransform() {
+  // The document is decoded and dropped here: only the compact record is stored.
+  return informer::Transform::To<CachedPodGroup>(
+      "scheduler-podgroup",
+      [](json::Document&& doc) -> absl::StatusOr<std::shared_ptr<const CachedPodGroup>> {
+        BASALT_ASSIGN_OR_RETURN(api::Object obj, api::Object::FromDocument(std::move(doc)));
+        BASALT_ASSIGN_OR_RETURN(api::PodGroup pg, api::PodGroup::FromObject(std::move(obj)));
+        return std::make_shared<const CachedPodGroup>(ToCachedPodGroup(pg));
+      });
+}
 informer::Transform QueueTransform() { return TypedTransform<api::Queue>("queue-view"); }
 informer::Transform PriorityClassTransform() {
   return TypedTransform<api::PriorityClass>("priorityclass-view");
@@ -325,11 +397,14 @@ TaskInfo ToTaskInfo(const CachedPod& cached, std::string job_id) {
   // The compact pod carries the effective request (init containers and overhead included).
   t.init_resreq = t.resreq;
   // Empty inputs keep the process-wide empty value (most pods have no ports or affinity).
-  if (!p.labels.empty())
-    t.labels = std::map<std::string, std::string>(p.labels.begin(), p.labels.end());
+  // Equal label sets, node selectors and tolerations (pods of one template) share one value.
+  if (!p.labels.empty()) {
+    t.labels = StringMapPool().Intern(
+        std::map<std::string, std::string>(p.labels.begin(), p.labels.end()));
+  }
   if (!p.node_selector.empty()) {
-    t.node_selector =
-        std::map<std::string, std::string>(p.node_selector.begin(), p.node_selector.end());
+    t.node_selector = StringMapPool().Intern(
+        std::map<std::string, std::string>(p.node_selector.begin(), p.node_selector.end()));
   }
   if (absl::StatusOr<NodeAffinity> a = ParseNodeAffinity(p.affinity_json);
       a.ok() && !p.affinity_json.empty()) {
@@ -358,7 +433,7 @@ TaskInfo ToTaskInfo(const CachedPod& cached, std::string job_id) {
       if (!tol.effect.empty()) out.effect = ParseEffect(tol.effect);
       tolerations.push_back(std::move(out));
     }
-    t.tolerations = std::move(tolerations);
+    t.tolerations = TolerationsPool().Intern(std::move(tolerations));
   }
   t.scheduled_condition = cached.scheduled_condition;
   // vGPU: the assignment counts on the node the pod is on (scheduler/cache/vgpu.h).
@@ -443,35 +518,38 @@ JobInfo ToShadowJobInfo(const CachedPod& cached, std::string_view default_queue)
 }
 
 JobInfo ToJobInfo(const api::PodGroup& pg, std::string_view default_queue) {
-  JobInfo job{std::string(pg.namespace_name()), std::string(pg.name())};
-  job.uid = fmt::format("{}/{}", pg.namespace_name(), pg.name());
-  job.queue = pg.spec().queue.empty() ? std::string(default_queue) : pg.spec().queue;
-  job.min_available = pg.spec().min_member;
-  job.task_min_available = pg.spec().min_task_member;
-  if (pg.spec().min_resources.has_value()) job.min_resources = ToResource(*pg.spec().min_resources);
-  job.priority_class_name = pg.spec().priority_class_name;
-  std::optional<std::string_view> preemptable = pg.annotation(api::kPreemptableKey);
-  if (!preemptable.has_value()) preemptable = pg.label(api::kPreemptableKey);
+  return ToJobInfo(ToCachedPodGroup(pg), default_queue);
+}
+
+JobInfo ToJobInfo(const CachedPodGroup& pg, std::string_view default_queue) {
+  JobInfo job{pg.namespace_name, pg.name};
+  job.uid = fmt::format("{}/{}", pg.namespace_name, pg.name);
+  job.queue = pg.spec.queue.empty() ? std::string(default_queue) : pg.spec.queue;
+  job.min_available = pg.spec.min_member;
+  job.task_min_available = pg.spec.min_task_member;
+  if (pg.spec.min_resources.has_value()) job.min_resources = ToResource(*pg.spec.min_resources);
+  job.priority_class_name = pg.spec.priority_class_name;
+  const std::optional<std::string>& preemptable = pg.preemptable;
   job.preemptable = preemptable.has_value() && *preemptable == "true";
   // Go's strconv.ParseBool spellings of false.
   job.not_preemptable =
       preemptable.has_value() &&
       (*preemptable == "false" || *preemptable == "False" || *preemptable == "FALSE" ||
        *preemptable == "f" || *preemptable == "F" || *preemptable == "0");
-  if (auto t = pg.creation_timestamp(); t.has_value()) job.creation_time = *t;
-  if (std::optional<api::OwnerReference> owner = pg.controller_ref(); owner.has_value()) {
+  if (pg.creation_timestamp.has_value()) job.creation_time = *pg.creation_timestamp;
+  if (const std::optional<api::OwnerReference>& owner = pg.controller; owner.has_value()) {
     const std::string_view v = owner->api_version, k = owner->kind;
     job.pods_precede_group =
         (v == "v1" && k == "Pod") ||
         (v == "apps/v1" && (k == "ReplicaSet" || k == "StatefulSet" || k == "DaemonSet")) ||
         (v == "batch/v1" && k == "Job");
   }
-  if (const auto& nt = pg.spec().network_topology; nt.has_value()) {
+  if (const auto& nt = pg.spec.network_topology; nt.has_value()) {
     job.network_topology = NetworkTopologyConstraint{.hard = nt->Hard(),
                                                      .highest_tier = nt->highest_tier_allowed,
                                                      .highest_tier_name = nt->highest_tier_name};
   }
-  for (const api::SubGroupPolicy& p : pg.spec().sub_group_policy) {
+  for (const api::SubGroupPolicy& p : pg.spec.sub_group_policy) {
     SubGroupPolicy info;
     info.name = p.name;
     info.sub_group_size = p.sub_group_size;
@@ -501,13 +579,8 @@ JobInfo ToJobInfo(const api::PodGroup& pg, std::string_view default_queue) {
     }
     job.sub_group_policies.push_back(std::move(info));
   }
-  for (std::string_view key : {api::kTaskTopologyAffinityKey, api::kTaskTopologyAntiAffinityKey,
-                               api::kTaskTopologyTaskOrderKey}) {
-    if (auto v = pg.annotation(key); v.has_value()) {
-      job.task_topology_annotations.emplace(std::string(key), std::string(*v));
-    }
-  }
-  job.podgroup_status = ToPodGroupStatus(pg.status());
+  job.task_topology_annotations = pg.task_topology_annotations;
+  job.podgroup_status = ToPodGroupStatus(pg.status);
   return job;
 }
 

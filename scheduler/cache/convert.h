@@ -3,6 +3,7 @@
 // PodGroup and Queue views) and the scheduling snapshot types (TaskInfo, NodeInfo, JobInfo,
 // QueueInfo), and back to the JSON the status writer sends. Pure functions; thread-safe.
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -41,6 +42,27 @@ struct CachedPod {
   std::optional<std::string> preemptable_annotation;
 };
 
+// What the scheduler keeps of a PodGroup (issue 17): its identity, controller owner, decoded
+// spec and status, and the annotations and label it reads, without the parsed document (whose
+// RapidJSON pool reserves 64 KiB per object). Nothing is written back from it: status writes
+// are merge patches built from the session's status (PodGroupStatusPatch), so fields the
+// scheduler does not know stay as they are in the API server.
+struct CachedPodGroup {
+  std::string namespace_name;
+  std::string name;
+  std::string uid;
+  std::string resource_version;
+  std::optional<api::Time> creation_timestamp;
+  std::optional<api::OwnerReference> controller;
+  api::PodGroupSpec spec;
+  api::PodGroupStatus status;
+  // volcano.sh/preemptable: the annotation, else the label; nullopt when neither is set.
+  std::optional<std::string> preemptable;
+  // The volcano.sh/task-topology-* annotations that are present (key -> value).
+  std::map<std::string, std::string> task_topology_annotations;
+};
+CachedPodGroup ToCachedPodGroup(const api::PodGroup& pg);
+
 // The name of the PodGroup the podgroup controller makes for a bare pod (`podgroup-<pod uid>`,
 // as PlanBarePodGroup) when the pod may be scheduled without waiting for it, through a shadow
 // job kept only in the scheduler's cache: the pod has no controller owner, no
@@ -57,7 +79,7 @@ JobInfo ToShadowJobInfo(const CachedPod& cached, std::string_view default_queue)
 // Informer transform: pod document -> CachedPod (name "scheduler-pod").
 informer::Transform CachedPodTransform();
 // Informer transforms keeping the typed views (whole documents are small for these kinds).
-informer::Transform PodGroupTransform();       // payload api::PodGroup
+informer::Transform PodGroupTransform();       // payload CachedPodGroup
 informer::Transform QueueTransform();          // payload api::Queue
 informer::Transform PriorityClassTransform();  // payload api::PriorityClass
 informer::Transform HyperNodeTransform();      // payload api::HyperNode
@@ -86,6 +108,7 @@ absl::StatusOr<std::shared_ptr<const PodAffinity>> ParsePodAffinity(std::string_
 TaskInfo ToTaskInfo(const CachedPod& cached, std::string job_id);
 NodeInfo ToNodeInfo(const api::CompactNode& node);
 // The job (no tasks) for a PodGroup; an empty spec.queue means `default_queue`.
+JobInfo ToJobInfo(const CachedPodGroup& pg, std::string_view default_queue);
 JobInfo ToJobInfo(const api::PodGroup& pg, std::string_view default_queue);
 QueueInfo ToQueueInfo(const api::Queue& queue);
 HyperNodeInfo ToHyperNodeInfo(const api::HyperNode& hn);

@@ -41,9 +41,9 @@ std::vector<const informer::SharedInformer*> RegisterInformers(
   informer::SharedInformer* pgs = factory->InformerFor(
       {.source = {.resource = client::PodGroups()}, .transform = PodGroupTransform()});
   pgs->AddEventHandler({
-      .on_add = [state](const Object& o) { state->UpsertPodGroup(o.Share<api::PodGroup>()); },
+      .on_add = [state](const Object& o) { state->UpsertPodGroup(o.Share<CachedPodGroup>()); },
       .on_update = [state](const Object&,
-                           const Object& o) { state->UpsertPodGroup(o.Share<api::PodGroup>()); },
+                           const Object& o) { state->UpsertPodGroup(o.Share<CachedPodGroup>()); },
       .on_delete =
           [state](const Object& o, bool) {
             state->DeletePodGroup(std::string(o.namespace_name()), std::string(o.name()));
