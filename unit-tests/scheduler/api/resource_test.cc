@@ -1,6 +1,9 @@
 #include "scheduler/api/resource.h"
 
 #include <catch2/catch.hpp>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "unit-tests/scheduler/testing/builders.h"
 
@@ -117,6 +120,25 @@ TEST_CASE("Resource: a saturated value prints as a lower bound, kUnbounded as un
   CHECK(FormatQuantity("memory", kHuge) == "9223372036854775807 or more");
   CHECK(FormatQuantity("nvidia.com/gpu", Resource::kUnbounded) == "unlimited");
   CHECK(FormatQuantity("cpu", 32000) == "32");
+}
+
+TEST_CASE("Resource: scalars iterate sorted by name whatever order they were set in",
+          "[sched][resource]") {
+  Resource r;
+  r.SetUnits("vendor.com/z", 1).SetUnits("nvidia.com/gpu", 2).SetUnits("example.com/a", 3);
+  r.SetUnits("nvidia.com/gpu", 4);  // overwrites
+  std::vector<std::pair<std::string, int64_t>> seen(r.scalars().begin(), r.scalars().end());
+  CHECK(seen == std::vector<std::pair<std::string, int64_t>>{
+                    {"example.com/a", 3000}, {"nvidia.com/gpu", 4000}, {"vendor.com/z", 1000}});
+  CHECK(r.Has("example.com/a"));
+  CHECK_FALSE(r.Has("example.com/b"));
+  CHECK(r.Get("example.com/b") == 0);
+  Resource other;
+  other.SetUnits("example.com/b", 1);
+  Resource sum = r + other;
+  CHECK(sum.scalars().size() == 4);
+  CHECK(sum.Get("example.com/b") == 1000);
+  CHECK(sum - other == r);  // b is 0 in the difference, which equals absent
 }
 
 }  // namespace

@@ -66,5 +66,34 @@ TEST_CASE("Shared: a job's deep copy shares its tasks' labels and tolerations", 
   CHECK(copied.labels->at("volcano.sh/job-name") == "j");
 }
 
+struct LabelsHash {
+  size_t operator()(const Labels& m) const { return m.size(); }  // collisions on purpose
+};
+
+TEST_CASE("SharedPool: equal values interned while held share one value, others do not",
+          "[shared]") {
+  SharedPool<Labels, LabelsHash> pool;
+  Shared<Labels> a = pool.Intern(Labels{{"app", "web"}});
+  Shared<Labels> b = pool.Intern(Labels{{"app", "web"}});
+  Shared<Labels> c = pool.Intern(Labels{{"app", "db"}});  // same hash, different value
+  CHECK(a.SharesWith(b));
+  CHECK_FALSE(a.SharesWith(c));
+  CHECK(c->at("app") == "db");
+  // An empty value is the process-wide empty one, not a pool entry.
+  CHECK(pool.Intern(Labels{}).SharesWith(Shared<Labels>()));
+  CHECK(pool.size() == 2);
+}
+
+TEST_CASE("SharedPool: a value no one holds any more is made anew and its entry swept",
+          "[shared]") {
+  SharedPool<Labels, LabelsHash> pool;
+  { Shared<Labels> gone = pool.Intern(Labels{{"app", "web"}}); }
+  Shared<Labels> again = pool.Intern(Labels{{"app", "web"}});
+  CHECK(again->at("app") == "web");
+  for (int i = 0; i < 200; ++i) pool.Intern(Labels{{"n", std::to_string(i)}});  // none held
+  CHECK(pool.size() < 100);  // expired entries swept
+  CHECK(pool.Intern(Labels{{"app", "web"}}).SharesWith(again));
+}
+
 }  // namespace
 }  // namespace basalt::sched

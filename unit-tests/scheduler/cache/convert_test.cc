@@ -4,6 +4,7 @@
 #include <map>
 #include <string>
 
+#include "common/util/json.h"
 #include "fmt/format.h"
 
 namespace basalt::sched::cache {
@@ -90,6 +91,83 @@ TEST_CASE("convert: ToTaskInfo carries labels, host ports with defaults and shar
   CHECK(t.pod_affinity->required_anti_affinity.size() == 1);
   TaskInfo copy = t;  // snapshot copies share the parsed terms
   CHECK(copy.pod_affinity.get() == t.pod_affinity.get());
+}
+
+TEST_CASE("convert: pods with equal labels, node selector and tolerations share one value each",
+          "[sched][convert]") {
+  auto pod = [](std::string uid, std::string app) {
+    CachedPod cached;
+    cached.pod.namespace_name = std::string("ns");
+    cached.pod.name = uid;
+    cached.pod.uid = std::move(uid);
+    cached.pod.labels = {{"app", std::move(app)}};
+    cached.pod.node_selector = {{"accelerator", "a100"}};
+    api::Toleration gpu;
+    gpu.key = std::string("nvidia.com/gpu");
+    gpu.op = std::string("Exists");
+    gpu.effect = std::string("NoSchedule");
+    cached.pod.tolerations = {gpu};
+    return cached;
+  };
+  TaskInfo a = ToTaskInfo(pod("u1", "web"), "");
+  TaskInfo b = ToTaskInfo(pod("u2", "web"), "");
+  TaskInfo c = ToTaskInfo(pod("u3", "db"), "");
+  CHECK(a.labels.SharesWith(b.labels));
+  CHECK_FALSE(a.labels.SharesWith(c.labels));
+  CHECK(c.labels->at("app") == "db");
+  CHECK(a.node_selector.SharesWith(c.node_selector));
+  CHECK(a.tolerations.SharesWith(c.tolerations));
+  REQUIRE(a.tolerations.size() == 1);
+  CHECK(a.tolerations->front().op == Toleration::Operator::kExists);
+  CHECK(a.tolerations->front().effect == TaintEffect::kNoSchedule);
+}
+
+TEST_CASE("convert: the cached PodGroup keeps what the scheduler reads, not the document",
+          "[sched][convert]") {
+  const std::string text = R"({
+    "apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "PodGroup",
+    "metadata": {"name": "job", "namespace": "ns", "uid": "pg-uid", "resourceVersion": "42",
+      "creationTimestamp": "2026-12-04T08:00:00Z",
+      "labels": {"volcano.sh/preemptable": "false"},
+      "annotations": {"volcano.sh/task-topology-affinity": "ps,worker", "other": "x"},
+      "ownerReferences": [{"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job",
+        "name": "job", "uid": "job-uid", "controller": true}]},
+    "spec": {"minMember": 3, "queue": "", "priorityClassName": "high",
+      "minResources": {"cpu": "3", "nvidia.com/gpu": "2"}, "unknownField": 1},
+    "status": {"phase": "Inqueue", "running": 1}})";
+  absl::StatusOr<json::Document> doc = json::Parse(text);
+  REQUIRE(doc.ok());
+  absl::StatusOr<informer::Object> obj = PodGroupTransform().Apply(*std::move(doc));
+  REQUIRE(obj.ok());
+  const CachedPodGroup& pg = obj->As<CachedPodGroup>();
+  CHECK(pg.namespace_name == "ns");
+  CHECK(pg.name == "job");
+  CHECK(pg.uid == "pg-uid");
+  CHECK(pg.resource_version == "42");
+  REQUIRE(pg.controller.has_value());
+  CHECK(pg.controller->uid == "job-uid");
+  CHECK(pg.preemptable == "false");  // the label, as no annotation is set
+  CHECK(pg.task_topology_annotations ==
+        std::map<std::string, std::string>{{"volcano.sh/task-topology-affinity", "ps,worker"}});
+
+  JobInfo job = ToJobInfo(pg, "default");
+  absl::StatusOr<api::PodGroup> whole = api::PodGroup::Parse(text);
+  REQUIRE(whole.ok());
+  JobInfo from_whole = ToJobInfo(*whole, "default");
+  CHECK(job.uid == "ns/job");
+  CHECK(job.queue == "default");
+  CHECK(job.min_available == 3);
+  CHECK(job.priority_class_name == "high");
+  CHECK(job.not_preemptable);
+  CHECK_FALSE(job.preemptable);
+  REQUIRE(job.min_resources.has_value());
+  CHECK(*job.min_resources == *from_whole.min_resources);
+  CHECK(job.min_resources->Get("nvidia.com/gpu") == 2000);
+  CHECK(job.creation_time == from_whole.creation_time);
+  CHECK(job.creation_time != Timestamp{});
+  CHECK(job.podgroup_status.phase == PodGroupPhase::kInqueue);
+  CHECK(job.podgroup_status.running == 1);
+  CHECK(job.task_topology_annotations == from_whole.task_topology_annotations);
 }
 
 }  // namespace
