@@ -4,15 +4,21 @@
 # after node outages, in both orders of arrival. Once the cluster is back the queues must hold
 # 1/4 and 3/4 of its GPUs (16 and 48 of 64, within one GPU) and no GPU may stay idle while either
 # queue has pending work that fits.
-#  1. Cordon (maintenance window), both floods during it (weight 1 first), uncordon; the default
-#     configuration (proportion, overcommit, no reclaim). Before the fix: 16/45, 3 GPUs idle.
+#  1. Cordon (maintenance window), both floods during it, uncordon; the default configuration
+#     (proportion, overcommit, no reclaim); weight 1 first (before the fix: 16/45, 3 GPUs idle),
+#     then weight 3 first.
 #  Then with reclaim in the actions (a queue that arrives second, with the cluster already full,
 #  gets its share back from the borrower only through reclaim), and a stand-in for a job
 #  controller that creates again the pod of a gang reclaim evicted or a deleted node took:
 #  2. Floods before a node outage (weight 3 first), half the nodes deleted (their pods removed,
 #     as the pod garbage collector does for pods of a deleted node) and created again.
-#  3. Floods during the outage (weight 3 first), then the nodes re-added.
+#  3. Floods during the outage (weight 1 first), then the nodes re-added.
 #  4. Floods after the outage (weight 1 first), on the re-added nodes.
+#  5. Bound pods of the weight-3 queue deleted for good (no controller): their PodGroups, admitted
+#     again without pods, hold nothing; the weight-1 queue takes those GPUs, and later jobs of
+#     the weight-3 queue are admitted and get its share back through reclaim.
+#  6. PodGroups of the weight-3 queue without pods yet, then the weight-1 flood: weight 1 uses
+#     the cluster meanwhile; once the pods come, reclaim gives weight 3 its 48.
 # Each scenario uses its own namespace and queues; everything is removed before the next one.
 # shellcheck source=lib.sh
 source "$(dirname "$0")/lib.sh"
@@ -36,8 +42,23 @@ jobs=$((total * 15 / 16)) # 60 of 64: each queue alone would want almost the who
 within_one() {
   if (($2 >= $3 - 1 && $2 <= $3 + 1)); then pass "$1: $2 (want $3 within one)"; else fail "$1: $2, want $3 within one"; fi
 }
-flood() { # NS PREFIX QUEUE
-  { for ((i = 0; i < jobs; i++)); do gang_yaml "$1" "$2-$i" 1 1 "$3"; done; } | kubectl -n "$1" apply -f - >/dev/null
+flood() { # NS PREFIX QUEUE [COUNT [FIRST]]: COUNT (default $jobs) one-GPU gangs PREFIX-FIRST...
+  local n=${4:-$jobs} first=${5:-0}
+  { for ((i = first; i < first + n; i++)); do gang_yaml "$1" "$2-$i" 1 1 "$3"; done; } | kubectl -n "$1" apply -f - >/dev/null
+}
+# PodGroups alone, without their pods (as a vcjob's PodGroup before it is admitted, or a
+# hand-made one whose pods come later): NS PREFIX QUEUE COUNT.
+podgroups_only() {
+  { for ((i = 0; i < $4; i++)); do
+    podgroup_yaml "$2-$i" 1 "$3" "" 'cpu: "1", memory: 1Gi, nvidia.com/gpu: "1"'
+  done; } | kubectl -n "$1" apply -f - >/dev/null
+}
+# The pods of those PodGroups: NS PREFIX COUNT.
+pods_of() {
+  { for ((i = 0; i < $3; i++)); do pod_yaml "$2-$i-0" "$2-$i" 1; done; } | kubectl -n "$1" create -f - >/dev/null
+}
+split_at() { # NS A B: the weight-1 queue has A GPUs, the weight-3 queue B
+  [[ $(bound_with_prefix "$1" a-) == "$2" && $(bound_with_prefix "$1" b-) == "$3" ]]
 }
 pending_pods() { # NS: pods without a node
   kubectl -n "$1" get pods -o jsonpath='{range .items[*]}{.metadata.name} {.spec.nodeName}{"\n"}{end}' | awk 'NF == 1' | wc -l
@@ -72,10 +93,11 @@ settled() {
 # readmitted first, being older) — what made the split 12/20 instead of 8/24 with half the nodes
 # deleted, and left the re-added nodes idle. A real controller or user resubmits the work.
 RECREATOR_PID=""
-start_recreator() { # NS
+start_recreator() { # NS [PREFIX]: only PodGroups whose name starts with PREFIX
   (
     while true; do
-      kubectl -n "$1" get podgroups -o jsonpath='{range .items[*]}{.metadata.name}{"\n"}{end}' 2>/dev/null | sort >"$RECREATOR_DIR/pgs"
+      kubectl -n "$1" get podgroups -o jsonpath='{range .items[*]}{.metadata.name}{"\n"}{end}' 2>/dev/null |
+        grep "^${2:-}" | sort >"$RECREATOR_DIR/pgs"
       kubectl -n "$1" get pods -o jsonpath='{range .items[*]}{.metadata.name}{"\n"}{end}' 2>/dev/null | sed 's/-0$//' | sort >"$RECREATOR_DIR/pods"
       comm -23 "$RECREATOR_DIR/pgs" "$RECREATOR_DIR/pods" >"$RECREATOR_DIR/missing"
       if [[ -s $RECREATOR_DIR/missing ]]; then
@@ -154,25 +176,33 @@ end_scenario() {
   wait_for "scenario cleaned up: no pod left" 120 no_pod_left
 }
 
-# ---- 1. cordon, floods during the outage (weight 1 first), default configuration -------------
-new_scenario cordon
+# ---- 1. cordon, floods during the outage, default configuration; both orders of arrival ------
+cordon_scenario() { # TAG FIRST_PREFIX FIRST_QUEUE SECOND_PREFIX SECOND_QUEUE
+  local tag=$1
+  new_scenario "$tag"
+  local first_q second_q
+  first_q=${!3} second_q=${!5}
+  cordon_all_but 0
+  flood "$ns" "$2" "$first_q"
+  wait_for "$tag: first flood admitted while cordoned" 60 bash -c \
+    "[[ \$(kubectl -n $ns get podgroups -o jsonpath='{range .items[*]}{.status.phase}{\"\\n\"}{end}' | grep -c Inqueue) -ge $want1 ]]"
+  flood "$ns" "$4" "$second_q"
+  sleep 4 # a few cycles with everything cordoned
+  expect_eq "$tag: nothing bound while cordoned" "$(bound_count "$ns")" 0
+  uncordon_all
+  wait_for "$tag: every GPU in use after uncordon ($total)" 90 bound_is "$ns" "$total"
+  wait_for "$tag: split $want1/$want3" 60 split_at "$ns" "$want1" "$want3"
+  sleep 4 # and it stays: no further placement, no eviction
+  expect_eq "$tag: weight-1 queue's GPUs" "$(bound_with_prefix "$ns" a-)" "$want1"
+  expect_eq "$tag: weight-3 queue's GPUs" "$(bound_with_prefix "$ns" b-)" "$want3"
+  expect_eq "$tag: GPUs in use" "$(bound_count "$ns")" "$total"
+  expect_no_oversubscription
+  end_scenario
+}
 start_scheduler
-cordon_all_but 0
-flood "$ns" a "$q1"
-wait_for "weight-1 queue's flood admitted while cordoned" 60 bash -c \
-  "[[ \$(kubectl -n $ns get podgroups -o jsonpath='{range .items[*]}{.status.phase}{\"\\n\"}{end}' | grep -c Inqueue) -ge $want1 ]]"
-flood "$ns" b "$q3"
-sleep 4 # a few cycles with everything cordoned
-expect_eq "cordon: nothing bound while cordoned" "$(bound_count "$ns")" 0
-uncordon_all
-wait_for "cordon: every GPU in use after uncordon ($total)" 90 bound_is "$ns" "$total"
-sleep 4 # and it stays: no further placement, no eviction
-expect_eq "cordon: weight-1 queue's GPUs" "$(bound_with_prefix "$ns" a-)" "$want1"
-expect_eq "cordon: weight-3 queue's GPUs" "$(bound_with_prefix "$ns" b-)" "$want3"
-expect_eq "cordon: GPUs in use" "$(bound_count "$ns")" "$total"
-expect_no_oversubscription
+cordon_scenario cordon a q1 b q3   # the issue's order: weight 1 first
+cordon_scenario cordon3 b q3 a q1  # weight 3 first
 if stop_scheduler; then pass "SIGTERM: vc-scheduler exited 0"; else fail "SIGTERM: non-zero exit"; fi
-end_scenario
 
 # Scenarios 2-4 (node delete and re-add; STRANDING_OUTAGES=0 skips them).
 if [[ ${STRANDING_OUTAGES:-1} == 0 ]]; then exit 0; fi
@@ -191,11 +221,11 @@ readd_nodes
 settled "before, nodes re-added" "$ns"
 end_scenario
 
-# ---- 3. floods during the outage (weight 3 first) ---------------------------------------------
+# ---- 3. floods during the outage (weight 1 first) ---------------------------------------------
 new_scenario during
 delete_half_nodes
-flood "$ns" b "$q3"
 flood "$ns" a "$q1"
+flood "$ns" b "$q3"
 start_recreator "$ns"
 settled "during, half the nodes deleted" "$ns"
 readd_nodes
@@ -210,6 +240,49 @@ flood "$ns" a "$q1"
 flood "$ns" b "$q3"
 start_recreator "$ns"
 settled "after, nodes re-added" "$ns"
+end_scenario
+
+# ---- 5. pods deleted for good (no controller recreates them) -----------------------------------
+# Their PodGroups stay, admitted again and without pods: they must hold nothing, neither the
+# other queue's GPUs nor their own queue's admission of later jobs whose pods exist.
+quarter=$((total * 3 / 8)) # 24 of 64
+new_scenario podsgone
+start_recreator "$ns" a- # the weight-1 queue's pods come back after reclaim; weight 3's do not
+flood "$ns" b "$q3" "$want3"
+wait_for "podsgone: the weight-3 queue's $want3 gangs placed" 120 bound_is "$ns" "$want3"
+flood "$ns" a "$q1"
+wait_for "podsgone: split $want1/$want3" 120 split_at "$ns" "$want1" "$want3"
+mapfile -t victims < <(kubectl -n "$ns" get pods -o jsonpath='{range .items[*]}{.metadata.name} {.spec.nodeName}{"\n"}{end}' |
+  awk 'index($1, "b-") == 1 && NF == 2 {print $1}' | head -n "$quarter")
+kubectl -n "$ns" delete pods "${victims[@]}" --grace-period=0 --force --wait=true >/dev/null 2>&1
+e2e_log "deleted ${#victims[@]} bound pods of the weight-3 queue for good"
+wait_for "podsgone: weight-1 queue takes what the deleted pods held ($((total - want3 + quarter)))" 120 \
+  split_at "$ns" $((total - want3 + quarter)) $((want3 - quarter))
+sleep 4
+expect_eq "podsgone: GPUs in use" "$(bound_count "$ns")" "$total"
+# Later jobs of the weight-3 queue, pods and PodGroups together: admitted, and reclaim gives the
+# queue its share of what it asks now (its 24 + 16 = 40 of 64; weight 1 the other 24).
+flood "$ns" b "$q3" $((total - want3)) "$want3"
+want_b=$((want3 - quarter + total - want3))
+wait_for "podsgone: later jobs of the weight-3 queue placed (split $((total - want_b))/$want_b)" 120 \
+  split_at "$ns" $((total - want_b)) "$want_b"
+expect_eq "podsgone: GPUs in use after the later jobs" "$(bound_count "$ns")" "$total"
+expect_no_oversubscription
+end_scenario
+
+# ---- 6. PodGroups whose pods do not exist yet (weight 3's), then weight 1's flood --------------
+new_scenario nopods
+start_recreator "$ns" a-
+podgroups_only "$ns" b "$q3" "$want3"
+wait_for "nopods: the weight-3 queue's PodGroups admitted" 60 bash -c \
+  "[[ \$(kubectl -n $ns get podgroups -o jsonpath='{range .items[*]}{.status.phase}{\"\\n\"}{end}' | grep -c Inqueue) -ge $want3 ]]"
+flood "$ns" a "$q1"
+wait_for "nopods: weight 1 uses the cluster meanwhile ($jobs GPUs)" 120 split_at "$ns" "$jobs" 0
+pods_of "$ns" b "$want3"
+wait_for "nopods: the pods came, reclaim gives weight 3 its share ($want1/$want3)" 180 \
+  split_at "$ns" "$want1" "$want3"
+expect_eq "nopods: GPUs in use" "$(bound_count "$ns")" "$total"
+expect_no_oversubscription
 end_scenario
 
 if stop_scheduler; then pass "SIGTERM (reclaim configuration): vc-scheduler exited 0"; else fail "SIGTERM: non-zero exit"; fi

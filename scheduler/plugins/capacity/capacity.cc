@@ -86,7 +86,8 @@ class CapacityPlugin final : public Plugin {
     Resource real_capability;
     Resource allocated;
     Resource request;
-    Resource inqueue;
+    Resource inqueue;  // admitted minResources not yet allocated, of PodGroups with pods
+    Resource podless;  // admitted minResources of PodGroups without any pod
     Resource elastic;
     double share = 0;
   };
@@ -212,6 +213,7 @@ class CapacityPlugin final : public Plugin {
       Resource allocated = job.allocated();
       Resource request = allocated;
       Resource inqueue;
+      Resource podless;
       Resource elastic;
       const bool may_run = job.never_fits.empty();
       if (may_run) {
@@ -221,9 +223,11 @@ class CapacityPlugin final : public Plugin {
       }
       if (job.min_resources.has_value()) {
         const PodGroupPhase phase = job.podgroup_status.phase;
-        if (may_run &&
-            (phase == PodGroupPhase::kInqueue ||
-             (phase == PodGroupPhase::kRunning && job.ReadyTaskNum() >= job.min_available))) {
+        if (may_run && phase == PodGroupPhase::kInqueue && job.tasks().empty()) {
+          podless = *job.min_resources;
+        } else if (may_run && (phase == PodGroupPhase::kInqueue ||
+                               (phase == PodGroupPhase::kRunning &&
+                                job.ReadyTaskNum() >= job.min_available))) {
           inqueue = job.min_resources->SubFloorZero(allocated);
         }
         elastic = allocated.SubFloorZero(*job.min_resources);
@@ -233,6 +237,7 @@ class CapacityPlugin final : public Plugin {
         a.allocated += allocated;
         a.request += request;
         a.inqueue += inqueue;
+        a.podless += podless;
         a.elastic += elastic;
       }
     }
@@ -284,15 +289,19 @@ class CapacityPlugin final : public Plugin {
   // dimension. At admission (`with_inqueue`), the leaf's admitted work counts as used, and
   // ancestors are
   // not checked while the leaf stays within its deserved share: reclaim takes that share back
-  // from borrowing siblings, so the job must be able to wait for it Inqueue.
-  std::optional<std::pair<const Attr*, std::string>> Blocking(const Attr& leaf, const Resource& req,
-                                                              bool with_inqueue) const {
+  // from borrowing siblings, so the job must be able to wait for it Inqueue. Admitted PodGroups
+  // without pods count only against a candidate without pods (`podless_candidate`): they never
+  // keep a job whose pods exist from being admitted (issue 14).
+  std::optional<std::pair<const Attr*, std::string>> Blocking(
+      const Attr& leaf, const Resource& req, bool with_inqueue,
+      bool podless_candidate = false) const {
+    const Resource leaf_inqueue = Admitted(leaf, podless_candidate);
     auto exceeds = [&](const Attr& a, const Resource& limit) -> std::optional<std::string> {
       Resource used = a.allocated + req;
       // Basalt: an ancestor counts what is allocated in its subtree, not what its other
       // children admitted but cannot place (issue 14: admitted work a queue may not place must
       // not hold back other queues' admission). The leaf counts its own admitted work.
-      if (with_inqueue && &a == &leaf) used = (used + a.inqueue).SubFloorZero(a.elastic);
+      if (with_inqueue && &a == &leaf) used = (used + leaf_inqueue).SubFloorZero(a.elastic);
       for (const auto& dim : req.Names()) {
         if (used.Get(dim) > ValueOr(limit, dim, Resource::kUnbounded)) return dim;
       }
@@ -303,7 +312,7 @@ class CapacityPlugin final : public Plugin {
     bool within_deserved = with_inqueue;
     bool deserves_any = false;
     if (within_deserved) {
-      const Resource used = (leaf.allocated + req + leaf.inqueue).SubFloorZero(leaf.elastic);
+      const Resource used = (leaf.allocated + req + leaf_inqueue).SubFloorZero(leaf.elastic);
       for (const auto& dim : req.Names()) {
         const int64_t d = leaf.deserved.Get(dim);
         if (d <= 0) continue;
@@ -326,19 +335,20 @@ class CapacityPlugin final : public Plugin {
   // parent org-a capability 32". At admission, what is admitted but not yet allocated is shown
   // too (and counts as held).
   std::string BlockedMessage(const Attr& leaf, const Attr& at, const std::string& dim,
-                             const Resource& req, bool with_inqueue) const {
+                             const Resource& req, bool with_inqueue,
+                             bool podless_candidate = false) const {
     auto q = [&dim](int64_t v) { return FormatQuantity(dim, v); };
+    auto admitted = [&](const Attr& a) { return Admitted(a, podless_candidate).Get(dim); };
     auto held = [&](const Attr& a) {
       int64_t h = a.allocated.Get(dim);
-      if (with_inqueue) h = std::max<int64_t>(h + a.inqueue.Get(dim) - a.elastic.Get(dim), 0);
+      if (with_inqueue) h = std::max<int64_t>(h + admitted(a) - a.elastic.Get(dim), 0);
       return h;
     };
     auto usage = [&](const Attr& a) {
-      if (!with_inqueue || a.inqueue.Get(dim) == 0) {
+      if (!with_inqueue || admitted(a) == 0) {
         return fmt::format("allocated {}", q(a.allocated.Get(dim)));
       }
-      return fmt::format("allocated {}, admitted {}", q(a.allocated.Get(dim)),
-                         q(a.inqueue.Get(dim)));
+      return fmt::format("allocated {}, admitted {}", q(a.allocated.Get(dim)), q(admitted(a)));
     };
     if (&at == &leaf) {
       return fmt::format("queue {}: capability {} {} reached ({}, requested {})", leaf.name, dim,
@@ -353,6 +363,11 @@ class CapacityPlugin final : public Plugin {
     }
     return fmt::format("queue {}: {} {} of deserved {} ({}), blocked by {} ({})", leaf.name, dim,
                        q(held(leaf)), q(leaf.deserved.Get(dim)), usage(leaf), holder, usage(at));
+  }
+
+  // What of `a`'s admitted work counts at the admission of a candidate (with or without pods).
+  static Resource Admitted(const Attr& a, bool podless_candidate) {
+    return podless_candidate ? a.inqueue + a.podless : a.inqueue;
   }
 
   // Some dimension of `req` that `a` deserves where allocated + req stays within deserved.
@@ -555,12 +570,13 @@ class CapacityPlugin final : public Plugin {
         return kReject;
       }
       if (!job.min_resources.has_value()) return kPermit;
-      auto blocked = Blocking(*a, *job.min_resources, /*with_inqueue=*/true);
+      const bool podless = job.tasks().empty();
+      auto blocked = Blocking(*a, *job.min_resources, /*with_inqueue=*/true, podless);
       if (!blocked.has_value()) return kPermit;
       if (mutable_job != nullptr) {
         mutable_job->job_fit_errors =
             "queue resource quota insufficient: " +
-            BlockedMessage(*a, *blocked->first, blocked->second, *job.min_resources, true);
+            BlockedMessage(*a, *blocked->first, blocked->second, *job.min_resources, true, podless);
       }
       return kReject;
     });
@@ -568,7 +584,10 @@ class CapacityPlugin final : public Plugin {
     ssn.AddJobEnqueuedFn(Name(), [this](const JobInfo& job) {
       const Attr* a = Find(job.queue);
       if (a == nullptr || !job.min_resources.has_value()) return;
-      for (const auto& name : a->path) attrs_[name].inqueue += *job.min_resources;
+      for (const auto& name : a->path) {
+        Attr& on_path = attrs_[name];
+        (job.tasks().empty() ? on_path.podless : on_path.inqueue) += *job.min_resources;
+      }
     });
 
     ssn.AddEventHandler(EventHandler{[this, &ssn](const TaskInfo& t) { Update(ssn, t, +1); },

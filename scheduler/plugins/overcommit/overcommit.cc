@@ -29,15 +29,18 @@ class OvercommitPlugin final : public Plugin {
       // can never be placed: counting them would hold back every other queue's admission.
       if (ssn.FindQueue(job.queue) == nullptr) continue;
       const PodGroupPhase phase = job.podgroup_status.phase;
-      if (phase == PodGroupPhase::kInqueue ||
-          (phase == PodGroupPhase::kRunning && job.ReadyTaskNum() >= job.min_available)) {
+      if (phase == PodGroupPhase::kInqueue && job.tasks().empty()) {
+        queues_[job.queue].podless += *job.min_resources;
+      } else if (phase == PodGroupPhase::kInqueue ||
+                 (phase == PodGroupPhase::kRunning && job.ReadyTaskNum() >= job.min_available)) {
         queues_[job.queue].inqueue += job.min_resources->SubFloorZero(job.allocated());
       }
     }
     ssn.AddJobEnqueueableFn(Name(), [this, &ssn](const JobInfo& job) {
       if (!job.min_resources.has_value()) return kPermit;
       if (!counted_ready_) CountAll(ssn);
-      const Resource wanted = counted_ + *job.min_resources;
+      const bool podless = job.tasks().empty();
+      const Resource wanted = (podless ? counted_all_ : counted_) + *job.min_resources;
       if (wanted.LessEqualOn(idle_, *job.min_resources)) return kPermit;
       if (ReclaimCanMakeRoom(ssn, job)) return kPermit;
       std::string dims;
@@ -56,27 +59,39 @@ class OvercommitPlugin final : public Plugin {
       QueueInqueue& q = queues_[job.queue];
       if (!q.headroom_known) Recount(ssn, job.queue, q);
       counted_ -= q.counted;
-      q.inqueue += *job.min_resources;
-      q.counted = Counted(q);
+      counted_all_ -= q.counted_all;
+      (job.tasks().empty() ? q.podless : q.inqueue) += *job.min_resources;
+      Count(q);
       counted_ += q.counted;
+      counted_all_ += q.counted_all;
     });
   }
 
  private:
   struct QueueInqueue {
-    Resource inqueue;  // admitted minResources not yet allocated
+    Resource inqueue;  // admitted minResources not yet allocated, of PodGroups with pods
+    Resource podless;  // admitted minResources of PodGroups without any pod
     bool headroom_known = false;
     std::optional<Resource> headroom;  // Session::QueueHeadroom, read once
     Resource counted;                  // what of `inqueue` counts against the cluster
+    Resource counted_all;              // what of `inqueue` + `podless` does
   };
 
   // Basalt: admitted work counts against the cluster only up to what its own queue may still be
   // allocated (its headroom, e.g. deserved - allocated). The rest cannot be placed while the
   // queue is full, so counting it would hold back the other queues' admission while those GPUs
   // sit idle: the stranding of issue 14. Volcano counts every Inqueue PodGroup.
-  static Resource Counted(const QueueInqueue& q) {
-    if (!q.headroom.has_value()) return q.inqueue;
-    return q.inqueue.Min(q.headroom->SubFloorZero(Resource()), MissingAs::kInfinity);
+  // Admitted PodGroups without pods count (`counted_all`) only against candidates without pods:
+  // a flood of vcjobs, whose pods are created once admitted, is admitted at the cluster's pace
+  // as in Volcano, but pods that may never come (a bare pod deleted with its node, a hand-made
+  // PodGroup without pods) never keep a job whose pods exist from being admitted.
+  static Resource Capped(const QueueInqueue& q, const Resource& admitted) {
+    if (!q.headroom.has_value()) return admitted;
+    return admitted.Min(q.headroom->SubFloorZero(Resource()), MissingAs::kInfinity);
+  }
+  static void Count(QueueInqueue& q) {
+    q.counted = Capped(q, q.inqueue);
+    q.counted_all = Capped(q, q.inqueue + q.podless);
   }
 
   // Basalt (Volcano #4679): on a cluster other queues filled, a job larger than the headroom
@@ -92,7 +107,8 @@ class OvercommitPlugin final : public Plugin {
     QueueInqueue& q = queues_[job.queue];
     if (!q.headroom_known) Recount(ssn, job.queue, q);
     if (!q.headroom.has_value()) return false;  // no plugin knows the queue's share
-    return (q.inqueue + *job.min_resources)
+    const Resource admitted = job.tasks().empty() ? q.inqueue + q.podless : q.inqueue;
+    return (admitted + *job.min_resources)
         .LessEqualOn(*q.headroom, *job.min_resources, MissingAs::kInfinity);
   }
 
@@ -100,16 +116,18 @@ class OvercommitPlugin final : public Plugin {
     const QueueInfo* queue = ssn.FindQueue(name);
     q.headroom = queue != nullptr ? ssn.QueueHeadroom(*queue) : std::nullopt;
     q.headroom_known = true;
-    q.counted = Counted(q);
+    Count(q);
   }
 
   // Lazily, at the first admission question: the plugins that give headrooms (proportion,
   // capacity) may open after this one.
   void CountAll(const Session& ssn) {
     counted_ = Resource();
+    counted_all_ = Resource();
     for (auto& [name, q] : queues_) {
       Recount(ssn, name, q);
       counted_ += q.counted;
+      counted_all_ += q.counted_all;
     }
     counted_ready_ = true;
   }
@@ -118,7 +136,8 @@ class OvercommitPlugin final : public Plugin {
   Resource idle_;
   std::map<std::string, QueueInqueue> queues_;
   bool counted_ready_ = false;
-  Resource counted_;
+  Resource counted_;      // sum of QueueInqueue::counted
+  Resource counted_all_;  // sum of QueueInqueue::counted_all
 };
 
 }  // namespace

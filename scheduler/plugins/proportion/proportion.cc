@@ -169,13 +169,18 @@ class ProportionPlugin final : public Plugin {
         }
       }
       const PodGroupPhase phase = job.podgroup_status.phase;
+      // Admitted with no pod: a promise, not work (see the header comment).
+      const bool podless = phase == PodGroupPhase::kInqueue && job.tasks().empty();
       if (job.min_resources.has_value()) {
-        if (may_run && (phase == PodGroupPhase::kPending || phase == PodGroupPhase::kInqueue)) {
+        if (may_run && !podless &&
+            (phase == PodGroupPhase::kPending || phase == PodGroupPhase::kInqueue)) {
           demand = demand.Max(*job.min_resources);  // Basalt: see the header comment
         }
-        if (may_run &&
-            (phase == PodGroupPhase::kInqueue ||
-             (phase == PodGroupPhase::kRunning && job.ReadyTaskNum() >= job.min_available))) {
+        if (may_run && podless) {
+          a.podless += *job.min_resources;
+        } else if (may_run && (phase == PodGroupPhase::kInqueue ||
+                               (phase == PodGroupPhase::kRunning &&
+                                job.ReadyTaskNum() >= job.min_available))) {
           a.inqueue += job.min_resources->SubFloorZero(job.allocated());
         }
         a.elastic += job.allocated().SubFloorZero(*job.min_resources);
@@ -272,19 +277,23 @@ class ProportionPlugin final : public Plugin {
       if (it == queues_.end()) return kPermit;
       const Attr& a = it->second;
       const Resource& min_req = *job.min_resources;
-      const Resource held = (a.allocated + a.inqueue).SubFloorZero(a.elastic);
+      // Admitted PodGroups without pods hold back only other PodGroups without pods (a flood of
+      // vcjobs, whose pods come once admitted, is still admitted at the queue's pace); a job
+      // whose pods exist is not kept waiting for pods that may never come.
+      const Resource inqueue = job.tasks().empty() ? a.inqueue + a.podless : a.inqueue;
+      const Resource held = (a.allocated + inqueue).SubFloorZero(a.elastic);
       const Resource wanted = held + min_req;
       JobInfo* mutable_job = ssn.FindJob(job.uid);
       if (!wanted.LessEqualOn(a.real_capability, min_req, MissingAs::kInfinity)) {
         std::string dims;
         for (const auto& d : ShortDims(wanted, a.real_capability, min_req)) {
           if (!dims.empty()) dims += ", ";
-          dims += fmt::format(
-              "insufficient {} (requested {}, allocated {}, inqueue {}, capability {})", d,
-              FormatQuantity(d, min_req.Get(d)), FormatQuantity(d, a.allocated.Get(d)),
-              FormatQuantity(d, a.inqueue.Get(d)),
-              FormatQuantity(
-                  d, a.real_capability.Has(d) ? a.real_capability.Get(d) : Resource::kUnbounded));
+          dims +=
+              fmt::format("insufficient {} (requested {}, allocated {}, inqueue {}, capability {})",
+                          d, FormatQuantity(d, min_req.Get(d)),
+                          FormatQuantity(d, a.allocated.Get(d)), FormatQuantity(d, inqueue.Get(d)),
+                          FormatQuantity(d, a.real_capability.Has(d) ? a.real_capability.Get(d)
+                                                                     : Resource::kUnbounded));
         }
         if (mutable_job != nullptr) {
           mutable_job->job_fit_errors =
@@ -303,7 +312,7 @@ class ProportionPlugin final : public Plugin {
             mutable_job->job_fit_errors = fmt::format(
                 "queue {} has reached its fair share of {} (deserved {}, allocated {}, inqueue {})",
                 job.queue, d, FormatQuantity(d, a.deserved.Get(d)),
-                FormatQuantity(d, a.allocated.Get(d)), FormatQuantity(d, a.inqueue.Get(d)));
+                FormatQuantity(d, a.allocated.Get(d)), FormatQuantity(d, inqueue.Get(d)));
           }
           return kReject;
         }
@@ -313,7 +322,8 @@ class ProportionPlugin final : public Plugin {
     ssn.AddJobEnqueuedFn(Name(), [this](const JobInfo& job) {
       if (!job.min_resources.has_value()) return;
       auto it = queues_.find(job.queue);
-      if (it != queues_.end()) it->second.inqueue += *job.min_resources;
+      if (it == queues_.end()) return;
+      (job.tasks().empty() ? it->second.podless : it->second.inqueue) += *job.min_resources;
     });
     ssn.AddEventHandler(EventHandler{[this, &ssn](const TaskInfo& t) { Update(ssn, t, +1); },
                                      [this, &ssn](const TaskInfo& t) { Update(ssn, t, -1); }});
@@ -331,7 +341,8 @@ class ProportionPlugin final : public Plugin {
     Resource deserved;
     Resource allocated;
     Resource request;
-    Resource inqueue;
+    Resource inqueue;  // admitted minResources not yet allocated, of PodGroups with pods
+    Resource podless;  // admitted minResources of PodGroups without any pod
     Resource elastic;
     Resource real_capability;
     Resource guarantee;

@@ -9,9 +9,14 @@
 // shares (in Volcano, PodGroups not yet admitted have no pods, so their queue requests nothing
 // and gets no share, while the first queue popped can admit the whole cluster's worth):
 //  * a job's demand in `request` is at least its PodGroup minResources while the PodGroup is
-//    Pending or Inqueue, so not-yet-admitted and not-yet-created pods count;
+//    Pending or Inqueue, so not-yet-admitted and not-yet-created pods count; except an admitted
+//    (Inqueue) PodGroup that has no pod at all: until its pods exist it asks for nothing, so pods
+//    that never come (a bare pod deleted with its node, a hand-made PodGroup without pods, a job
+//    controller that is down) do not raise its queue's share at the other queues' expense;
 //  * JobEnqueueable also rejects a job once the queue's allocated + inqueue - elastic has reached
 //    its deserved share in a dimension the job asks for, so admission stays fair across queues.
+//    Admitted PodGroups without pods count in `inqueue` only against candidates without pods
+//    (issue 14: they never keep a job whose pods exist from being admitted).
 //  * tasks and gangs that can never be placed (JobInfo::never_fit_tasks / never_fits, see
 //    api/feasibility.h) add nothing to `request` or `inqueue`: an unsatisfiable request must not
 //    raise the queue's share at the expense of other queues, nor hold its own queue's admission.

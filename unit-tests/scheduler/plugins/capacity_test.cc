@@ -136,6 +136,56 @@ TEST_CASE("capacity: capability is a hard cap that includes the task's own reque
              Catch::Contains("queue team: capability nvidia.com/gpu 5 reached"));
 }
 
+// Issue 14: admitted PodGroups without any pod (hand-made, pods deleted for good) fill the
+// queue's capability at admission only for other PodGroups without pods; jobs whose pods exist
+// are admitted and run (before the fix: 0 of 4 ran, "capability ... reached (..., admitted 8)").
+TEST_CASE("capacity: admitted PodGroups without pods do not hold the capability of jobs with pods",
+          "[sched][capacity][stranding]") {
+  FakeCluster cluster;
+  cluster.AddQueue(MakeQueue("team").Deserved("nvidia.com/gpu", 8).Capability("nvidia.com/gpu", 8));
+  cluster.AddNode(MakeNode("n0")
+                      .Allocatable("cpu", "64")
+                      .Allocatable("memory", "256Gi")
+                      .Allocatable("nvidia.com/gpu", 16));
+  for (int i = 0; i < 8; ++i) {
+    cluster.AddJob(MakeJob("ns", fmt::format("empty-{}", i))
+                       .Queue("team")
+                       .MinAvailable(1)
+                       .MinResources("nvidia.com/gpu", 1)
+                       .Phase(PodGroupPhase::kPending)
+                       .Created(1),
+                   0, MakeTask("tmpl"));
+  }
+  Run(cluster, CapacityConfig(), 2);
+  REQUIRE(!cluster.job("ns/empty-7").spec.IsPending());
+  for (int i = 0; i < 4; ++i) {
+    const std::string name = fmt::format("work-{}", i);
+    cluster.AddJob(MakeJob("ns", name)
+                       .Queue("team")
+                       .MinAvailable(1)
+                       .MinResources("nvidia.com/gpu", 1)
+                       .Phase(PodGroupPhase::kPending)
+                       .Created(2),
+                   0, MakeTask("tmpl"));
+    cluster.AddPodToJob("ns/" + name, MakeTask(name + "-0")
+                                          .Uid("ns/" + name + "/0")
+                                          .Request("cpu", "1")
+                                          .Request("nvidia.com/gpu", 1));
+  }
+  Run(cluster, CapacityConfig(), 3);
+  CHECK(cluster.RunningInQueue("team", "nvidia.com/gpu") == 4 * kGpu);
+  // A fifth PodGroup without pods still waits: the 8 admitted ones and the 4 running fill 8.
+  cluster.AddJob(MakeJob("ns", "empty-late")
+                     .Queue("team")
+                     .MinAvailable(1)
+                     .MinResources("nvidia.com/gpu", 1)
+                     .Phase(PodGroupPhase::kPending)
+                     .Created(3),
+                 0, MakeTask("tmpl"));
+  Run(cluster, CapacityConfig(), 2);
+  CHECK(cluster.job("ns/empty-late").spec.IsPending());
+}
+
 TEST_CASE("capacity: a guarantee is never lent to another queue nor reclaimed",
           "[sched][capacity]") {
   FakeCluster cluster;

@@ -108,6 +108,85 @@ TEST_CASE("stranding: admitted PodGroups of a deleted queue do not hold back oth
   CHECK(UsedGpus(cluster, {"q1"}) == 8 * kGpu);
 }
 
+// Pods deleted for good (kubectl delete pod, or the pod garbage collector after their node was
+// deleted; no controller recreates them) leave admitted PodGroups without pods, which are
+// readmitted first (they are the oldest). They must hold nothing: before the fix they kept
+// their queue's share, so the other queue stayed at its own with 24 of 64 GPUs idle, and the
+// queue's later jobs, whose pods exist, were never admitted.
+TEST_CASE("stranding: PodGroups whose pods were deleted for good hold no GPU of anyone",
+          "[sched][stranding]") {
+  FakeCluster cluster;
+  cluster.AddQueue(MakeQueue("q1").Weight(1).Created(1));
+  cluster.AddQueue(MakeQueue("q3").Weight(3).Created(2));
+  for (int i = 0; i < kNodes; ++i) cluster.AddNode(GpuNode(i));
+  const SchedulerConfig config = ConfigWithActions("enqueue, allocate, backfill, reclaim");
+  AddOneGpuJobs(cluster, "q1", 0, 60, 10);
+  AddOneGpuJobs(cluster, "q3", 0, 48, 20);
+  for (int c = 0; c < 6; ++c) REQUIRE(cluster.RunCycle(config).ok());
+  REQUIRE(cluster.RunningInQueue("q1", "nvidia.com/gpu") == 16 * kGpu);
+  REQUIRE(cluster.RunningInQueue("q3", "nvidia.com/gpu") == 48 * kGpu);
+  for (int j = 0; j < 24; ++j) cluster.DeletePodsForGood("ns/q3-job" + std::to_string(j));
+  for (int c = 0; c < 6; ++c) REQUIRE(cluster.RunCycle(config).ok());
+  // q1 takes what q3 no longer uses.
+  CHECK(cluster.RunningInQueue("q3", "nvidia.com/gpu") == 24 * kGpu);
+  CHECK(cluster.RunningInQueue("q1", "nvidia.com/gpu") == 40 * kGpu);
+  // 12 more bare-pod gangs of q3, their pods created with their PodGroups: admitted and placed
+  // (reclaim takes 12 of q1's 40: q3 deserves 36 of what it asks now, q1 28).
+  for (int j = 48; j < 60; ++j) {
+    const std::string name = "q3-job" + std::to_string(j);
+    cluster.AddJob(MakeJob("ns", name)
+                       .Queue("q3")
+                       .MinAvailable(1)
+                       .MinResources("nvidia.com/gpu", 1)
+                       .Phase(PodGroupPhase::kPending)
+                       .Created(30),
+                   0, MakeTask("tmpl"));
+    cluster.AddPodToJob("ns/" + name, MakeTask(name + "-0")
+                                          .Uid("ns/" + name + "/0")
+                                          .Request("cpu", "1")
+                                          .Request("nvidia.com/gpu", 1));
+  }
+  for (int c = 0; c < 10; ++c) REQUIRE(cluster.RunCycle(config).ok());
+  CHECK(cluster.RunningInQueue("q3", "nvidia.com/gpu") == 36 * kGpu);
+  CHECK(cluster.RunningInQueue("q1", "nvidia.com/gpu") == 28 * kGpu);
+}
+
+// PodGroups admitted before their pods exist (hand-made, or a vcjob whose job controller is
+// down) ask for nothing until their pods come: another queue may use the whole cluster
+// meanwhile, and once the pods exist reclaim gives their queue its share back.
+TEST_CASE("stranding: PodGroups without pods yet hold back no other queue", "[sched][stranding]") {
+  FakeCluster cluster;
+  cluster.AddQueue(MakeQueue("q1").Weight(1).Created(1));
+  cluster.AddQueue(MakeQueue("q3").Weight(3).Created(2));
+  for (int i = 0; i < kNodes; ++i) cluster.AddNode(GpuNode(i));
+  const SchedulerConfig config = ConfigWithActions("enqueue, allocate, backfill, reclaim");
+  for (int j = 0; j < 48; ++j) {
+    cluster.AddJob(MakeJob("ns", "q3-job" + std::to_string(j))
+                       .Queue("q3")
+                       .MinAvailable(1)
+                       .MinResources("nvidia.com/gpu", 1)
+                       .Phase(PodGroupPhase::kPending)
+                       .Created(5),
+                   0, MakeTask("tmpl").Request("cpu", "1").Request("nvidia.com/gpu", 1));
+  }
+  for (int c = 0; c < 2; ++c) REQUIRE(cluster.RunCycle(config).ok());
+  AddOneGpuJobs(cluster, "q1", 0, 60, 10);
+  for (int c = 0; c < 6; ++c) REQUIRE(cluster.RunCycle(config).ok());
+  CHECK(cluster.RunningInQueue("q1", "nvidia.com/gpu") == 60 * kGpu);
+  CHECK(cluster.RunningInQueue("q3", "nvidia.com/gpu") == 0);
+  // The pods come: q3 gets its 48 back through reclaim, q1 keeps its 16.
+  for (int j = 0; j < 48; ++j) {
+    const std::string name = "q3-job" + std::to_string(j);
+    cluster.AddPodToJob("ns/" + name, MakeTask(name + "-0")
+                                          .Uid("ns/" + name + "/0")
+                                          .Request("cpu", "1")
+                                          .Request("nvidia.com/gpu", 1));
+  }
+  for (int c = 0; c < 10; ++c) REQUIRE(cluster.RunCycle(config).ok());
+  CHECK(cluster.RunningInQueue("q3", "nvidia.com/gpu") == 48 * kGpu);
+  CHECK(cluster.RunningInQueue("q1", "nvidia.com/gpu") == 16 * kGpu);
+}
+
 TEST_CASE("stranding: 1:3 queues on 6 GPUs get whole GPUs 2 and 4, not 1.5 and 4.5",
           "[sched][stranding]") {
   FakeCluster cluster;

@@ -155,6 +155,13 @@ class FakeCluster {
       if (IsCompletedStatus(status)) p.node_name.clear();
     }
   }
+  // kubectl delete pod on every pod of `job_id`, with nothing to create them again (bare pods
+  // with a hand-made PodGroup): the PodGroup stays, without pods, until AddPodToJob.
+  void DeletePodsForGood(const std::string& job_id) {
+    Job& j = jobs_.at(job_id);
+    j.pods.clear();
+    j.replicas = 0;
+  }
   // Adds a pod of an existing job (e.g. a replica a job controller scaled up).
   void AddPodToJob(const std::string& job_id, TaskInfo pod) {
     Job& j = jobs_.at(job_id);
