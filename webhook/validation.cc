@@ -180,36 +180,33 @@ void ValidateLabelsAndAnnotations(api::FieldReader& md, const FieldPath& path,
                                   ErrorList& errors) {
   if (md.value() == nullptr) return;
   // labels or annotations that are not objects are skipped (the API server refuses them first).
-  if (const json::Value* labels = md.ObjectAt("labels")) {
-    const FieldPath labels_path = path.Child("labels");
-    for (const auto& member : labels->GetObject()) {
-      const std::string_view key = json::AsView(member.name);
-      for (const std::string& msg : QualifiedNameErrors(key)) {
-        errors.Invalid(labels_path, fmt::format("Invalid value: {}: {}", Quoted(key), msg));
-      }
-      if (!member.value.IsString()) continue;
-      const std::string_view value = json::AsView(member.value);
-      for (const std::string& msg : LabelValueErrors(value)) {
-        errors.Invalid(labels_path, fmt::format("Invalid value: {}: {}", Quoted(value), msg));
-      }
+  // Paths are built only for an error: this runs for every object and pod template.
+  md.ForEachEntry("labels", [&](std::string_view key, std::optional<std::string_view> value) {
+    for (const std::string& msg : QualifiedNameErrors(key)) {
+      errors.Invalid(path.Child("labels"), fmt::format("Invalid value: {}: {}", Quoted(key), msg));
     }
-  }
-  const json::Value* annotations = md.ObjectAt("annotations");
-  if (annotations == nullptr) return;
-  const FieldPath annotations_path = path.Child("annotations");
+    if (!value) return;
+    for (const std::string& msg : LabelValueErrors(*value)) {
+      errors.Invalid(path.Child("labels"),
+                     fmt::format("Invalid value: {}: {}", Quoted(*value), msg));
+    }
+  });
+  bool has_annotations = false;
   int64_t total = 0;
-  for (const auto& member : annotations->GetObject()) {
-    const std::string_view key = json::AsView(member.name);
+  md.ForEachEntry("annotations", [&](std::string_view key, std::optional<std::string_view> value) {
+    has_annotations = true;
     // Annotation keys are qualified names, but case does not matter (Kubernetes lowercases
     // them before checking).
     for (const std::string& msg : QualifiedNameErrors(ToLower(key))) {
-      errors.Invalid(annotations_path, fmt::format("Invalid value: {}: {}", Quoted(key), msg));
+      errors.Invalid(path.Child("annotations"),
+                     fmt::format("Invalid value: {}: {}", Quoted(key), msg));
     }
     total += static_cast<int64_t>(key.size());
-    if (member.value.IsString()) total += member.value.GetStringLength();
-  }
+    if (value) total += static_cast<int64_t>(value->size());
+  });
+  if (!has_annotations) return;
   if (total > annotation_limit) {
-    errors.Invalid(annotations_path,
+    errors.Invalid(path.Child("annotations"),
                    limit_note.empty()
                        ? fmt::format("Too long: must have at most {} bytes", annotation_limit)
                        : fmt::format("Too long: must have at most {} bytes ({})", annotation_limit,

@@ -227,6 +227,13 @@ std::optional<std::string_view> FieldReader::OptView(std::string_view key) {
   return json::AsView(*v);
 }
 
+std::optional<std::string_view> FieldReader::ViewIfPresent(std::string_view key,
+                                                           std::string_view not_string) {
+  const json::Value* v = Get(key);
+  if (v == nullptr) return std::nullopt;
+  return v->IsString() ? json::AsView(*v) : not_string;
+}
+
 int64_t FieldReader::Int(std::string_view key, int64_t def) { return OptInt(key).value_or(def); }
 
 std::optional<int64_t> FieldReader::OptInt(std::string_view key) {

@@ -62,6 +62,10 @@ class FieldReader {
   std::optional<std::string> OptString(std::string_view key);
   // As OptString, without a copy: a view of the document's string.
   std::optional<std::string_view> OptView(std::string_view key);
+  // For checks with their own wording for a wrong type: null when `key` is absent or JSON
+  // null, the document's string when it is a string, `not_string` when it has another type.
+  // Records no error.
+  std::optional<std::string_view> ViewIfPresent(std::string_view key, std::string_view not_string);
   int64_t Int(std::string_view key, int64_t def = 0);
   std::optional<int64_t> OptInt(std::string_view key);
   // As Int/OptInt, but the value must fit in int32 (Kubernetes int32 fields).
@@ -90,6 +94,17 @@ class FieldReader {
   // (the reader is the one Items would have returned at that position).
   template <typename F>
   void ForEachItem(std::string_view key, F&& f);
+  // Calls `f(std::optional<std::string_view> s, size_t position)` for each element of array
+  // `key` in turn: `s` views the element when it is a string and is empty (nullopt) otherwise.
+  // Error if `key` is present and not an array (as Items).
+  template <typename F>
+  void ForEachString(std::string_view key, F&& f);
+  // Calls `f(std::string_view name, std::optional<std::string_view> value)` for each member of
+  // object `key` in document order (a string map such as labels): `value` views the member's
+  // value when it is a string and is empty (nullopt) otherwise. Error if `key` is present and
+  // not an object (as ObjectAt).
+  template <typename F>
+  void ForEachEntry(std::string_view key, F&& f);
   // Conditions at `key` (an array of condition objects).
   std::vector<Condition> Conditions(std::string_view key);
 
@@ -174,6 +189,27 @@ template <typename F>
 void FieldReader::ForEachItem(std::string_view key, F&& f) {
   const rapidjson::Value::Member* m = ArrayMember(key);
   if (m != nullptr) EachItemOf(*m, key, f);
+}
+
+template <typename F>
+void FieldReader::ForEachString(std::string_view key, F&& f) {
+  const rapidjson::Value::Member* m = ArrayMember(key);
+  if (m == nullptr) return;
+  size_t i = 0;
+  for (const json::Value& e : m->value.GetArray()) {
+    f(e.IsString() ? std::optional<std::string_view>(json::AsView(e)) : std::nullopt, i++);
+  }
+}
+
+template <typename F>
+void FieldReader::ForEachEntry(std::string_view key, F&& f) {
+  const json::Value* obj = ObjectAt(key);
+  if (obj == nullptr) return;
+  for (const auto& member : obj->GetObject()) {
+    f(json::AsView(member.name), member.value.IsString()
+                                     ? std::optional<std::string_view>(json::AsView(member.value))
+                                     : std::nullopt);
+  }
 }
 
 template <typename F>

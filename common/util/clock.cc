@@ -31,6 +31,7 @@ Clock::SystemTimePoint FakeClock::WallNow() const {
 bool FakeClock::SleepUntil(TimePoint deadline) {
   std::unique_lock<std::mutex> l(mu_);
   ++sleepers_;
+  ++sleeps_;
   cv_.notify_all();
   cv_.wait(l, [&] { return now_ >= deadline; });
   --sleepers_;
@@ -131,6 +132,11 @@ int FakeClock::Sleepers() const {
 void FakeClock::WaitForSleepers(int n) const {
   std::unique_lock<std::mutex> l(mu_);
   cv_.wait(l, [&] { return sleepers_ >= n; });
+}
+
+void FakeClock::WaitForSleeps(int64_t n) const {
+  std::unique_lock<std::mutex> l(mu_);
+  cv_.wait(l, [&] { return sleeps_ >= n; });
 }
 
 bool SleepUntil(Clock& clock, const std::stop_token& stop, Clock::TimePoint deadline) {

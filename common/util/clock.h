@@ -84,6 +84,10 @@ class FakeClock final : public Clock {
   int Sleepers() const;
   // Blocks (really) until at least `n` threads sleep in SleepUntil.
   void WaitForSleepers(int n) const;
+  // Blocks (really) until SleepUntil has been called `n` times in all since construction, for
+  // code that sleeps again right after a wake-up (a count of current sleepers can still see
+  // the one that Advance() has just woken).
+  void WaitForSleeps(int64_t n) const;
   // Number of WaitUntil calls waiting for a deadline, and a (real) wait for at least `n`:
   // lets a test advance only once the code under test has armed its timer.
   // WaitForTimers gives up after `timeout` of real time and returns false (a test failure,
@@ -112,6 +116,7 @@ class FakeClock final : public Clock {
   TimePoint now_;
   SystemTimePoint wall_now_;
   int sleepers_ = 0;
+  int64_t sleeps_ = 0;       // SleepUntil calls begun
   std::list<Timer> timers_;  // guarded by mu_
 };
 

@@ -20,10 +20,10 @@ namespace {
 // reports a wrong value in its own (Kubernetes') wording.
 using api::FieldReader;
 
-void NonNegative(const FieldReader& spec, std::string_view key, ErrorList& errors) {
-  const json::Value* v = spec.Member(key);
-  if (v == nullptr) return;
-  if (!v->IsInt64() || v->GetInt64() < 0) {
+void NonNegative(FieldReader& spec, std::string_view key, ErrorList& errors) {
+  if (!spec.Has(key)) return;  // absent or JSON null
+  const std::optional<int64_t> v = spec.OptInt(key);
+  if (!v || *v < 0) {
     errors.Invalid(FieldPath("spec").Child(key), "must be greater than or equal to 0");
   }
 }
@@ -78,8 +78,9 @@ ErrorList ValidateCronJob(const json::Value& cron_job, const ClusterLister& list
   }
   std::optional<std::string> tz;
   bool tz_ok = true;
-  if (const json::Value* z = spec.Member("timeZone")) {
-    tz = z->IsString() ? std::string(json::AsView(*z)) : std::string();
+  // A time zone that is not a string reads as "" (and is refused below).
+  if (const std::optional<std::string_view> z = spec.ViewIfPresent("timeZone", "")) {
+    tz = std::string(*z);
     absl::StatusOr<absl::TimeZone> zone = controllers::CronSchedule::LoadZone(tz);
     if (!zone.ok()) {
       tz_ok = false;
@@ -101,8 +102,8 @@ ErrorList ValidateCronJob(const json::Value& cron_job, const ClusterLister& list
           fmt::format("Invalid value: \"{}\": never fires in the next 5 years", schedule));
     }
   }
-  if (const json::Value* p = spec.Member("concurrencyPolicy")) {
-    std::string_view v = p->IsString() ? json::AsView(*p) : std::string_view();
+  if (const std::optional<std::string_view> p = spec.ViewIfPresent("concurrencyPolicy", "")) {
+    const std::string_view v = *p;
     if (v != api::kConcurrencyAllow && v != api::kConcurrencyForbid &&
         v != api::kConcurrencyReplace) {
       errors.Invalid(spec_path.Child("concurrencyPolicy"),

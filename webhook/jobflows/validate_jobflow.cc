@@ -21,13 +21,13 @@ ErrorList ValidateJobFlow(const json::Value& job_flow) {
   const FieldPath spec_path("spec");
   api::FieldReader spec = reader.Child("spec");
   const FieldPath flows_path = spec_path.Child("flows");
-  const json::Value* flow_list = spec.Member("flows");
-  if (flow_list == nullptr || !flow_list->IsArray() || flow_list->Empty()) {
+  // One reader per position; an element that is not an object reads as empty. Empty too when
+  // `flows` is absent or not a list.
+  std::vector<api::FieldReader> flows = spec.Items("flows");
+  if (flows.empty()) {
     errors.Invalid(flows_path, "Required value: at least one flow");
     return errors;
   }
-  // One reader per position; an element that is not an object reads as empty.
-  std::vector<api::FieldReader> flows = spec.Items("flows");
 
   // Names first, so that targets can be checked against all of them.
   std::map<std::string, size_t, std::less<>> index;
@@ -63,9 +63,8 @@ ErrorList ValidateJobFlow(const json::Value& job_flow) {
 
   std::vector<std::vector<size_t>> edges(flows.size());
   for (size_t i = 0; i < flows.size(); ++i) {
-    const json::Value* dep_value = flows[i].Member("dependsOn");
-    if (dep_value == nullptr || !dep_value->IsObject()) continue;
     api::FieldReader dep = flows[i].Child("dependsOn");
+    if (dep.value() == nullptr) continue;  // absent, null or not an object
     const FieldPath dep_path = flows_path.Index(i).Child("dependsOn");
     if (dep.Has("probe")) {
       errors.Invalid(dep_path.Child("probe"),
@@ -73,26 +72,24 @@ ErrorList ValidateJobFlow(const json::Value& job_flow) {
                      "supported: Volcano declares but never evaluates them; use "
                      "dependsOn.targets");
     }
-    const json::Value* targets = dep.Member("targets");
-    if (targets == nullptr || !targets->IsArray()) continue;
-    for (size_t j = 0; j < targets->Size(); ++j) {
-      const json::Value& t = (*targets)[static_cast<rapidjson::SizeType>(j)];
+    // An element that is not a string reads as "" (and is not the name of a flow).
+    dep.ForEachString("targets", [&](std::optional<std::string_view> t, size_t j) {
       const FieldPath t_path = dep_path.Child("targets").Index(j);
-      const std::string_view target = t.IsString() ? json::AsView(t) : std::string_view();
+      const std::string_view target = t.value_or(std::string_view());
       auto it = index.find(target);
       if (it == index.end()) {
         errors.Invalid(t_path, fmt::format("Not found: \"{}\": not the name of a flow in "
                                            "spec.flows",
                                            target));
-        continue;
+        return;
       }
       if (it->second == i) {
         errors.Invalid(
             t_path, fmt::format("Invalid value: \"{}\": a flow cannot depend on itself", target));
-        continue;
+        return;
       }
       edges[i].push_back(it->second);
-    }
+    });
   }
 
   // Cycle search (depth first; 0 unseen, 1 on the stack, 2 done).
@@ -126,8 +123,9 @@ ErrorList ValidateJobFlow(const json::Value& job_flow) {
                                            names[cycle.front()], fmt::join(path, " -> ")));
   }
 
-  if (const json::Value* p = spec.Member("jobRetainPolicy")) {  // null when absent or JSON null
-    const std::string_view v = p->IsString() ? json::AsView(*p) : std::string_view("?");
+  // "?" stands for a value that is not a string.
+  if (const std::optional<std::string_view> p = spec.ViewIfPresent("jobRetainPolicy", "?")) {
+    const std::string_view v = *p;
     if (!v.empty() && v != api::kJobRetainPolicyRetain && v != api::kJobRetainPolicyDelete) {
       errors.Invalid(spec_path.Child("jobRetainPolicy"),
                      fmt::format("Unsupported value: \"{}\": supported values: \"retain\", "

@@ -1,6 +1,7 @@
 #include "webhook/jobs/policies.h"
 
 #include <algorithm>
+#include <optional>
 #include <set>
 
 #include "common/api/field_reader.h"
@@ -69,13 +70,10 @@ void ValidatePolicies(const json::Value* policies, const FieldPath& path, ErrorL
     if (auto e = policy.OptView("event"); e && !e->empty()) {
       add_event(*e, p.Child("event"));
     }
-    if (const json::Value* list = policy.Member("events"); list && list->IsArray()) {
-      for (rapidjson::SizeType j = 0; j < list->Size(); ++j) {
-        if ((*list)[j].IsString()) add_event(json::AsView((*list)[j]), p.Child("events").Index(j));
-      }
-    }
-    const json::Value* exit_code = policy.Member("exitCode");  // null when absent or JSON null
-    bool has_exit_code = exit_code != nullptr;
+    policy.ForEachString("events", [&](std::optional<std::string_view> e, size_t j) {
+      if (e) add_event(*e, p.Child("events").Index(j));
+    });
+    const bool has_exit_code = policy.Has("exitCode");  // false when absent or JSON null
 
     if (!events.empty() && has_exit_code) {
       errors.Invalid(p, "must not specify event and exitCode simultaneously");
@@ -97,13 +95,13 @@ void ValidatePolicies(const json::Value* policies, const FieldPath& path, ErrorL
       }
     }
     if (has_exit_code) {
-      if (!exit_code->IsInt64()) {
+      const std::optional<int64_t> exit_code = policy.OptInt("exitCode");
+      if (!exit_code) {
         errors.Invalid(p.Child("exitCode"), "exitCode must be an integer");
-      } else if (exit_code->GetInt64() == 0) {
+      } else if (*exit_code == 0) {
         errors.Invalid(p.Child("exitCode"), "0 is not a valid error code");
-      } else if (!seen_exit_codes.insert(exit_code->GetInt64()).second) {
-        errors.Invalid(p.Child("exitCode"),
-                       fmt::format("duplicate exitCode {}", exit_code->GetInt64()));
+      } else if (!seen_exit_codes.insert(*exit_code).second) {
+        errors.Invalid(p.Child("exitCode"), fmt::format("duplicate exitCode {}", *exit_code));
       }
     }
     std::string_view action = policy.View("action");

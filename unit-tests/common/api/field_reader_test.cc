@@ -1,6 +1,8 @@
 #include "common/api/field_reader.h"
 
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "catch2/catch.hpp"
@@ -133,6 +135,53 @@ TEST_CASE("FieldReader: ForEachItem visits the readers Items returns, in order",
   other.Child("spec").ForEachItem("s", [&](FieldReader&) { ++calls; });
   CHECK(calls == 0);
   CHECK(MessageOf(other.status()) == "spec.s: must be an array");
+}
+
+TEST_CASE("FieldReader: ViewIfPresent tells absent from wrong type without an error",
+          "[api][field_reader]") {
+  auto doc = Doc(R"({"s": "x", "n": 3, "z": null, "e": ""})");
+  FieldReader r(&doc, "spec");
+  CHECK(r.ViewIfPresent("s", "?") == std::optional<std::string_view>("x"));
+  CHECK(r.ViewIfPresent("n", "?") == std::optional<std::string_view>("?"));
+  CHECK(r.ViewIfPresent("e", "?") == std::optional<std::string_view>(""));
+  CHECK_FALSE(r.ViewIfPresent("z", "?").has_value());
+  CHECK_FALSE(r.ViewIfPresent("missing", "?").has_value());
+  CHECK(r.ok());
+}
+
+TEST_CASE("FieldReader: ForEachString visits every position, non-strings as nullopt",
+          "[api][field_reader]") {
+  auto doc = Doc(R"({"t": ["a", 1, null, "d"], "bad": {"a": 1}})");
+  FieldReader r(&doc, "dep");
+  std::vector<std::string> seen;
+  r.ForEachString("t", [&](std::optional<std::string_view> s, size_t i) {
+    seen.push_back(std::to_string(i) + "=" + (s ? std::string(*s) : std::string("-")));
+  });
+  CHECK(seen == std::vector<std::string>{"0=a", "1=-", "2=-", "3=d"});
+  int calls = 0;
+  r.ForEachString("missing", [&](std::optional<std::string_view>, size_t) { ++calls; });
+  CHECK(r.ok());
+  r.ForEachString("bad", [&](std::optional<std::string_view>, size_t) { ++calls; });
+  CHECK(calls == 0);
+  CHECK(MessageOf(r.status()) == "dep.bad: must be an array");
+}
+
+TEST_CASE("FieldReader: ForEachEntry visits members in document order, non-strings as nullopt",
+          "[api][field_reader]") {
+  auto doc = Doc(R"({"labels": {"b": "1", "a": 2, "c": ""}, "annotations": [1]})");
+  FieldReader md(&doc, "metadata");
+  std::vector<std::string> seen;
+  md.ForEachEntry("labels", [&](std::string_view k, std::optional<std::string_view> v) {
+    seen.push_back(std::string(k) + "=" + (v ? std::string(*v) : std::string("-")));
+  });
+  CHECK(seen == std::vector<std::string>{"b=1", "a=-", "c="});
+  int calls = 0;
+  md.ForEachEntry("missing", [&](std::string_view, std::optional<std::string_view>) { ++calls; });
+  CHECK(md.ok());
+  md.ForEachEntry("annotations",
+                  [&](std::string_view, std::optional<std::string_view>) { ++calls; });
+  CHECK(calls == 0);
+  CHECK(MessageOf(md.status()) == "metadata.annotations: must be an object");
 }
 
 TEST_CASE("FieldReader: a new root starts clean after an earlier root on the thread is gone",

@@ -471,10 +471,10 @@ TEST_CASE("RetryOnConflict: retries conflicts only, re-running the read-modify-w
   std::thread t([&] {
     result = RetryOnConflict([&] { return ++calls < 3 ? conflict : absl::OkStatus(); }, 5, &clock);
   });
-  clock.WaitForSleepers(1);
+  clock.WaitForSleeps(1);
   clock.Advance(std::chrono::milliseconds(10));
-  while (calls < 2) std::this_thread::yield();
-  clock.WaitForSleepers(1);
+  clock.WaitForSleeps(2);
+  REQUIRE(calls == 2);
   clock.Advance(std::chrono::milliseconds(20));
   t.join();
   REQUIRE(result.ok());

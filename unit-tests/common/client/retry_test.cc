@@ -103,10 +103,10 @@ TEST_CASE("RetryingTransport: a 503 then a 200 returns the 200 after the backoff
 
   absl::StatusOr<Response> result;
   std::thread caller([&] { result = transport.Do(Req("GET")); });
-  clock.WaitForSleepers(1);  // backoff after the 503: 100ms
+  clock.WaitForSleeps(1);  // backoff after the 503: 100ms
   clock.Advance(milliseconds(100));
-  while (t->requests().size() < 2) std::this_thread::yield();
-  clock.WaitForSleepers(1);  // backoff after the 429: 200ms
+  clock.WaitForSleeps(2);  // backoff after the 429: 200ms
+  REQUIRE(t->requests().size() == 2);
   clock.Advance(milliseconds(200));
   caller.join();
   REQUIRE(result.ok());

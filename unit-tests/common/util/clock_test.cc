@@ -38,6 +38,25 @@ TEST_CASE("FakeClock: a sleeper wakes when fake time reaches its deadline", "[cl
   REQUIRE(clock.Sleepers() == 0);
 }
 
+TEST_CASE("FakeClock: WaitForSleeps counts every SleepUntil, also one right after a wake-up",
+          "[clock]") {
+  basalt::FakeClock clock;
+  std::atomic<int> rounds{0};
+  std::thread t([&] {
+    for (int i = 0; i < 3; ++i) {
+      clock.SleepFor(1s);
+      ++rounds;
+    }
+  });
+  for (int i = 1; i <= 3; ++i) {
+    clock.WaitForSleeps(i);  // sleep i has begun, so round i - 1 has finished
+    REQUIRE(rounds.load() == i - 1);
+    clock.Advance(1s);
+  }
+  t.join();
+  REQUIRE(rounds.load() == 3);
+}
+
 TEST_CASE("FakeClock: WaitUntil wakes on Advance to the deadline, not before", "[clock]") {
   basalt::FakeClock clock;
   std::mutex mu;

@@ -55,6 +55,15 @@ TEST_CASE("ValidateCronJob: schedule, time zone and policy errors name the field
         "spec.startingDeadlineSeconds: must be greater than or equal to 0");
   CHECK(Message(Cron(R"("schedule":"* * * * *","failedJobsHistoryLimit":-2,)")) ==
         "spec.failedJobsHistoryLimit: must be greater than or equal to 0");
+  // Members of the wrong type: a policy reads as "", a count as invalid, null as absent.
+  CHECK(Message(Cron(R"("schedule":"* * * * *","concurrencyPolicy":5,)")) ==
+        "spec.concurrencyPolicy: Unsupported value: \"\": supported values: \"Allow\", "
+        "\"Forbid\", \"Replace\"");
+  CHECK(Message(Cron(R"("schedule":"* * * * *","startingDeadlineSeconds":"60",)")) ==
+        "spec.startingDeadlineSeconds: must be greater than or equal to 0");
+  CHECK(Message(Cron(R"("schedule":"* * * * *","startingDeadlineSeconds":null,)")) == "");
+  CHECK(Message(Cron(R"("schedule":"* * * * *","timeZone":5,)")) ==
+        Message(Cron(R"("schedule":"* * * * *","timeZone":"",)")));
 }
 
 TEST_CASE("ValidateCronJob: the name leaves room for the Jobs' suffix", "[webhook][cronjob]") {

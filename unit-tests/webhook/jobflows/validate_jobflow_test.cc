@@ -48,5 +48,18 @@ TEST_CASE("ValidateJobFlow: cycles, unknown targets, duplicates and probes name 
             .find("must be a DNS-1123 label of at most 63 characters") != std::string::npos);
 }
 
+TEST_CASE("ValidateJobFlow: members of the wrong type read as absent or empty",
+          "[webhook][jobflow]") {
+  CHECK(Errors(R"({"flows":"a"})") == "spec.flows: Required value: at least one flow");
+  CHECK(Errors(R"({"flows":[{"name":"a","dependsOn":"b"}]})").empty());
+  CHECK(Errors(R"({"flows":[{"name":"a"},{"name":"b","dependsOn":{"targets":[5,"a"]}}]})") ==
+        "spec.flows[1].dependsOn.targets[0]: Not found: \"\": not the name of a flow in "
+        "spec.flows");
+  CHECK(Errors(R"({"flows":[{"name":"a"}],"jobRetainPolicy":5})") ==
+        "spec.jobRetainPolicy: Unsupported value: \"?\": supported values: \"retain\", "
+        "\"delete\"");
+  CHECK(Errors(R"({"flows":[{"name":"a"}],"jobRetainPolicy":null})").empty());
+}
+
 }  // namespace
 }  // namespace basalt::webhook

@@ -212,6 +212,12 @@ TEST_CASE("JobValidator: CREATE rules on policies", "[webhook][jobs]") {
                             R"([{"events":["PodFailed","PodRunning"],"action":"RestartJob"}])"),
        "spec.policies[0].events[1]: invalid policy event \"PodRunning\", " +
            std::string(kValidLists)},
+      {"events that are not strings are skipped, positions kept",
+       MutatedBertJob().Set("/spec/policies", R"([{"events":[7,"Boom"],"action":"RestartJob"}])"),
+       "spec.policies[0].events[1]: invalid policy event \"Boom\", " + std::string(kValidLists)},
+      {"an exit code that is not an integer",
+       MutatedBertJob().Set("/spec/policies", R"([{"exitCode":"137","action":"RestartJob"}])"),
+       "spec.policies[0].exitCode: exitCode must be an integer"},
       {"unknown action",
        MutatedBertJob().Set("/spec/policies", R"([{"event":"PodFailed","action":"Reboot"}])"),
        "spec.policies[0].action: invalid policy action \"Reboot\", " + std::string(kValidLists)},
