@@ -10,12 +10,27 @@ Outcome PredicateForAllocate(const Session& ssn, const TaskInfo& task, const Nod
   return ssn.Predicate(task, node);
 }
 
+bool PassesAllocatePredicate(const Session& ssn, const TaskInfo& task, const NodeInfo& node,
+                             FitErrors* errors) {
+  if (auto short_dim = task.init_resreq.FirstInsufficientName(node.FutureIdle());
+      short_dim.has_value()) {
+    if (errors != nullptr) errors->SetNodeInsufficient(node.name(), *short_dim);
+    return false;
+  }
+  Outcome o = ssn.Predicate(task, node);
+  if (!o.ok() && errors != nullptr) errors->SetNodeError(node.name(), o.reasons());
+  return o.ok();
+}
+
 std::vector<NodeInfo*> PredicateNodes(const Session& ssn, const TaskInfo& task,
                                       bool check_resources, FitErrors* errors) {
   std::vector<NodeInfo*> feasible;
   for (NodeInfo* node : ssn.node_list()) {
-    Outcome o =
-        check_resources ? PredicateForAllocate(ssn, task, *node) : ssn.Predicate(task, *node);
+    if (check_resources) {
+      if (PassesAllocatePredicate(ssn, task, *node, errors)) feasible.push_back(node);
+      continue;
+    }
+    Outcome o = ssn.Predicate(task, *node);
     if (o.ok()) {
       feasible.push_back(node);
     } else if (errors != nullptr) {
@@ -37,12 +52,7 @@ std::vector<NodeInfo*> PredicateSampledNodes(const Session& ssn, const TaskInfo&
   size_t processed = 0;
   for (; processed < n && feasible.size() < wanted; ++processed) {
     const size_t i = (start + processed) % n;
-    Outcome o = PredicateForAllocate(ssn, task, *nodes[i]);
-    if (o.ok()) {
-      feasible.push_back(i);
-    } else if (errors != nullptr) {
-      errors->SetNodeError(nodes[i]->name(), o.reasons());
-    }
+    if (PassesAllocatePredicate(ssn, task, *nodes[i], errors)) feasible.push_back(i);
   }
   sampler.Advance(processed, n);
   std::vector<NodeInfo*> out;
@@ -57,12 +67,7 @@ std::vector<NodeInfo*> PredicateSampledNodes(const Session& ssn, const TaskInfo&
       if (at == nodes.end() || *at != node) continue;
       const auto i = static_cast<size_t>(at - nodes.begin());
       if ((i + n - start) % n < processed) continue;  // in the sample already
-      Outcome o = PredicateForAllocate(ssn, task, *node);
-      if (o.ok()) {
-        feasible.push_back(i);
-      } else if (errors != nullptr) {
-        errors->SetNodeError(node->name(), o.reasons());
-      }
+      if (PassesAllocatePredicate(ssn, task, *node, errors)) feasible.push_back(i);
     }
   }
   std::sort(feasible.begin(), feasible.end());

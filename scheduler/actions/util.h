@@ -44,6 +44,11 @@ class PriorityQueue {
 // InitResreq <= FutureIdle (reason "Insufficient <first short resource>"), then the session's
 // predicates.
 Outcome PredicateForAllocate(const Session& ssn, const TaskInfo& task, const NodeInfo& node);
+// The same check as a yes/no answer, recording a failure in `errors` (may be null) for the
+// node; a short resource is recorded without building an Outcome (the predicate passes below
+// call it for every node).
+bool PassesAllocatePredicate(const Session& ssn, const TaskInfo& task, const NodeInfo& node,
+                             FitErrors* errors);
 
 // Nodes on which `task` passes PredicateForAllocate (or only the plugin predicates if
 // `check_resources` is false), in node-name order; records the failures in `errors`.

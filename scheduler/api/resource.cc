@@ -173,10 +173,16 @@ Resource Resource::Max(const Resource& r) const {
 }
 
 std::optional<std::string> Resource::FirstInsufficient(const Resource& avail) const {
-  if (milli_cpu_ > avail.milli_cpu_) return std::string(kCpu);
-  if (memory_ > avail.memory_) return std::string(kMemory);
+  const std::optional<std::string_view> name = FirstInsufficientName(avail);
+  if (!name.has_value()) return std::nullopt;
+  return std::string(*name);
+}
+
+std::optional<std::string_view> Resource::FirstInsufficientName(const Resource& avail) const {
+  if (milli_cpu_ > avail.milli_cpu_) return kCpu;
+  if (memory_ > avail.memory_) return kMemory;
   for (const auto& [name, v] : scalars_) {
-    if (v > avail.Get(name)) return name;
+    if (v > avail.Get(name)) return std::string_view(name);
   }
   return std::nullopt;
 }

@@ -143,6 +143,9 @@ class Resource {
   // The first dimension (cpu, memory, then scalars by name) in which this exceeds `avail`,
   // or nullopt if this <= avail everywhere. Used for the "Insufficient <name>" reason.
   std::optional<std::string> FirstInsufficient(const Resource& avail) const;
+  // The same without a copy: the name is a constant or a key of this resource's scalars, valid
+  // while this resource is unchanged.
+  std::optional<std::string_view> FirstInsufficientName(const Resource& avail) const;
 
   // "cpu 1500m, memory 2Gi, nvidia.com/gpu 1". Zero dimensions are omitted, except that an
   // empty resource prints as "cpu 0, memory 0".

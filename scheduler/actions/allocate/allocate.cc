@@ -174,12 +174,7 @@ class AllocateAction final : public Action {
                                                      const NodeDomain& domain, FitErrors* errors) {
     std::vector<NodeInfo*> feasible;
     for (NodeInfo* node : domain.nodes) {
-      Outcome o = PredicateForAllocate(ssn, task, *node);
-      if (o.ok()) {
-        feasible.push_back(node);
-      } else {
-        errors->SetNodeError(node->name(), o.reasons());
-      }
+      if (PassesAllocatePredicate(ssn, task, *node, errors)) feasible.push_back(node);
     }
     return feasible;
   }

@@ -15,25 +15,75 @@ namespace {
 using TypeKey = std::tuple<int64_t, int64_t, int32_t, int32_t, std::vector<std::string>, bool,
                            int64_t, int32_t, int32_t>;
 
-void CountTask(const TaskInfo& t, std::map<TypeKey, int64_t>& counts) {
+// The same fields while counting, the models by reference to the task that has them (valid
+// during one FgdTaskTypes call): counting hashes a few integers per task instead of copying and
+// comparing a tuple with a vector of strings.
+struct TypeRef {
+  int64_t cpu = 0, memory = 0;
+  int32_t count = 0, milli = 0;
+  const std::vector<std::string>* models = nullptr;
+  bool vgpu = false;
+  int64_t vgpu_memory = 0;
+  int32_t vgpu_percentage = kVgpuNoPercentage, vgpu_cores = 0;
+
+  bool operator==(const TypeRef& o) const {
+    return cpu == o.cpu && memory == o.memory && count == o.count && milli == o.milli &&
+           vgpu == o.vgpu && vgpu_memory == o.vgpu_memory && vgpu_percentage == o.vgpu_percentage &&
+           vgpu_cores == o.vgpu_cores && *models == *o.models;
+  }
+  TypeKey Key() const {
+    return TypeKey(cpu, memory, count, milli, *models, vgpu, vgpu_memory, vgpu_percentage,
+                   vgpu_cores);
+  }
+};
+
+struct TypeRefHash {
+  size_t operator()(const TypeRef& t) const {
+    uint64_t h = 1469598103934665603ULL;
+    auto mix = [&h](uint64_t v) { h = (h ^ v) * 1099511628211ULL; };
+    mix(static_cast<uint64_t>(t.cpu));
+    mix(static_cast<uint64_t>(t.memory));
+    mix((static_cast<uint64_t>(static_cast<uint32_t>(t.count)) << 32) |
+        static_cast<uint32_t>(t.milli));
+    mix(t.models->size());
+    mix(static_cast<uint64_t>(t.vgpu_memory) ^ (t.vgpu ? 1ULL << 63 : 0));
+    mix((static_cast<uint64_t>(static_cast<uint32_t>(t.vgpu_percentage)) << 32) |
+        static_cast<uint32_t>(t.vgpu_cores));
+    return static_cast<size_t>(h);
+  }
+};
+
+using TypeCounts = std::unordered_map<TypeRef, int64_t, TypeRefHash>;
+
+const std::vector<std::string>& NoModels() {
+  static const std::vector<std::string> kNone;
+  return kNone;
+}
+
+void CountTask(const TaskInfo& t, TypeCounts& counts) {
   if (t.resreq.IsEmpty()) return;
+  TypeRef r;
+  r.cpu = t.resreq.milli_cpu();
+  r.memory = t.resreq.memory();
+  r.models = &NoModels();
   if (t.vgpu != nullptr && !t.vgpu->Empty()) {
     // The per-GPU share of a multi-container pod is taken from its first container.
     const VgpuContainerRequest& c = t.vgpu->containers.front();
-    counts[TypeKey(t.resreq.milli_cpu(), t.resreq.memory(),
-                   static_cast<int32_t>(t.vgpu->TotalNumber()), 0, {}, true, c.memory,
-                   c.memory_percentage, c.cores)]++;
-    return;
+    r.count = static_cast<int32_t>(t.vgpu->TotalNumber());
+    r.vgpu = true;
+    r.vgpu_memory = c.memory;
+    r.vgpu_percentage = c.memory_percentage;
+    r.vgpu_cores = c.cores;
+  } else if (!t.gpu.Empty()) {
+    r.count = t.gpu.count;
+    r.milli = t.gpu.milli;
+    r.models = &t.gpu.models;
+  } else {
+    // Only the nvidia.com/gpu scalar: whole GPUs.
+    r.count = static_cast<int32_t>(t.resreq.Get(kGpu) / GpuDevices::kWholeGpu);
+    r.milli = r.count > 0 ? GpuDevices::kWholeGpu : 0;
   }
-  if (!t.gpu.Empty()) {
-    counts[TypeKey(t.resreq.milli_cpu(), t.resreq.memory(), t.gpu.count, t.gpu.milli, t.gpu.models,
-                   false, 0, kVgpuNoPercentage, 0)]++;
-    return;
-  }
-  // Only the nvidia.com/gpu scalar: whole GPUs.
-  const auto whole = static_cast<int32_t>(t.resreq.Get(kGpu) / GpuDevices::kWholeGpu);
-  counts[TypeKey(t.resreq.milli_cpu(), t.resreq.memory(), whole,
-                 whole > 0 ? GpuDevices::kWholeGpu : 0, {}, false, 0, kVgpuNoPercentage, 0)]++;
+  ++counts[r];
 }
 
 // Per mille of a GPU of `device_memory` MiB that a vGPU type takes on each of its GPUs; more
@@ -61,11 +111,13 @@ int32_t VgpuFree(const VgpuDevice& d, int64_t memory, int32_t cores, int32_t sha
 }  // namespace
 
 std::vector<FgdTaskType> FgdTaskTypes(const ClusterInfo& cluster) {
-  std::map<TypeKey, int64_t> counts;
+  TypeCounts refs;
   for (const auto& [id, job] : cluster.jobs()) {
-    for (const auto& [uid, t] : job.tasks()) CountTask(t, counts);
+    for (const auto& [uid, t] : job.tasks()) CountTask(t, refs);
   }
-  for (const auto& [uid, t] : cluster.foreign_tasks()) CountTask(t, counts);
+  for (const auto& [uid, t] : cluster.foreign_tasks()) CountTask(t, refs);
+  std::map<TypeKey, int64_t> counts;
+  for (const auto& [ref, n] : refs) counts.emplace(ref.Key(), n);
   int64_t total = 0;
   for (const auto& [k, n] : counts) total += n;
   std::vector<FgdTaskType> out;
@@ -102,6 +154,13 @@ FgdGpuView VgpuView(const std::vector<VgpuDevice>& devices) {
 }
 
 }  // namespace
+
+size_t GpuCountOf(const NodeInfo& node) {
+  if (!node.gpus().empty()) return static_cast<size_t>(node.gpus().size());
+  if (!node.vgpus().empty()) return node.vgpus().devices().size();
+  return static_cast<size_t>(
+      std::max<int64_t>(node.allocatable().Get(kGpu) / GpuDevices::kWholeGpu, 0));
+}
 
 FgdGpuView GpuViewOf(const NodeInfo& node) {
   FgdGpuView v;
@@ -289,32 +348,50 @@ class FgdPlugin final : public Plugin {
     state_->types = FgdTaskTypes(ssn.cluster());
     // Inside a node, a shared task takes the GPU whose use grows the node's expected
     // fragmentation least (the GPU choice hooks of GpuDevices and VgpuDevices).
+    // One cost per GPU model (it depends on the node only through the model), shared by the
+    // nodes of that model, and one for every vGPU node.
     std::shared_ptr<FgdState> state = state_;
+    std::map<std::string, std::shared_ptr<const GpuChoiceCost>, std::less<>> gpu_costs;
+    std::shared_ptr<const VgpuChoiceCost> vgpu_cost;
     for (auto& [name, node] : ssn.nodes()) {
       max_capacity_ = std::max<double>(
-          max_capacity_, static_cast<double>(GpuViewOf(node).free.size()) * GpuDevices::kWholeGpu);
+          max_capacity_, static_cast<double>(GpuCountOf(node)) * GpuDevices::kWholeGpu);
       if (!node.gpus().empty()) {
-        node.mutable_gpus().set_choice_cost(std::make_shared<const GpuChoiceCost>(
-            [state, model = node.gpus().model()](const std::vector<int32_t>& free,
-                                                 const HostLeft& left) {
-              FgdGpuView v;
-              v.kind = FgdGpuView::Kind::kDevices;
-              v.model = model;
-              v.free = free;
-              return state->Memoized(left.milli_cpu, left.memory, v);
-            }));
+        auto it = gpu_costs.find(node.gpus().model());
+        if (it == gpu_costs.end()) {
+          it = gpu_costs
+                   .emplace(node.gpus().model(),
+                            std::make_shared<const GpuChoiceCost>(
+                                [state, model = node.gpus().model()](
+                                    const std::vector<int32_t>& free, const HostLeft& left) {
+                                  FgdGpuView v;
+                                  v.kind = FgdGpuView::Kind::kDevices;
+                                  v.model = model;
+                                  v.free = free;
+                                  return state->Memoized(left.milli_cpu, left.memory, v);
+                                }))
+                   .first;
+        }
+        node.mutable_gpus().set_choice_cost(it->second);
       }
       if (!node.vgpus().empty()) {
-        node.vgpus().set_choice_cost(std::make_shared<const VgpuChoiceCost>(
-            [state](const std::vector<VgpuDevice>& devices, const HostLeft& left) {
-              return state->Memoized(left.milli_cpu, left.memory, VgpuView(devices));
-            }));
+        if (vgpu_cost == nullptr) {
+          vgpu_cost = std::make_shared<const VgpuChoiceCost>(
+              [state](const std::vector<VgpuDevice>& devices, const HostLeft& left) {
+                return state->Memoized(left.milli_cpu, left.memory, VgpuView(devices));
+              });
+        }
+        node.vgpus().set_choice_cost(vgpu_cost);
       }
     }
     if (max_capacity_ <= 0) max_capacity_ = GpuDevices::kWholeGpu;
     ssn.AddNodeOrderFn(
         Name(), [this](const TaskInfo& task, const NodeInfo& node) { return Score(task, node); });
-    auto invalidate = [this](const TaskInfo& task) { current_.erase(task.node_name); };
+    auto invalidate = [this, &ssn](const TaskInfo& task) {
+      if (const NodeInfo* node = ssn.FindNode(task.node_name); node != nullptr) {
+        current_.erase(node);
+      }
+    };
     ssn.AddEventHandler(EventHandler{invalidate, invalidate});
   }
 
@@ -350,7 +427,7 @@ class FgdPlugin final : public Plugin {
   }
 
   const NodeState& StateOf(const NodeInfo& node) {
-    auto cur = current_.find(node.name());
+    auto cur = current_.find(&node);
     if (cur != current_.end()) return cur->second;
     NodeState st;
     const FgdGpuView view = GpuViewOf(node);
@@ -362,7 +439,7 @@ class FgdPlugin final : public Plugin {
         st.state_id = state_ids_.emplace(std::move(key), state_ids_.size()).first->second;
       }
     }
-    return current_.emplace(node.name(), st).first->second;
+    return current_.emplace(&node, st).first->second;
   }
 
   double Score(const TaskInfo& task, const NodeInfo& node) {
@@ -392,7 +469,8 @@ class FgdPlugin final : public Plugin {
   double weight_;
   double max_capacity_ = 0;
   std::shared_ptr<FgdState> state_;
-  std::unordered_map<std::string, NodeState> current_;  // by node name
+  // By node: the session's nodes stay in place while it is open.
+  std::unordered_map<const NodeInfo*, NodeState> current_;
   // Per session: ids of node states and task shapes, and the fragmentation after placing a
   // shape on a state ((state id << 32) | shape id).
   std::unordered_map<std::string, int64_t> state_ids_, shape_ids_;

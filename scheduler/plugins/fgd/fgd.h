@@ -67,6 +67,8 @@ struct FgdGpuView {
   std::vector<int32_t> free;  // per-GPU free milli
 };
 FgdGpuView GpuViewOf(const NodeInfo& node);
+// The number of GPUs GpuViewOf(node) lists, without building the view.
+size_t GpuCountOf(const NodeInfo& node);
 
 // The fragmentation of a view for one type, and the popularity-weighted sum.
 int64_t GpuFragmentation(int64_t free_cpu, int64_t free_memory, const FgdGpuView& view,
