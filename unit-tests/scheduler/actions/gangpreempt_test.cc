@@ -9,6 +9,7 @@
 #include "scheduler/conf/config.h"
 #include "scheduler/framework/framework.h"
 #include "scheduler/plugins/registry.h"
+#include "unit-tests/scheduler/testing/conf.h"
 #include "unit-tests/scheduler/testing/fakes.h"
 
 namespace basalt::sched {
@@ -318,21 +319,8 @@ TEST_CASE("gangpreempt: bad arguments refuse the configuration naming the key",
 
 namespace partitions {
 
-constexpr std::string_view kConfig = R"(
-actions: "enqueue, allocate, gangpreempt"
-tiers:
-- plugins:
-  - name: priority
-  - name: gang
-  - name: conformance
-- plugins:
-  - name: overcommit
-  - name: drf
-  - name: predicates
-  - name: proportion
-  - name: nodeorder
-  - name: network-topology-aware
-)";
+const std::string kConfig = testing::SchedConfYaml("enqueue, allocate, gangpreempt",
+                                                   testing::PluginEntry("network-topology-aware"));
 
 HyperNodeMemberInfo Member(std::string name, bool hypernode) {
   HyperNodeMemberInfo m;

@@ -11,6 +11,7 @@
 #include "scheduler/conf/config.h"
 #include "scheduler/framework/framework.h"
 #include "scheduler/plugins/registry.h"
+#include "unit-tests/scheduler/testing/conf.h"
 #include "unit-tests/scheduler/testing/cycle.h"
 #include "unit-tests/scheduler/testing/fakes.h"
 
@@ -22,21 +23,8 @@ using testing::MakeNode;
 using testing::MakeQueue;
 using testing::MakeTask;
 
-constexpr std::string_view kConfig = R"(
-actions: "enqueue, allocate, backfill"
-tiers:
-- plugins:
-  - name: priority
-  - name: gang
-  - name: conformance
-- plugins:
-  - name: overcommit
-  - name: drf
-  - name: predicates
-  - name: proportion
-  - name: nodeorder
-  - name: network-topology-aware
-)";
+const std::string kConfig = testing::SchedConfYaml("enqueue, allocate, backfill",
+                                                   testing::PluginEntry("network-topology-aware"));
 
 struct Cycle : testing::OneCycle {
   Cycle() : OneCycle(kConfig) {}
