@@ -11,6 +11,7 @@
 #include "scheduler/plugins/registry.h"
 #include "unit-tests/scheduler/testing/conf.h"
 #include "unit-tests/scheduler/testing/fakes.h"
+#include "unit-tests/scheduler/testing/hypernodes.h"
 
 namespace basalt::sched {
 namespace {
@@ -322,13 +323,6 @@ namespace partitions {
 const std::string kConfig = testing::SchedConfYaml("enqueue, allocate, gangpreempt",
                                                    testing::PluginEntry("network-topology-aware"));
 
-HyperNodeMemberInfo Member(std::string name, bool hypernode) {
-  HyperNodeMemberInfo m;
-  m.hypernode = hypernode;
-  m.exact_name = std::move(name);
-  return m;
-}
-
 std::string SwitchOf(const std::string& node) { return node < "n4" ? "s0" : "s1"; }
 
 // Two switches of four 2-GPU nodes (s0: n0..n3, s1: n4..n7) under spine s2, every GPU taken by
@@ -353,19 +347,8 @@ ClusterInfo FullSwitches() {
                         .Node(fmt::format("n{}", i / 2))
                         .Status(TaskStatus::kRunning));
   }
-  auto hns = std::make_shared<HyperNodeMap>();
-  (*hns)["s0"] = HyperNodeInfo{
-      "s0",
-      1,
-      "switch",
-      {Member("n0", false), Member("n1", false), Member("n2", false), Member("n3", false)}};
-  (*hns)["s1"] = HyperNodeInfo{
-      "s1",
-      1,
-      "switch",
-      {Member("n4", false), Member("n5", false), Member("n6", false), Member("n7", false)}};
-  (*hns)["s2"] = HyperNodeInfo{"s2", 2, "spine", {Member("s0", true), Member("s1", true)}};
-  c.set_hypernodes(std::move(hns));
+  c.set_hypernodes(
+      testing::SwitchesUnderSpine({{"n0", "n1", "n2", "n3"}, {"n4", "n5", "n6", "n7"}}));
   return c;
 }
 
