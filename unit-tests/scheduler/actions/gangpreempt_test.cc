@@ -10,6 +10,7 @@
 #include "scheduler/framework/framework.h"
 #include "scheduler/plugins/registry.h"
 #include "unit-tests/scheduler/testing/conf.h"
+#include "unit-tests/scheduler/testing/cycle.h"
 #include "unit-tests/scheduler/testing/fakes.h"
 #include "unit-tests/scheduler/testing/hypernodes.h"
 
@@ -382,22 +383,15 @@ void AddPartitioned(ClusterInfo& c, int partitions, int size, int gpus) {
   }
 }
 
-struct Cycle {
-  testing::RecordingBinder binder;
-  testing::RecordingEvictor evictor;
-  testing::RecordingStatusSink sink;
+struct Cycle : testing::OneCycle {
+  Cycle() : OneCycle(kConfig) {}
   std::map<std::string, std::string> node_of;  // low pod uid -> node, before the cycle
 
   absl::Status Run(ClusterInfo c) {
     for (const auto& [id, job] : c.jobs()) {
       for (const auto& [uid, t] : job.tasks()) node_of[uid] = t.node_name;
     }
-    auto config = ParseSchedulerConfig(kConfig);
-    if (!config.ok()) return config.status();
-    PluginRegistry plugins = NewInTreeRegistry();
-    ActionRegistry actions = NewInTreeActionRegistry();
-    CycleDeps deps{&plugins, &actions, &binder, &evictor, &sink};
-    return RunCycle(std::move(c), *config, deps, "s1", testing::T(100));
+    return OneCycle::Run(std::move(c));
   }
   // Switch -> evicted pods there.
   std::map<std::string, int> EvictedPerSwitch() const {
@@ -416,12 +410,6 @@ struct Cycle {
       out[uid[at + 6] - '0'].insert(SwitchOf(u.condition.nominated_node_name));
     }
     return out;
-  }
-  std::string Unschedulable(const std::string& job) const {
-    const PodGroupStatusUpdate* pg = sink.LastPodGroup(job);
-    if (pg == nullptr) return "";
-    const PodGroupCondition* cond = pg->status.FindCondition("Unschedulable");
-    return cond == nullptr ? "" : cond->message;
   }
 };
 

@@ -590,12 +590,6 @@ struct Cycle : testing::OneCycle {
     }
     return out;
   }
-  std::string Unschedulable(const std::string& job) const {
-    const PodGroupStatusUpdate* pg = sink.LastPodGroup(job);
-    if (pg == nullptr) return "";
-    const PodGroupCondition* cond = pg->status.FindCondition("Unschedulable");
-    return cond == nullptr ? "" : cond->message;
-  }
 };
 
 }  // namespace hard_topology

@@ -40,12 +40,6 @@ struct Cycle : testing::OneCycle {
     for (const std::string& node : BoundNodes(prefix)) out.insert(node.substr(0, node.find('-')));
     return out;
   }
-  std::string Unschedulable(const std::string& job) const {
-    const PodGroupStatusUpdate* pg = sink.LastPodGroup(job);
-    if (pg == nullptr) return "";
-    const PodGroupCondition* cond = pg->status.FindCondition("Unschedulable");
-    return cond == nullptr ? "" : cond->message;
-  }
 };
 
 // Two nodes of 4 GPUs per pool; an A100 node with one GPU in use, so that binpack prefers it.

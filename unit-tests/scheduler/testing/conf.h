@@ -16,26 +16,21 @@
 
 namespace basalt::sched::testing {
 
-inline std::string SchedConfYaml(std::string_view actions, std::string_view extra = "") {
-  return fmt::format(R"(actions: "{}"
-tiers:
-- plugins:
-  - name: priority
-  - name: gang
-  - name: conformance
-- plugins:
-  - name: overcommit
-  - name: drf
-  - name: predicates
-  - name: proportion
-  - name: nodeorder
-{})",
-                     actions, extra);
-}
-
 // "  - name: <plugin>\n": one plugin entry without arguments, for SchedConfYaml's `extra`.
 inline std::string PluginEntry(std::string_view plugin) {
   return fmt::format("  - name: {}\n", plugin);
+}
+
+inline std::string SchedConfYaml(std::string_view actions, std::string_view extra = "") {
+  static constexpr std::string_view kTier1[] = {"priority", "gang", "conformance"};
+  static constexpr std::string_view kTier2[] = {"overcommit", "drf", "predicates", "proportion",
+                                                "nodeorder"};
+  std::string out = fmt::format("actions: \"{}\"\ntiers:\n- plugins:\n", actions);
+  for (std::string_view p : kTier1) out += PluginEntry(p);
+  out += "- plugins:\n";
+  for (std::string_view p : kTier2) out += PluginEntry(p);
+  out += extra;
+  return out;
 }
 
 inline SchedulerConfig SchedConf(std::string_view actions, std::string_view extra = "") {

@@ -47,6 +47,14 @@ class OneCycle {
     return out;
   }
 
+  // The message of the last Unschedulable condition written for PodGroup `job_id` ("" if none).
+  std::string Unschedulable(const std::string& job_id) const {
+    const PodGroupStatusUpdate* pg = sink.LastPodGroup(job_id);
+    if (pg == nullptr) return "";
+    const PodGroupCondition* cond = pg->status.FindCondition("Unschedulable");
+    return cond == nullptr ? "" : cond->message;
+  }
+
   RecordingBinder binder;
   RecordingEvictor evictor;
   RecordingStatusSink sink;
