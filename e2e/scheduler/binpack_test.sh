@@ -14,21 +14,7 @@ apply_crds
 ns=$(new_namespace sched-binpack)
 pool=binpack-$RANDOM
 for i in 0 1 2; do add_fake_node "$pool-$i" 4 "basalt.dev/pool=$pool"; done
-conf=$(mktemp)
-cat >"$conf" <<'YAML'
-actions: "enqueue, allocate, backfill"
-tiers:
-- plugins:
-  - name: priority
-  - name: gang
-  - name: conformance
-- plugins:
-  - name: overcommit
-  - name: drf
-  - name: predicates
-  - name: proportion
-  - name: nodeorder
-YAML
+conf=$(sched_conf "enqueue, allocate, backfill")
 start_scheduler --scheduler-conf="$conf"
 
 node_of() { kubectl -n "$ns" get pod "$1" -o jsonpath='{.spec.nodeName}'; }
@@ -44,13 +30,9 @@ n1=$(node_of p1-0) n2=$(node_of p2-0)
 if [[ $n1 != "$n2" ]]; then pass "without binpack the pods spread ($n1, $n2)"; else fail "without binpack both pods on $n1"; fi
 
 reloads_before=$(curl -sf "http://127.0.0.1:$SCHED_PORT/metrics" | awk '/config_reloads_total\{result="success"\}/ {print $2}')
-cat >>"$conf" <<'YAML'
-  - name: binpack
-    arguments:
-      binpack.weight: 10
-      binpack.resources: nvidia.com/gpu
-      binpack.resources.nvidia.com/gpu: 5
-YAML
+# shellcheck disable=SC2086 # the default tiers are words
+write_sched_conf "$conf" "enqueue, allocate, backfill" $SCHED_DEFAULT_TIERS binpack binpack.weight=10 \
+  binpack.resources=nvidia.com/gpu binpack.resources.nvidia.com/gpu=5
 reloaded() {
   local now
   now=$(curl -sf "http://127.0.0.1:$SCHED_PORT/metrics" | awk '/config_reloads_total\{result="success"\}/ {print $2}')

@@ -17,21 +17,7 @@ for i in 0 1 2 3; do
   add_fake_node "$pool-$i" 4 "basalt.dev/pool=$pool"
   kubectl label node "$pool-$i" "topology.kubernetes.io/zone=$pool-${zones[$i]}" --overwrite >/dev/null
 done
-conf=$(mktemp)
-cat >"$conf" <<'YAML'
-actions: "enqueue, allocate, backfill"
-tiers:
-- plugins:
-  - name: priority
-  - name: gang
-  - name: conformance
-- plugins:
-  - name: overcommit
-  - name: drf
-  - name: predicates
-  - name: proportion
-  - name: nodeorder
-YAML
+conf=$(sched_conf "enqueue, allocate, backfill")
 start_scheduler --scheduler-conf="$conf"
 
 zones_of() { # GANG: the distinct zones of its pods' nodes
@@ -46,11 +32,8 @@ wait_for "gang g1 bound" 30 bound_is "$ns" 3 g1
 expect_eq "without example_zone, g1 spreads over both zones" "$(zones_of g1)" "$pool-a $pool-b"
 
 reloads_before=$(curl -sf "http://127.0.0.1:$SCHED_PORT/metrics" | awk '/config_reloads_total\{result="success"\}/ {print $2}')
-cat >>"$conf" <<'YAML'
-  - name: example_zone
-    arguments:
-      example_zone.weight: 10
-YAML
+# shellcheck disable=SC2086 # the default tiers are words
+write_sched_conf "$conf" "enqueue, allocate, backfill" $SCHED_DEFAULT_TIERS example_zone example_zone.weight=10
 reloaded() {
   local now
   now=$(curl -sf "http://127.0.0.1:$SCHED_PORT/metrics" | awk '/config_reloads_total\{result="success"\}/ {print $2}')

@@ -24,26 +24,9 @@ preempt_pool_setup
 
 conf=$(mktemp)
 write_conf() { # ACTION
-  cat >"$conf" <<YAML
-actions: "enqueue, allocate, backfill, $1"
-configurations:
-- name: $1
-  arguments:
-    maxDomains: 8
-    allowWholeBundle: true
-    victimOrderPolicy: safe-first
-tiers:
-- plugins:
-  - name: priority
-  - name: gang
-  - name: conformance
-- plugins:
-  - name: overcommit
-  - name: drf
-  - name: predicates
-  - name: proportion
-  - name: nodeorder
-YAML
+  # shellcheck disable=SC2086 # the default tiers are words
+  write_sched_conf "$conf" "enqueue, allocate, backfill, $1" "@$1" maxDomains=8 allowWholeBundle=true \
+    victimOrderPolicy=safe-first $SCHED_DEFAULT_TIERS
 }
 write_conf gangpreempt
 start_scheduler --scheduler-conf="$conf" --schedule-period=500ms

@@ -12,7 +12,10 @@
 #      go (8 pods), the sub-groups take its two switches, one each, the other spine untouched;
 #   2. a sub-group of 3 pods x 4 GPUs (12 GPUs, a switch has 8) fits no switch even with every
 #      victim gone: nothing is evicted, nothing of it binds, and its PodGroup's Unschedulable
-#      condition says why (gangpreempt, the sub-group, the tier, the best switch).
+#      condition says why (gangpreempt, the sub-group, the tier, the best switch);
+#   3. the per-task preempt action (configuration reloaded) for a job-level hard tier 1: victims
+#      and pods inside one switch although two free nodes in two switches would hold the job;
+#      3b. 12 GPUs in hard tier 1: nothing evicted, the PodGroup condition says why.
 # shellcheck source=lib.sh
 source "$(dirname "$0")/lib.sh"
 # shellcheck source=preempt_lib.sh
@@ -205,6 +208,60 @@ expect_contains "naming what the best switch has, and the spine tried" "$msg" "h
 expect_eq "impossible sub-group: Evicted events" "$(evicted_events | grep -c . || true)" 0
 expect_eq "impossible sub-group: filler pods left" "$(filler_left)" 16
 expect_eq "impossible sub-group: its pods bound" "$(bound big-)" 0
+reset
+
+# ---- 3. per-task preempt (not gangpreempt) for a job-level hard tier 1 -----------------------
+# The configuration rewritten (hot reload) to run preempt; gang and drf leave victims to priority
+# (the Helm chart's setting). One node of switch d0s0 and one of d0s1 are freed: a PodGroup of
+# 2 pods x 4 GPUs could run on those two free nodes at once, but its hard tier 1 wants one switch,
+# so preempt evicts the filler gang on the other node of one of those switches and the job runs
+# there: 2 victims, both pods in one switch, the switch's free node used.
+reloads() { curl -sf "http://127.0.0.1:$SCHED_PORT/metrics" | awk '/config_reloads_total\{result="success"\}/ {print $2}'; }
+reloads_before=$(reloads)
+write_sched_conf "$conf" "enqueue, allocate, backfill, preempt" priority gang +enablePreemptable=false \
+  conformance -- overcommit drf +enablePreemptable=false predicates proportion nodeorder \
+  network-topology-aware weight=10
+reloaded() { local now; now=$(reloads); [[ ${now%.*} -gt ${reloads_before%.*} ]]; }
+wait_for "the preempt configuration is loaded" 15 reloaded
+# hard_pg NAME PODS: an online-critical PodGroup with networkTopology hard tier 1, its pods 4 GPUs.
+hard_pg() {
+  pg "$1" "$2" "$q" online-critical
+  echo "  networkTopology: {mode: hard, highestTierAllowed: 1}"
+  pp_pods "$1" "$2" online-critical 4 basalt.dev/pool "$pool"
+}
+fill
+kubectl -n "$ns" delete pods "f-$tag-d0s0-n0-0" "f-$tag-d0s0-n0-1" "f-$tag-d0s1-n0-0" "f-$tag-d0s1-n0-1" \
+  --grace-period=0 --force --wait=true >/dev/null 2>&1
+kubectl -n "$ns" delete podgroups "f-$tag-d0s0-n0" "f-$tag-d0s1-n0" --wait=true >/dev/null 2>&1
+kubectl -n "$ns" delete events --all >/dev/null 2>&1 || true
+hard_pg topo 2 | apply
+wait_for "topo: its 2 pods bound" 60 bash -c "[[ \$(kubectl -n $ns get pods -o jsonpath='{range .items[*]}{.metadata.name} {.spec.nodeName}{\"\\n\"}{end}' | awk 'index(\$1, \"topo-\") == 1 && NF == 2' | wc -l) -eq 2 ]]"
+sleep 2
+sw=$(distinct 'basalt\.dev/e2e-switch' topo-0 topo-1)
+e2e_log "topo: pods on $(node_of_pod topo-0) $(node_of_pod topo-1), switch $sw"
+expect_eq "preempt hard tier 1: both pods inside one switch" "$(wc -w <<<"$sw" | tr -d ' ')" 1
+events=$(evicted_events)
+evicted=$(awk '$1 == "Pod" {print $2}' <<<"$events" | sort -u)
+e2e_log "topo: evicted $(paste -sd' ' <<<"$evicted")"
+expect_eq "preempt hard tier 1: pods evicted (one filler gang)" "$(grep -c . <<<"$evicted" || true)" 2
+expect_eq "preempt hard tier 1: the victims are in the job's switch" \
+  "$(sed -n 's/^f-\(.*\)-n[0-9]*-[0-9]*$/\1/p' <<<"$evicted" | sort -u)" "$sw"
+expect_contains "preempt hard tier 1: Evicted event message" "$events" "Evicted by preempt: making room for job $ns/topo"
+expect_no_oversubscription
+reset
+# ---- 3b. per-task preempt, hard tier 1, 12 GPUs (a switch has 8): nothing evicted, explained -----
+fill
+kubectl -n "$ns" delete events --all >/dev/null 2>&1 || true
+hard_pg huge 3 | apply
+explained() { [[ $(pg_condition_message "$ns" huge Unschedulable) == *"preempt: hard tier 1"* ]]; }
+wait_for "preempt explains itself on the PodGroup" 30 explained
+sleep 3 # a few more cycles: still nothing evicted
+msg=$(pg_condition_message "$ns" huge Unschedulable)
+e2e_log "huge: $msg"
+expect_contains "the condition names preempt, the tier and the best switch" "$msg" "preempt: hard tier 1: no HyperNode of tier ≤ 1 has 12 allocatable nvidia.com/gpu; best $tag-d"
+expect_eq "preempt, impossible tier: Evicted events" "$(evicted_events | grep -c . || true)" 0
+expect_eq "preempt, impossible tier: filler pods left" "$(filler_left)" 16
+expect_eq "preempt, impossible tier: its pods bound" "$(bound huge-)" 0
 reset
 rm -f "$conf"
 if stop_scheduler; then pass "SIGTERM: vc-scheduler exited 0"; else fail "SIGTERM: non-zero exit"; fi

@@ -66,24 +66,7 @@ spec:
   members:$members
 YAML
 
-conf=$(mktemp)
-cat >"$conf" <<'YAML'
-actions: "enqueue, allocate, backfill"
-tiers:
-- plugins:
-  - name: priority
-  - name: gang
-  - name: conformance
-- plugins:
-  - name: overcommit
-  - name: drf
-  - name: predicates
-  - name: proportion
-  - name: nodeorder
-  - name: network-topology-aware
-    arguments:
-      weight: 10
-YAML
+conf=$(sched_conf "enqueue, allocate, backfill" network-topology-aware weight=10)
 start_scheduler --scheduler-conf="$conf"
 cm_start
 webhook_start

@@ -41,23 +41,8 @@ pool=tasktopo-$RANDOM
 for i in 0 1 2 3; do add_fake_node "$pool-$i" 4 "basalt.dev/pool=$pool"; done
 conf=$(mktemp)
 write_conf() { # SCORING_PLUGIN
-  cat >"$conf" <<YAML
-actions: "enqueue, allocate, backfill"
-tiers:
-- plugins:
-  - name: priority
-  - name: gang
-  - name: conformance
-- plugins:
-  - name: overcommit
-  - name: drf
-  - name: predicates
-  - name: proportion
-  - name: $1
-  - name: task-topology
-    arguments:
-      task-topology.weight: 10
-YAML
+  write_sched_conf "$conf" "enqueue, allocate, backfill" priority gang conformance -- overcommit drf \
+    predicates proportion "$1" task-topology task-topology.weight=10
 }
 write_conf nodeorder
 start_scheduler --scheduler-conf="$conf"

@@ -130,25 +130,7 @@ wait_for "a node leaving switch 0 is no longer a member" 15 not_member "$tag-sw0
 expect_eq "the user's HyperNode is left alone" "$(hn "$tag-manual" '{.spec.tier}')" "3"
 
 # ---- the scheduler -------------------------------------------------------------------------
-conf=$(mktemp)
-cat >"$conf" <<'YAML'
-actions: "enqueue, allocate, backfill"
-tiers:
-- plugins:
-  - name: priority
-  - name: gang
-  - name: conformance
-- plugins:
-  - name: overcommit
-  - name: drf
-  - name: predicates
-  - name: proportion
-  - name: nodeorder
-  - name: network-topology-aware
-    arguments:
-      weight: 10
-  - name: nodegroup
-YAML
+conf=$(sched_conf "enqueue, allocate, backfill" network-topology-aware weight=10 nodegroup)
 start_scheduler --scheduler-conf="$conf"
 
 # topo_gang NAME PODS GPUS MODE TIER

@@ -107,18 +107,6 @@ double BundleReturn(const Bundle& b, const Resource& need) {
   return ScoreAgainstNeed(b.local, need, true) / global;
 }
 
-// Sets Session::domains_by_capacity for its lifetime.
-class ByCapacity {
- public:
-  explicit ByCapacity(Session& ssn) : ssn_(ssn) { ssn_.set_domains_by_capacity(true); }
-  ~ByCapacity() { ssn_.set_domains_by_capacity(false); }
-  ByCapacity(const ByCapacity&) = delete;
-  ByCapacity& operator=(const ByCapacity&) = delete;
-
- private:
-  Session& ssn_;
-};
-
 int Compare(bool l_before_r, bool r_before_l) {
   if (l_before_r == r_before_l) return 0;
   return l_before_r ? -1 : 1;

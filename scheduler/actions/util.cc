@@ -1,5 +1,7 @@
 #include "scheduler/actions/util.h"
 
+#include "fmt/format.h"
+
 namespace basalt::sched {
 
 Outcome PredicateForAllocate(const Session& ssn, const TaskInfo& task, const NodeInfo& node) {
@@ -109,6 +111,38 @@ StarvingJobs CollectStarvingJobs(Session& ssn) {
     it->second.Push(&job);
   }
   return out;
+}
+
+std::optional<JobDomains> HardEvictionDomains(Session& ssn, const JobInfo& job) {
+  for (const SubGroupPolicy& p : job.sub_group_policies) {
+    if (p.network_topology.has_value() && p.network_topology->hard) {
+      return JobDomains{{},
+                        fmt::format("partition {} has a hard networkTopology of its own; "
+                                    "only gangpreempt and gangreclaim place a partition as a unit",
+                                    p.name)};
+    }
+  }
+  if (!job.network_topology.has_value() || !job.network_topology->hard) return std::nullopt;
+  ByCapacity by_capacity(ssn);
+  return ssn.JobDomainsFor(job);
+}
+
+void NoteHardTopologyFailure(std::string_view action, JobInfo& job, const JobDomains& domains) {
+  std::string why;
+  if (!domains.domains.empty()) {
+    const NetworkTopologyConstraint& nt = *job.network_topology;
+    const std::string tier = nt.highest_tier.has_value() ? fmt::format("{}", *nt.highest_tier)
+                                                         : std::string(nt.highest_tier_name);
+    why = fmt::format(
+        "no victims make room inside any of its {} allowed HyperNode(s) (hard tier {}; first {})",
+        domains.domains.size(), tier.empty() ? "any" : tier, domains.domains.front().name);
+  } else {
+    why = domains.unsatisfied;
+  }
+  if (why.empty()) return;
+  const std::string note = fmt::format("{}: {}", action, why);
+  if (job.job_fit_errors.find(note) != std::string::npos) return;
+  job.job_fit_errors = job.job_fit_errors.empty() ? note : job.job_fit_errors + "; " + note;
 }
 
 }  // namespace basalt::sched

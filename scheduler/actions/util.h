@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "scheduler/api/fit_error.h"
@@ -76,5 +78,30 @@ struct StarvingJobs {
   std::map<std::string, PriorityQueue<JobInfo>> jobs_by_queue;
 };
 StarvingJobs CollectStarvingJobs(Session& ssn);
+
+// Sets Session::domains_by_capacity for its lifetime (the eviction actions' domain queries).
+class ByCapacity {
+ public:
+  explicit ByCapacity(Session& ssn) : ssn_(ssn) { ssn_.set_domains_by_capacity(true); }
+  ~ByCapacity() { ssn_.set_domains_by_capacity(false); }
+  ByCapacity(const ByCapacity&) = delete;
+  ByCapacity& operator=(const ByCapacity&) = delete;
+
+ private:
+  Session& ssn_;
+};
+
+// Where the per-task eviction actions (preempt, reclaim) may place a task of `job` and take its
+// victims. nullopt: anywhere (the job has no hard networkTopology, or no plugin answers for it).
+// Else the HyperNodes its hard constraint allows (holding the job's placed tasks, tier <= the
+// highest allowed), judged by capacity, the most idle first; `domains` is empty and
+// `unsatisfied` says why when none could hold the gang even with victims gone. A job whose
+// partitions (subGroupPolicy) carry their own networkTopology gets an empty answer as well: only
+// gangpreempt and gangreclaim place a partition as a unit.
+std::optional<JobDomains> HardEvictionDomains(Session& ssn, const JobInfo& job);
+
+// Appends "<action>: <why>" to the job's fit error (what its PodGroup condition says) for a
+// job with a hard constraint that evicted nothing: `domains` as HardEvictionDomains gave them.
+void NoteHardTopologyFailure(std::string_view action, JobInfo& job, const JobDomains& domains);
 
 }  // namespace basalt::sched

@@ -69,15 +69,21 @@ class PreemptAction final : public Action {
       }
       // Within a job: a pending task evicts lower-priority running tasks of its own job.
       for (JobInfo* job : seen) {
+        const std::optional<JobDomains> hard = HardEvictionDomains(ssn, *job);
         for (TaskInfo* task : PreemptorTasks(ssn, *job)) {
           if (!ssn.JobStarving(*job)) break;
-          Statement stmt(&ssn);
-          if (PreemptFor(ssn, *queue, *job, task, /*same_job=*/true, kNoJobs, stmt, nullptr)) {
-            stmt.Commit();
-          } else {
+          bool placed = false;
+          for (const std::vector<NodeInfo*>* nodes : Scopes(ssn, hard)) {
+            Statement stmt(&ssn);
+            if (PreemptFor(ssn, *queue, *job, task, /*same_job=*/true, kNoJobs, *nodes, stmt,
+                           nullptr)) {
+              stmt.Commit();
+              placed = true;
+              break;
+            }
             stmt.Discard();
-            break;
           }
+          if (!placed) break;
         }
       }
     }
@@ -93,54 +99,85 @@ class PreemptAction final : public Action {
     return cause;
   }
 
-  // Between jobs, for one starving job. The rule: a victim is counted as freed from the moment
-  // it is evicted (Releasing: FutureIdle includes it, in this cycle and in every later one until
-  // its pod is gone), so room already freed for the job is used before anything else is evicted,
-  // and the job costs only the evictions its gang needs. First a greedy pass places the pending
-  // tasks one by one on the node needing the fewest victims (whole victim jobs may span nodes:
-  // their other pods free room for the later tasks); then, the gang being placed, every victim
-  // (a spare pod, or a whole job that goes as one) the placement can do without is reprieved,
-  // the largest and most important first, each checked by placing the whole gang again. All of
-  // it is one statement, committed only if the job is then pipelined.
+  // The node sets a job's tasks may be placed in, each tried on its own: every node, or the
+  // HyperNodes its hard networkTopology allows (HardEvictionDomains).
+  static std::vector<const std::vector<NodeInfo*>*> Scopes(const Session& ssn,
+                                                           const std::optional<JobDomains>& hard) {
+    std::vector<const std::vector<NodeInfo*>*> scopes;
+    if (!hard.has_value()) {
+      scopes.push_back(&ssn.node_list());
+      return scopes;
+    }
+    for (const NodeDomain& d : hard->domains) scopes.push_back(&d.nodes);
+    return scopes;
+  }
+
+  // Between jobs, for one starving job: with a hard networkTopology, inside each HyperNode it
+  // allows in turn (victims and placement both), the first that works is kept; when none does,
+  // nothing is evicted and the job's fit error says why (the tier, the best HyperNode).
   static void PreemptForJob(Session& ssn, const QueueInfo& queue, JobInfo& job) {
+    const std::optional<JobDomains> hard = HardEvictionDomains(ssn, job);
+    for (const std::vector<NodeInfo*>* nodes : Scopes(ssn, hard)) {
+      if (PreemptInScope(ssn, queue, job, *nodes)) return;
+    }
+    if (hard.has_value() && !PreemptorTasks(ssn, job).empty()) {
+      NoteHardTopologyFailure(kPreemptActionName, job, *hard);
+    }
+  }
+
+  // For one starving job, placing its tasks and taking victims on `scope` only. The rule: a victim
+  // is counted as freed from the moment it is evicted (Releasing: FutureIdle includes it, in this
+  // cycle and in every later one until its pod is gone), so room already freed for the job is used
+  // before anything else is evicted, and the job costs only the evictions its gang needs. First a
+  // greedy pass places the pending tasks one by one on the node needing the fewest victims (whole
+  // victim jobs may span nodes: their other pods free room for the later tasks); then, the gang
+  // being placed, every victim (a spare pod, or a whole job that goes as one) the placement can do
+  // without is reprieved, the largest and most important first, each checked by placing the whole
+  // gang again. All of it is one statement, committed only if the job is then pipelined. Returns
+  // whether it was.
+  static bool PreemptInScope(Session& ssn, const QueueInfo& queue, JobInfo& job,
+                             const std::vector<NodeInfo*>& scope) {
     std::vector<const TaskInfo*> victims;
     std::set<std::string> nodes;
     {
       Statement greedy(&ssn);
-      Greedy(ssn, queue, job, greedy, &victims, &nodes);
+      Greedy(ssn, queue, job, scope, greedy, &victims, &nodes);
       const bool placed = ssn.JobPipelined(job);
       greedy.Discard();
-      if (!placed) return;  // nothing is evicted for a gang that would still not run
+      if (!placed) return false;  // nothing is evicted for a gang that would still not run
     }
-    if (Place(ssn, queue, job, victims, nullptr, nullptr)) {
+    if (Place(ssn, queue, job, scope, victims, nullptr, nullptr)) {
       for (const std::vector<const TaskInfo*>& unit : ReprieveUnits(ssn, victims)) {
         std::vector<const TaskInfo*> without;
         for (const TaskInfo* v : victims) {
           if (std::find(unit.begin(), unit.end(), v) == unit.end()) without.push_back(v);
         }
-        if (Place(ssn, queue, job, without, nullptr, nullptr)) victims = std::move(without);
+        if (Place(ssn, queue, job, scope, without, nullptr, nullptr)) {
+          victims = std::move(without);
+        }
       }
       nodes.clear();
-      (void)Place(ssn, queue, job, victims, nullptr, &nodes);
-      if (!WholeJobsUsed(ssn, victims, nodes)) return;
+      (void)Place(ssn, queue, job, scope, victims, nullptr, &nodes);
+      if (!WholeJobsUsed(ssn, victims, nodes)) return false;
       Statement stmt(&ssn);
-      if (Place(ssn, queue, job, victims, &stmt, nullptr)) {
+      if (Place(ssn, queue, job, scope, victims, &stmt, nullptr)) {
         stmt.Commit();
-      } else {
-        stmt.Discard();
+        return true;
       }
-      return;
+      stmt.Discard();
+      return false;
     }
     // The re-placement (best node per task, victims gone first) can differ from the greedy one;
     // keep the greedy result as it is.
-    if (!WholeJobsUsed(ssn, victims, nodes)) return;
+    if (!WholeJobsUsed(ssn, victims, nodes)) return false;
     Statement stmt(&ssn);
-    Greedy(ssn, queue, job, stmt, nullptr, nullptr);
+    Greedy(ssn, queue, job, scope, stmt, nullptr, nullptr);
     if (ssn.JobPipelined(job)) {
       stmt.Commit();
-    } else {
-      stmt.Discard();
+      return true;
     }
+    stmt.Discard();
+    return false;
   }
 
   // A victim job taken whole (more victims than it can lose and keep minAvailable) must free
@@ -158,15 +195,16 @@ class PreemptAction final : public Action {
     return true;
   }
 
-  // The greedy pass: each pending task, while the job starves, on the node that needs the
-  // fewest victims. Appends the victims to `victims` if not null.
-  static void Greedy(Session& ssn, const QueueInfo& queue, JobInfo& job, Statement& stmt,
+  // The greedy pass: each pending task, while the job starves, on the node of `scope` that needs
+  // the fewest victims. Appends the victims to `victims` if not null.
+  static void Greedy(Session& ssn, const QueueInfo& queue, JobInfo& job,
+                     const std::vector<NodeInfo*>& scope, Statement& stmt,
                      std::vector<const TaskInfo*>* victims, std::set<std::string>* nodes) {
     std::set<std::string> hit_jobs;
     for (TaskInfo* task : PreemptorTasks(ssn, job)) {
       if (!ssn.JobStarving(job)) break;
       std::vector<const TaskInfo*> evicted;
-      if (PreemptFor(ssn, queue, job, task, /*same_job=*/false, hit_jobs, stmt, &evicted)) {
+      if (PreemptFor(ssn, queue, job, task, /*same_job=*/false, hit_jobs, scope, stmt, &evicted)) {
         for (const TaskInfo* v : evicted) hit_jobs.insert(v->job_id);
         if (victims != nullptr) victims->insert(victims->end(), evicted.begin(), evicted.end());
         if (nodes != nullptr) nodes->insert(task->node_name);
@@ -219,9 +257,11 @@ class PreemptAction final : public Action {
   }
 
   // Evicts `victims`, then pipelines the job's pending tasks (while it starves) each onto the
-  // best node where it fits. Returns whether the job is then pipelined; the operations go into
-  // `out` if so and `out` is not null, else they are undone. The nodes used go into `nodes`.
+  // best node of `scope` where it fits. Returns whether the job is then pipelined; the operations
+  // go into `out` if so and `out` is not null, else they are undone. The nodes used go into
+  // `nodes`.
   static bool Place(Session& ssn, const QueueInfo& queue, JobInfo& job,
+                    const std::vector<NodeInfo*>& scope,
                     const std::vector<const TaskInfo*>& victims, Statement* out,
                     std::set<std::string>* nodes) {
     const EvictionCause cause = CauseFor(job);
@@ -235,7 +275,7 @@ class PreemptAction final : public Action {
     for (TaskInfo* task : PreemptorTasks(ssn, job)) {
       if (!ssn.JobStarving(job)) break;
       std::vector<NodeInfo*> fit;
-      for (NodeInfo* node : ssn.node_list()) {
+      for (NodeInfo* node : scope) {
         if (CanPipeline(ssn, queue, *task, *node)) fit.push_back(node);
       }
       NodeInfo* best = SelectBestNode(ssn, *task, fit);
@@ -309,10 +349,13 @@ class PreemptAction final : public Action {
   // this cycle count), unless the whole job goes: when that is still not enough, a job with
   // allowed victims here all of whose ready pods (on any node) may be evicted is taken entirely,
   // lowest priority first; its pods elsewhere count as victims of this plan and free room for
-  // the preemptor's later tasks. `hit_jobs`: jobs that already lost pods to this preemptor job.
+  // the preemptor's later tasks; a job with pods outside `scope` (the HyperNode a hard
+  // networkTopology keeps the preemptor in) is not taken whole. `hit_jobs`: jobs that already
+  // lost pods to this preemptor job.
   static std::optional<NodePlan> PlanNode(Session& ssn, const QueueInfo& queue,
                                           const TaskInfo& task, NodeInfo* node, bool same_job,
-                                          const std::set<std::string>& hit_jobs) {
+                                          const std::set<std::string>& hit_jobs,
+                                          const std::vector<NodeInfo*>& scope) {
     auto fits = [&](const Resource& freed) {
       return task.init_resreq.LessEqual(node->FutureIdle() + freed);
     };
@@ -364,9 +407,19 @@ class PreemptAction final : public Action {
       }
       std::stable_partition(job_order.begin(), job_order.end(),
                             [&](const std::string& id) { return hit_jobs.count(id) == 0; });
+      std::set<std::string> in_scope;
+      if (scope.size() != ssn.node_list().size()) {
+        for (const NodeInfo* n : scope) in_scope.insert(n->name());
+      }
       for (const std::string& id : job_order) {
         if (fits(freed)) break;
-        for (const TaskInfo* v : WholeJob(ssn, queue, task, *ssn.FindJob(id))) {
+        std::vector<const TaskInfo*> whole = WholeJob(ssn, queue, task, *ssn.FindJob(id));
+        if (!in_scope.empty() && std::any_of(whole.begin(), whole.end(), [&](const TaskInfo* v) {
+              return in_scope.count(v->node_name) == 0;
+            })) {
+          continue;
+        }
+        for (const TaskInfo* v : whole) {
           if (!chosen.insert(v->uid).second) continue;
           if (v->node_name == node->name()) freed += v->resreq;
           plan.victims.push_back(v);
@@ -383,21 +436,24 @@ class PreemptAction final : public Action {
     return plan;
   }
 
-  // Finds the node where the fewest evictions make room for `task`, evicts them into `stmt` and
-  // pipelines the task there. Returns whether it did; the victims go into `evicted` if not null.
+  // Finds the node of `scope` where the fewest evictions make room for `task`, evicts them into
+  // `stmt` and pipelines the task there. Returns whether it did; the victims go into `evicted`
+  // if not null.
   static bool PreemptFor(Session& ssn, const QueueInfo& queue, const JobInfo& job, TaskInfo* task,
-                         bool same_job, const std::set<std::string>& hit_jobs, Statement& stmt,
+                         bool same_job, const std::set<std::string>& hit_jobs,
+                         const std::vector<NodeInfo*>& scope, Statement& stmt,
                          std::vector<const TaskInfo*>* evicted) {
     ssn.NotePreemptionAttempt();
     std::vector<NodePlan> plans;
-    for (NodeInfo* node : ssn.node_list()) {
+    for (NodeInfo* node : scope) {
       Outcome o = ssn.Predicate(*task, *node);
       // Only resources (or other reasons evictions resolve) may stand in the way.
       if (o.code() == Code::kUnschedulableAndUnresolvable || o.code() == Code::kWait ||
           o.code() == Code::kSkip) {
         continue;
       }
-      if (auto plan = PlanNode(ssn, queue, *task, node, same_job, hit_jobs); plan.has_value()) {
+      if (auto plan = PlanNode(ssn, queue, *task, node, same_job, hit_jobs, scope);
+          plan.has_value()) {
         plans.push_back(*std::move(plan));
       }
     }

@@ -24,7 +24,14 @@
 // Then, within each of those jobs, a pending task may evict lower-priority Running tasks of its
 // own job (task priority; the gang size is unchanged), committed per task.
 //
-// Topology-aware preemption (enableTopologyAwarePreemption) is not implemented.
+// A job with a hard networkTopology (job level) is placed, and its victims taken, inside one
+// HyperNode it allows (tier <= highestTierAllowed, holding its placed tasks), each tried in turn,
+// the most idle first; a victim job is taken whole only if all its pods are inside. If none
+// works nothing is evicted and the job's fit error (its PodGroup condition) says why, naming the
+// tier and the HyperNodes. Partitions with their own hard networkTopology are left to
+// gangpreempt (the PodGroup says so).
+//
+// Topology-aware preemption (enableTopologyAwarePreemption, pod affinity) is not implemented.
 
 #include <memory>
 #include <string_view>

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <vector>
 
 #include "scheduler/actions/util.h"
@@ -23,7 +24,6 @@ class ReclaimAction final : public Action {
       auto& jobs = starving.at(queue->name);
       if (jobs.Empty()) continue;
       JobInfo* job = jobs.Pop();
-      Statement stmt(&ssn);
       std::vector<TaskInfo*> tasks;
       for (const auto& [uid, t] : job->TasksWithStatus(TaskStatus::kPending)) {
         // No eviction can make room for what can never fit (feasibility.h).
@@ -31,31 +31,47 @@ class ReclaimAction final : public Action {
       }
       std::sort(tasks.begin(), tasks.end(),
                 [&ssn](const TaskInfo* l, const TaskInfo* r) { return ssn.TaskOrder(*l, *r); });
-      for (TaskInfo* task : tasks) {
-        if (task->preempt_never || !ssn.Preemptive(*queue, *task)) continue;
-        ReclaimFor(ssn, *queue, *job, task, stmt);
-      }
-      if (ssn.JobPipelined(*job)) {
-        stmt.Commit();
+      // Every node, or each HyperNode a hard networkTopology allows in turn.
+      const std::optional<JobDomains> hard = HardEvictionDomains(ssn, *job);
+      std::vector<const std::vector<NodeInfo*>*> scopes;
+      if (!hard.has_value()) {
+        scopes.push_back(&ssn.node_list());
       } else {
+        for (const NodeDomain& d : hard->domains) scopes.push_back(&d.nodes);
+      }
+      bool reclaimed = false;
+      for (const std::vector<NodeInfo*>* scope : scopes) {
+        Statement stmt(&ssn);
+        for (TaskInfo* task : tasks) {
+          if (task->preempt_never || !ssn.Preemptive(*queue, *task)) continue;
+          ReclaimFor(ssn, *queue, *job, task, *scope, stmt);
+        }
+        if (ssn.JobPipelined(*job)) {
+          stmt.Commit();
+          reclaimed = true;
+          break;
+        }
         stmt.Discard();
+      }
+      if (!reclaimed && hard.has_value() && !tasks.empty()) {
+        NoteHardTopologyFailure(kReclaimActionName, *job, *hard);
       }
       if (!jobs.Empty()) queues.Push(queue);
     }
   }
 
  private:
-  // Tries the nodes in order; on the first node where evicting allowed victims makes room,
-  // evicts them into `stmt` and pipelines `task` there.
+  // Tries the nodes of `scope` in order; on the first node where evicting allowed victims makes
+  // room, evicts them into `stmt` and pipelines `task` there.
   static void ReclaimFor(Session& ssn, const QueueInfo& queue, const JobInfo& job, TaskInfo* task,
-                         Statement& stmt) {
+                         const std::vector<NodeInfo*>& scope, Statement& stmt) {
     EvictionCause cause;
     cause.reason = std::string(kReclaimActionName);
     cause.preemptor_job = job.uid;
     cause.preemptor_queue = job.queue;
     cause.preemptor_priority = job.priority;
     const bool quota_bound = !ssn.Allocatable(queue, *task);
-    for (NodeInfo* node : ssn.node_list()) {
+    for (NodeInfo* node : scope) {
       Outcome o = ssn.Predicate(*task, *node);
       if (o.code() == Code::kUnschedulableAndUnresolvable || o.code() == Code::kWait ||
           o.code() == Code::kSkip) {

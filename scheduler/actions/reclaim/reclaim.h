@@ -6,6 +6,11 @@
 // ones the plugins' Reclaimable functions allow (gang never breaks a gang, conformance spares
 // critical pods, proportion takes only from queues above their deserved share). The reclaimer is
 // pipelined onto the node; evictions are committed only if its job becomes pipelined.
+// A job with a hard networkTopology (job level) reclaims inside one HyperNode it allows at a
+// time (tier <= highestTierAllowed, holding its placed tasks; the most idle first): its tasks
+// and their victims all in it. If none works nothing is evicted and the job's fit error (its
+// PodGroup condition) says why. Partitions with their own hard networkTopology are left to
+// gangreclaim (the PodGroup says so).
 
 #include <memory>
 #include <string_view>

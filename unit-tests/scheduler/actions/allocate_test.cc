@@ -4,6 +4,7 @@
 #include <set>
 
 #include "fmt/format.h"
+#include "unit-tests/scheduler/testing/conf.h"
 #include "unit-tests/scheduler/testing/fakes.h"
 
 namespace basalt::sched {
@@ -134,26 +135,10 @@ TEST_CASE("allocate: the fit message aggregates different reasons across nodes",
 
 TEST_CASE("allocate: binpack packs 2-GPU tasks onto 4-GPU nodes without holes",
           "[sched][allocate][binpack]") {
-  auto config = ParseSchedulerConfig(R"(
-actions: "enqueue, allocate, backfill"
-tiers:
-- plugins:
-  - name: priority
-  - name: gang
-  - name: conformance
-- plugins:
-  - name: overcommit
-  - name: drf
-  - name: predicates
-  - name: proportion
-  - name: nodeorder
-  - name: binpack
-    arguments:
-      binpack.cpu: 0
-      binpack.memory: 0
-      binpack.resources: nvidia.com/gpu
-)");
-  REQUIRE(config.ok());
+  const SchedulerConfig config = testing::SchedConf(
+      "enqueue, allocate, backfill",
+      "  - name: binpack\n    arguments:\n      binpack.cpu: 0\n      binpack.memory: 0\n"
+      "      binpack.resources: nvidia.com/gpu\n");
   FakeCluster cluster;
   cluster.AddQueue(MakeQueue("default"));
   for (int i = 1; i <= 3; ++i) cluster.AddNode(GpuNode("n" + std::to_string(i), 4));
@@ -162,7 +147,7 @@ tiers:
         MakeJob("ns", "job" + std::to_string(j)).Created(j).MinResources("nvidia.com/gpu", 2), 1,
         MakeTask("tmpl").Request("cpu", "1").Request("memory", "1Gi").Request("nvidia.com/gpu", 2));
   }
-  for (int i = 0; i < 3; ++i) REQUIRE(cluster.RunCycle(*config).ok());
+  for (int i = 0; i < 3; ++i) REQUIRE(cluster.RunCycle(config).ok());
   std::map<std::string, int64_t> gpus;
   for (int j = 0; j < 4; ++j) {
     for (const auto& p : cluster.job("ns/job" + std::to_string(j)).pods) {

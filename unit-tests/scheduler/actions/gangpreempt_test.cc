@@ -9,7 +9,10 @@
 #include "scheduler/conf/config.h"
 #include "scheduler/framework/framework.h"
 #include "scheduler/plugins/registry.h"
+#include "unit-tests/scheduler/testing/conf.h"
+#include "unit-tests/scheduler/testing/cycle.h"
 #include "unit-tests/scheduler/testing/fakes.h"
+#include "unit-tests/scheduler/testing/hypernodes.h"
 
 namespace basalt::sched {
 namespace {
@@ -318,28 +321,8 @@ TEST_CASE("gangpreempt: bad arguments refuse the configuration naming the key",
 
 namespace partitions {
 
-constexpr std::string_view kConfig = R"(
-actions: "enqueue, allocate, gangpreempt"
-tiers:
-- plugins:
-  - name: priority
-  - name: gang
-  - name: conformance
-- plugins:
-  - name: overcommit
-  - name: drf
-  - name: predicates
-  - name: proportion
-  - name: nodeorder
-  - name: network-topology-aware
-)";
-
-HyperNodeMemberInfo Member(std::string name, bool hypernode) {
-  HyperNodeMemberInfo m;
-  m.hypernode = hypernode;
-  m.exact_name = std::move(name);
-  return m;
-}
+const std::string kConfig = testing::SchedConfYaml("enqueue, allocate, gangpreempt",
+                                                   testing::PluginEntry("network-topology-aware"));
 
 std::string SwitchOf(const std::string& node) { return node < "n4" ? "s0" : "s1"; }
 
@@ -365,19 +348,8 @@ ClusterInfo FullSwitches() {
                         .Node(fmt::format("n{}", i / 2))
                         .Status(TaskStatus::kRunning));
   }
-  auto hns = std::make_shared<HyperNodeMap>();
-  (*hns)["s0"] = HyperNodeInfo{
-      "s0",
-      1,
-      "switch",
-      {Member("n0", false), Member("n1", false), Member("n2", false), Member("n3", false)}};
-  (*hns)["s1"] = HyperNodeInfo{
-      "s1",
-      1,
-      "switch",
-      {Member("n4", false), Member("n5", false), Member("n6", false), Member("n7", false)}};
-  (*hns)["s2"] = HyperNodeInfo{"s2", 2, "spine", {Member("s0", true), Member("s1", true)}};
-  c.set_hypernodes(std::move(hns));
+  c.set_hypernodes(
+      testing::SwitchesUnderSpine({{"n0", "n1", "n2", "n3"}, {"n4", "n5", "n6", "n7"}}));
   return c;
 }
 
@@ -411,22 +383,15 @@ void AddPartitioned(ClusterInfo& c, int partitions, int size, int gpus) {
   }
 }
 
-struct Cycle {
-  testing::RecordingBinder binder;
-  testing::RecordingEvictor evictor;
-  testing::RecordingStatusSink sink;
+struct Cycle : testing::OneCycle {
+  Cycle() : OneCycle(kConfig) {}
   std::map<std::string, std::string> node_of;  // low pod uid -> node, before the cycle
 
   absl::Status Run(ClusterInfo c) {
     for (const auto& [id, job] : c.jobs()) {
       for (const auto& [uid, t] : job.tasks()) node_of[uid] = t.node_name;
     }
-    auto config = ParseSchedulerConfig(kConfig);
-    if (!config.ok()) return config.status();
-    PluginRegistry plugins = NewInTreeRegistry();
-    ActionRegistry actions = NewInTreeActionRegistry();
-    CycleDeps deps{&plugins, &actions, &binder, &evictor, &sink};
-    return RunCycle(std::move(c), *config, deps, "s1", testing::T(100));
+    return OneCycle::Run(std::move(c));
   }
   // Switch -> evicted pods there.
   std::map<std::string, int> EvictedPerSwitch() const {
@@ -445,12 +410,6 @@ struct Cycle {
       out[uid[at + 6] - '0'].insert(SwitchOf(u.condition.nominated_node_name));
     }
     return out;
-  }
-  std::string Unschedulable(const std::string& job) const {
-    const PodGroupStatusUpdate* pg = sink.LastPodGroup(job);
-    if (pg == nullptr) return "";
-    const PodGroupCondition* cond = pg->status.FindCondition("Unschedulable");
-    return cond == nullptr ? "" : cond->message;
   }
 };
 

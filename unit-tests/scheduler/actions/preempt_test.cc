@@ -1,10 +1,13 @@
 #include "scheduler/actions/preempt/preempt.h"
 
 #include <catch2/catch.hpp>
+#include <map>
 #include <set>
 
 #include "fmt/format.h"
+#include "unit-tests/scheduler/testing/cycle.h"
 #include "unit-tests/scheduler/testing/fakes.h"
+#include "unit-tests/scheduler/testing/hypernodes.h"
 
 namespace basalt::sched {
 namespace {
@@ -494,6 +497,190 @@ TEST_CASE("preempt: two online jobs in one cycle evict disjoint victims, one eac
   CHECK(cluster.RunningPods("ns/serve-2") == 1);
   CHECK(cluster.evictions() == 2);
   CheckNoPodEvictedTwice(cluster);
+}
+
+}  // namespace
+}  // namespace basalt::sched
+
+// ---- A job with a hard networkTopology: victims and placement inside one HyperNode ----
+
+namespace basalt::sched {
+namespace {
+
+namespace hard_topology {
+
+// Switch of node nI: s0 for n0..n3, s1 for n4..n7.
+std::string SwitchOf(const std::string& node) { return node < "n4" ? "s0" : "s1"; }
+
+// preempt's configuration with the network-topology-aware plugin.
+SchedulerConfig Config() {
+  SchedulerConfig config = PreemptConfig();
+  PluginOption plugin;
+  plugin.name = "network-topology-aware";
+  config.tiers.back().plugins.push_back(std::move(plugin));
+  return config;
+}
+
+// Eight 2-GPU nodes, s0 = n0..n3 and s1 = n4..n7 under spine s2.
+ClusterInfo Switches() {
+  ClusterInfo c;
+  (void)c.AddQueue(MakeQueue("default"));
+  for (int i = 0; i < 8; ++i) {
+    (void)c.AddNode(
+        MakeNode(fmt::format("n{}", i)).Allocatable("cpu", "32").Allocatable("nvidia.com/gpu", 2));
+  }
+  c.set_hypernodes(
+      testing::SwitchesUnderSpine({{"n0", "n1", "n2", "n3"}, {"n4", "n5", "n6", "n7"}}));
+  return c;
+}
+
+// A Running 1-GPU pod of job `job` on `node`.
+void AddRunning(ClusterInfo& c, const std::string& job, const std::string& name,
+                const std::string& node, int32_t priority = 1) {
+  (void)c.AddTask(MakeTask(name)
+                      .Job(job)
+                      .Priority(priority)
+                      .Request("cpu", "1")
+                      .Request("nvidia.com/gpu", 1)
+                      .Node(node)
+                      .Status(TaskStatus::kRunning));
+}
+
+// The high-priority job "ns/high": `pending` pods of `gpus` GPUs, minAvailable `min`, hard
+// up to `tier` (no networkTopology if tier is 0).
+void AddHigh(ClusterInfo& c, int pending, int gpus, int min, int tier,
+             PodGroupPhase phase = PodGroupPhase::kInqueue) {
+  JobInfo job = MakeJob("ns", "high").MinAvailable(min).Priority(1000).Phase(phase).Created(5);
+  if (tier > 0) {
+    job.network_topology =
+        NetworkTopologyConstraint{.hard = true, .highest_tier = tier, .highest_tier_name = ""};
+  }
+  (void)c.AddJob(std::move(job));
+  for (int i = 0; i < pending; ++i) {
+    (void)c.AddTask(MakeTask(fmt::format("high-{}", i))
+                        .Job("ns/high")
+                        .Priority(1000)
+                        .Request("cpu", "1")
+                        .Request("nvidia.com/gpu", gpus));
+  }
+}
+
+struct Cycle : testing::OneCycle {
+  std::map<std::string, std::string> node_of;  // pod uid -> node, before the cycle
+
+  absl::Status Run(ClusterInfo c) {
+    for (const auto& [id, job] : c.jobs()) {
+      for (const auto& [uid, t] : job.tasks()) node_of[uid] = t.node_name;
+    }
+    return OneCycle::Run(std::move(c), Config());
+  }
+  std::set<std::string> EvictedSwitches() const {
+    std::set<std::string> out;
+    for (const auto& [uid, reason] : evictor.evicted) out.insert(SwitchOf(node_of.at(uid)));
+    return out;
+  }
+  // Switches the high job's pods were nominated on (pipelined by preempt).
+  std::set<std::string> NominatedSwitches() const {
+    std::set<std::string> out;
+    for (const auto& u : sink.pods) {
+      if (u.task_uid.find("high-") == std::string::npos) continue;
+      if (!u.condition.nominated_node_name.empty()) {
+        out.insert(SwitchOf(u.condition.nominated_node_name));
+      }
+    }
+    return out;
+  }
+};
+
+}  // namespace hard_topology
+
+TEST_CASE("preempt: a hard tier-1 gang takes its victims and its nodes inside one switch",
+          "[sched][preempt][topology]") {
+  // s0 full of preemptable low pods; s1 holds a non-preemptable job and one free GPU (n4).
+  ClusterInfo c = hard_topology::Switches();
+  (void)c.AddJob(MakeJob("ns", "low").MinAvailable(1).Priority(1).Phase(PodGroupPhase::kRunning));
+  for (int i = 0; i < 8; ++i) {
+    hard_topology::AddRunning(c, "ns/low", fmt::format("low-{}", i), fmt::format("n{}", i / 2));
+  }
+  (void)c.AddJob(MakeJob("ns", "keep")
+                     .MinAvailable(1)
+                     .Priority(1)
+                     .NotPreemptable()
+                     .Phase(PodGroupPhase::kRunning));
+  hard_topology::AddRunning(c, "ns/keep", "keep-4", "n4");
+  for (int i = 10; i < 16; ++i) {
+    hard_topology::AddRunning(c, "ns/keep", fmt::format("keep-{}", i), fmt::format("n{}", i / 2));
+  }
+  hard_topology::Cycle cycle;
+
+  SECTION("hard tier 1: two victims in s0, both pods there; n4's free GPU is not used") {
+    hard_topology::AddHigh(c, 2, 1, 2, 1);
+    REQUIRE(cycle.Run(std::move(c)).ok());
+    CHECK(cycle.evictor.evicted.size() == 2);
+    CHECK(cycle.EvictedSwitches() == std::set<std::string>{"s0"});
+    CHECK(cycle.NominatedSwitches() == std::set<std::string>{"s0"});
+  }
+  SECTION("without networkTopology: the free GPU in s1 and one victim in s0 (the gang spans)") {
+    hard_topology::AddHigh(c, 2, 1, 2, 0);
+    REQUIRE(cycle.Run(std::move(c)).ok());
+    CHECK(cycle.evictor.evicted.size() == 1);
+    CHECK(cycle.NominatedSwitches() == std::set<std::string>{"s0", "s1"});
+  }
+}
+
+TEST_CASE(
+    "preempt: nothing is evicted for a hard gang no allowed HyperNode can hold, and it "
+    "says why",
+    "[sched][preempt][topology]") {
+  ClusterInfo c = hard_topology::Switches();
+  (void)c.AddJob(MakeJob("ns", "low").MinAvailable(1).Priority(1).Phase(PodGroupPhase::kRunning));
+  for (int i = 0; i < 16; ++i) {
+    hard_topology::AddRunning(c, "ns/low", fmt::format("low-{:02}", i), fmt::format("n{}", i / 2));
+  }
+  hard_topology::Cycle cycle;
+  SECTION("tier 1: 10 GPUs, a switch has 8") {
+    hard_topology::AddHigh(c, 5, 2, 5, 1);
+    REQUIRE(cycle.Run(std::move(c)).ok());
+    CHECK(cycle.evictor.evicted.empty());
+    CHECK_THAT(cycle.Unschedulable("ns/high"),
+               Catch::Contains("preempt: hard tier 1: no HyperNode of tier ≤ 1 has 10 "
+                               "allocatable nvidia.com/gpu; best s0 has 8"));
+  }
+  SECTION("tier 2 allowed: the spine holds it, 10 victims") {
+    hard_topology::AddHigh(c, 5, 2, 5, 2);
+    REQUIRE(cycle.Run(std::move(c)).ok());
+    CHECK(cycle.evictor.evicted.size() == 10);
+  }
+}
+
+TEST_CASE(
+    "preempt: a pending task of a hard job with a running task stays in that task's "
+    "switch",
+    "[sched][preempt][topology]") {
+  // high-r runs on n4 (s1); s1 is otherwise full of low pods; n0 (s0) has two free GPUs.
+  ClusterInfo c = hard_topology::Switches();
+  (void)c.AddJob(MakeJob("ns", "low").MinAvailable(1).Priority(1).Phase(PodGroupPhase::kRunning));
+  for (int i = 2; i < 16; ++i) {
+    if (i == 8) continue;  // high-r's GPU on n4
+    hard_topology::AddRunning(c, "ns/low", fmt::format("low-{:02}", i), fmt::format("n{}", i / 2));
+  }
+  hard_topology::Cycle cycle;
+  SECTION("hard tier 1: one victim in s1, the task nominated there") {
+    hard_topology::AddHigh(c, 1, 1, 2, 1, PodGroupPhase::kRunning);
+    hard_topology::AddRunning(c, "ns/high", "high-r", "n4", 1000);
+    REQUIRE(cycle.Run(std::move(c)).ok());
+    CHECK(cycle.binder.Bound().empty());  // allocate may not use n0's free GPUs
+    CHECK(cycle.evictor.evicted.size() == 1);
+    CHECK(cycle.EvictedSwitches() == std::set<std::string>{"s1"});
+    CHECK(cycle.NominatedSwitches() == std::set<std::string>{"s1"});
+  }
+  SECTION("without networkTopology the free GPU on n0 is used, nothing evicted") {
+    hard_topology::AddHigh(c, 1, 1, 2, 0, PodGroupPhase::kRunning);
+    hard_topology::AddRunning(c, "ns/high", "high-r", "n4", 1000);
+    REQUIRE(cycle.Run(std::move(c)).ok());
+    CHECK(cycle.evictor.evicted.empty());
+    CHECK(cycle.BoundNodes("high-0") == std::multiset<std::string>{"n0"});
+  }
 }
 
 }  // namespace

@@ -1,8 +1,14 @@
 #include "scheduler/actions/reclaim/reclaim.h"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
+#include <map>
+#include <set>
 
+#include "fmt/format.h"
+#include "unit-tests/scheduler/testing/cycle.h"
 #include "unit-tests/scheduler/testing/fakes.h"
+#include "unit-tests/scheduler/testing/hypernodes.h"
 
 namespace basalt::sched {
 namespace {
@@ -121,6 +127,105 @@ TEST_CASE(
     for (int i = 0; i < 10; ++i) REQUIRE(cluster.RunCycle(plain).ok());
     CHECK(cluster.RunningInQueue("q2", "nvidia.com/gpu") == 0);
     CHECK(cluster.evictions() == 0);
+  }
+}
+
+}  // namespace
+}  // namespace basalt::sched
+
+namespace basalt::sched {
+namespace {
+
+// s0 = n0..n3, s1 = n4..n7 (2 GPUs each). q-keep (not reclaimable) holds n0..n2 and one GPU of
+// n3; q-a (reclaimable, above its share) the other GPU of n3 and all of s1. q-b's job needs 2
+// GPUs: without networkTopology reclaim takes n3's q-a pod and one in s1; with hard tier 1 both
+// victims and both pods are in s1, the only switch where enough can be reclaimed.
+struct HardTopologyReclaim : testing::OneCycle {
+  std::map<std::string, std::string> node_of;  // pod uid -> node, before the cycle
+
+  static ClusterInfo Cluster(int tier) {
+    ClusterInfo c;
+    (void)c.AddQueue(MakeQueue("q-keep").Reclaimable(false).Created(1));
+    (void)c.AddQueue(MakeQueue("q-a").Created(2));
+    (void)c.AddQueue(MakeQueue("q-b").Created(3));
+    for (int i = 0; i < 8; ++i) {
+      (void)c.AddNode(MakeNode(fmt::format("n{}", i))
+                          .Allocatable("cpu", "32")
+                          .Allocatable("nvidia.com/gpu", 2));
+    }
+    c.set_hypernodes(
+        testing::SwitchesUnderSpine({{"n0", "n1", "n2", "n3"}, {"n4", "n5", "n6", "n7"}}));
+    for (int i = 0; i < 16; ++i) {
+      const std::string queue = i < 7 ? "q-keep" : "q-a";
+      const std::string name = fmt::format("{}-{:02}", queue, i);
+      (void)c.AddJob(
+          MakeJob("ns", name).Queue(queue).MinAvailable(1).Phase(PodGroupPhase::kRunning));
+      (void)c.AddTask(MakeTask(name)
+                          .Job("ns/" + name)
+                          .Request("cpu", "1")
+                          .Request("nvidia.com/gpu", 1)
+                          .Node(fmt::format("n{}", i / 2))
+                          .Status(TaskStatus::kRunning));
+    }
+    JobInfo job = MakeJob("ns", "b").Queue("q-b").MinAvailable(2).Phase(PodGroupPhase::kInqueue);
+    if (tier > 0) {
+      job.network_topology =
+          NetworkTopologyConstraint{.hard = true, .highest_tier = tier, .highest_tier_name = ""};
+    }
+    (void)c.AddJob(std::move(job));
+    for (int i = 0; i < 2; ++i) {
+      (void)c.AddTask(MakeTask(fmt::format("b-{}", i))
+                          .Job("ns/b")
+                          .Request("cpu", "1")
+                          .Request("nvidia.com/gpu", 1));
+    }
+    return c;
+  }
+
+  absl::Status Run(int tier) {
+    ClusterInfo c = Cluster(tier);
+    for (const auto& [id, job] : c.jobs()) {
+      for (const auto& [uid, t] : job.tasks()) node_of[uid] = t.node_name;
+    }
+    SchedulerConfig config = WithReclaim();
+    PluginOption plugin;
+    plugin.name = "network-topology-aware";
+    config.tiers.back().plugins.push_back(std::move(plugin));
+    return OneCycle::Run(std::move(c), config);
+  }
+  std::set<std::string> EvictedNodes() const {
+    std::set<std::string> out;
+    for (const auto& [uid, reason] : evictor.evicted) out.insert(node_of.at(uid));
+    return out;
+  }
+  std::set<std::string> NominatedNodes() const {
+    std::set<std::string> out;
+    for (const auto& u : sink.pods) {
+      if (u.task_uid.rfind("uid-b-", 0) == 0 && !u.condition.nominated_node_name.empty()) {
+        out.insert(u.condition.nominated_node_name);
+      }
+    }
+    return out;
+  }
+};
+
+bool AllInS1(const std::set<std::string>& nodes) {
+  return !nodes.empty() &&
+         std::all_of(nodes.begin(), nodes.end(), [](const std::string& n) { return n >= "n4"; });
+}
+
+TEST_CASE("reclaim: a hard tier-1 job reclaims inside one switch", "[sched][reclaim][topology]") {
+  HardTopologyReclaim cycle;
+  SECTION("hard tier 1: both victims and both pods in s1") {
+    REQUIRE(cycle.Run(1).ok());
+    CHECK(cycle.evictor.evicted.size() == 2);
+    CHECK(AllInS1(cycle.EvictedNodes()));
+    CHECK(AllInS1(cycle.NominatedNodes()));
+  }
+  SECTION("without networkTopology: n3's pod in s0 is taken first (the job spans)") {
+    REQUIRE(cycle.Run(0).ok());
+    CHECK(cycle.EvictedNodes().count("n3") == 1);
+    CHECK(!AllInS1(cycle.NominatedNodes()));
   }
 }
 

@@ -14,6 +14,7 @@
 #include "scheduler/conf/config.h"
 #include "scheduler/framework/framework.h"
 #include "scheduler/plugins/registry.h"
+#include "unit-tests/scheduler/testing/conf.h"
 #include "unit-tests/scheduler/testing/cycle.h"
 #include "unit-tests/scheduler/testing/fakes.h"
 
@@ -26,23 +27,10 @@ using testing::MakeQueue;
 using testing::MakeTask;
 
 // binpack at weight 5 pulls towards the fullest node, which is what the plugin must outweigh.
-constexpr std::string_view kConfig = R"(
-actions: "enqueue, allocate, backfill"
-tiers:
-- plugins:
-  - name: priority
-  - name: gang
-  - name: conformance
-- plugins:
-  - name: drf
-  - name: gpuattributes
-  - name: predicates
-  - name: proportion
-  - name: nodeorder
-  - name: binpack
-    arguments:
-      binpack.weight: 5
-)";
+const std::string kConfig =
+    testing::SchedConfYaml("enqueue, allocate, backfill",
+                           testing::PluginEntry("gpuattributes") +
+                               "  - name: binpack\n    arguments:\n      binpack.weight: 5\n");
 
 struct Cycle : testing::OneCycle {
   Cycle() : OneCycle(kConfig) {}
@@ -51,12 +39,6 @@ struct Cycle : testing::OneCycle {
     std::multiset<std::string> out;
     for (const std::string& node : BoundNodes(prefix)) out.insert(node.substr(0, node.find('-')));
     return out;
-  }
-  std::string Unschedulable(const std::string& job) const {
-    const PodGroupStatusUpdate* pg = sink.LastPodGroup(job);
-    if (pg == nullptr) return "";
-    const PodGroupCondition* cond = pg->status.FindCondition("Unschedulable");
-    return cond == nullptr ? "" : cond->message;
   }
 };
 

@@ -11,8 +11,10 @@
 #include "scheduler/conf/config.h"
 #include "scheduler/framework/framework.h"
 #include "scheduler/plugins/registry.h"
+#include "unit-tests/scheduler/testing/conf.h"
 #include "unit-tests/scheduler/testing/cycle.h"
 #include "unit-tests/scheduler/testing/fakes.h"
+#include "unit-tests/scheduler/testing/hypernodes.h"
 
 namespace basalt::sched {
 namespace {
@@ -22,21 +24,8 @@ using testing::MakeNode;
 using testing::MakeQueue;
 using testing::MakeTask;
 
-constexpr std::string_view kConfig = R"(
-actions: "enqueue, allocate, backfill"
-tiers:
-- plugins:
-  - name: priority
-  - name: gang
-  - name: conformance
-- plugins:
-  - name: overcommit
-  - name: drf
-  - name: predicates
-  - name: proportion
-  - name: nodeorder
-  - name: network-topology-aware
-)";
+const std::string kConfig = testing::SchedConfYaml("enqueue, allocate, backfill",
+                                                   testing::PluginEntry("network-topology-aware"));
 
 struct Cycle : testing::OneCycle {
   Cycle() : OneCycle(kConfig) {}
@@ -45,13 +34,6 @@ struct Cycle : testing::OneCycle {
     return {nodes.begin(), nodes.end()};
   }
 };
-
-HyperNodeMemberInfo Member(std::string name, bool hypernode) {
-  HyperNodeMemberInfo m;
-  m.hypernode = hypernode;
-  m.exact_name = std::move(name);
-  return m;
-}
 
 // Two switches of two 4-GPU nodes (s0: n0 n1, s1: n2 n3) under spine s2. `used` GPUs of n0 are
 // taken by a pod outside any gang.
@@ -70,11 +52,7 @@ ClusterInfo TwoSwitches(int used_on_n0) {
                         .Node("n0")
                         .Status(TaskStatus::kRunning));
   }
-  auto hns = std::make_shared<HyperNodeMap>();
-  (*hns)["s0"] = HyperNodeInfo{"s0", 1, "switch", {Member("n0", false), Member("n1", false)}};
-  (*hns)["s1"] = HyperNodeInfo{"s1", 1, "switch", {Member("n2", false), Member("n3", false)}};
-  (*hns)["s2"] = HyperNodeInfo{"s2", 2, "spine", {Member("s0", true), Member("s1", true)}};
-  c.set_hypernodes(std::move(hns));
+  c.set_hypernodes(testing::SwitchesUnderSpine({{"n0", "n1"}, {"n2", "n3"}}));
   return c;
 }
 

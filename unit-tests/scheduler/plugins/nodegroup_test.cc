@@ -9,6 +9,7 @@
 #include "scheduler/conf/config.h"
 #include "scheduler/framework/framework.h"
 #include "scheduler/plugins/registry.h"
+#include "unit-tests/scheduler/testing/conf.h"
 #include "unit-tests/scheduler/testing/cycle.h"
 #include "unit-tests/scheduler/testing/fakes.h"
 
@@ -20,20 +21,9 @@ using testing::MakeNode;
 using testing::MakeQueue;
 using testing::MakeTask;
 
-constexpr std::string_view kConfig = R"(
-actions: "enqueue, allocate, backfill"
-tiers:
-- plugins:
-  - name: priority
-  - name: gang
-  - name: conformance
-- plugins:
-  - name: drf
-  - name: predicates
-  - name: proportion
-  - name: nodeorder
-  - name: nodegroup
-)";
+// Volcano's default tiers (overcommit included: it only gates enqueue) and nodegroup.
+const std::string kConfig =
+    testing::SchedConfYaml("enqueue, allocate, backfill", testing::PluginEntry("nodegroup"));
 
 struct Cycle : testing::OneCycle {
   Cycle() : OneCycle(kConfig) {}

@@ -1,8 +1,8 @@
 #pragma once
 // OneCycle: the plugin tests' fixture for one scheduling cycle with a YAML configuration over a
 // hand-built snapshot, the in-tree plugins and actions, recording the binds and the status
-// writes (RecordingBinder, RecordingStatusSink). A test derives its own `Cycle` naming its
-// configuration and adds its queries over BoundNodes().
+// writes and the evictions (RecordingBinder, RecordingStatusSink, RecordingEvictor). A test derives
+// its own `Cycle` naming its configuration and adds its queries over BoundNodes().
 //
 // Thread-compatible; one OneCycle per test.
 
@@ -33,7 +33,7 @@ class OneCycle {
   absl::Status Run(ClusterInfo c, const SchedulerConfig& config) {
     PluginRegistry plugins = NewInTreeRegistry();
     ActionRegistry actions = NewInTreeActionRegistry();
-    CycleDeps deps{&plugins, &actions, &binder, nullptr, &sink};
+    CycleDeps deps{&plugins, &actions, &binder, &evictor, &sink};
     return RunCycle(std::move(c), config, deps, "s1", T(100));
   }
 
@@ -47,7 +47,16 @@ class OneCycle {
     return out;
   }
 
+  // The message of the last Unschedulable condition written for PodGroup `job_id` ("" if none).
+  std::string Unschedulable(const std::string& job_id) const {
+    const PodGroupStatusUpdate* pg = sink.LastPodGroup(job_id);
+    if (pg == nullptr) return "";
+    const PodGroupCondition* cond = pg->status.FindCondition("Unschedulable");
+    return cond == nullptr ? "" : cond->message;
+  }
+
   RecordingBinder binder;
+  RecordingEvictor evictor;
   RecordingStatusSink sink;
 
  private:
