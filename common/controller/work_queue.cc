@@ -137,7 +137,9 @@ void WorkQueue::ShutDownWithDrain() {
   }
   ShutDown();
   std::unique_lock<std::mutex> l(mu_);
-  cond_.wait(l, [this] { return processing_.empty(); });
+  // On the Clock (no deadline) rather than a bare wait, so that a test with FakeClock can
+  // block until the drain is waiting (FakeClock::WaitForTimerBy) instead of polling.
+  while (!processing_.empty()) clock_->WaitUntil(l, cond_, Clock::TimePoint::max());
 }
 
 bool WorkQueue::ShuttingDown() const {

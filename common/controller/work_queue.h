@@ -97,7 +97,9 @@ class WorkQueue {
   // return nullopt. Delayed keys are dropped. Does not wait.
   void ShutDown();
   // ShutDown(), then blocks until every key handed out by Get() has been Done(). Workers
-  // must keep calling Done() (and may keep calling Get()) for this to return.
+  // must keep calling Done() (and may keep calling Get()) for this to return. It waits through
+  // Clock::WaitUntil with no deadline, so a test on FakeClock sees the drain waiting
+  // (WaitForTimerBy(TimePoint::max())) without polling.
   void ShutDownWithDrain();
   bool ShuttingDown() const;
 

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "common/api/batch.h"
+#include "common/api/views.h"
 #include "common/api/vocabulary.h"
 #include "common/client/resource.h"
 #include "common/informer/shared_informer.h"
@@ -16,22 +17,9 @@
 namespace basalt::controllers {
 namespace {
 
-std::string_view StringAt(const json::Value& v, std::initializer_list<std::string_view> path) {
-  const json::Value* p = json::FindPath(v, path);
-  return p != nullptr ? json::AsView(*p) : std::string_view();
-}
-
 // The Job a PodGroup belongs to: its controller owner of kind Job, else its own name.
 std::string JobNameOfPodGroup(const json::Value& pg) {
-  const json::Value* owners = json::FindPath(pg, {"metadata", "ownerReferences"});
-  if (owners != nullptr && owners->IsArray()) {
-    for (const auto& o : owners->GetArray()) {
-      if (json::GetBool(o, "controller") && json::GetString(o, "kind") == api::kJobKind) {
-        return std::string(json::GetString(o, "name"));
-      }
-    }
-  }
-  return std::string(StringAt(pg, {"metadata", "name"}));
+  return std::string(api::view::ControllerName(pg, api::kJobKind).value_or(api::view::Name(pg)));
 }
 
 class JobController final : public Controller {
@@ -159,14 +147,11 @@ class JobController final : public Controller {
         .on_add = pg_request,
         .on_update =
             [this](const informer::Object& old_obj, const informer::Object& new_obj) {
-              std::optional<JobRequest> r =
-                  RequestForPodGroupUpdate(StringAt(old_obj.doc(), {"status", "phase"}),
-                                           StringAt(new_obj.doc(), {"status", "phase"}));
+              std::optional<JobRequest> r = RequestForPodGroupUpdate(
+                  api::view::PodGroupPhase(old_obj.doc()), api::view::PodGroupPhase(new_obj.doc()));
               if (!r) {
                 // A new scheduler condition: the job's PodGroupPending event says why it waits.
-                const json::Value* a = json::FindPath(old_obj.doc(), {"status", "conditions"});
-                const json::Value* b = json::FindPath(new_obj.doc(), {"status", "conditions"});
-                if ((a == nullptr) == (b == nullptr) && (a == nullptr || *a == *b)) return;
+                if (api::view::SamePodGroupConditions(old_obj.doc(), new_obj.doc())) return;
                 r = JobRequest{};
               }
               QueuedRequest q;
@@ -183,11 +168,8 @@ class JobController final : public Controller {
         .on_add =
             [this](const informer::Object& q) {
               for (const informer::Object& j : jobs_->store().List()) {
-                const json::Value* spec = json::Find(j.doc(), "spec");
-                std::string_view queue =
-                    spec != nullptr ? json::GetString(*spec, "queue", "default") : "default";
-                if (queue.empty()) queue = "default";
-                const std::string_view phase = StringAt(j.doc(), {"status", "state", "phase"});
+                const std::string_view queue = api::view::JobQueue(j.doc());
+                const std::string_view phase = api::view::JobPhase(j.doc());
                 if (queue == q.name() && (phase.empty() || phase == "Pending")) {
                   Request(j.key(), Sync());
                 }
@@ -203,22 +185,21 @@ class JobController final : public Controller {
   }
 
   void OnCommand(const informer::Object& o) {
-    const json::Value* target = json::Find(o.doc(), "target");
-    if (target == nullptr || json::GetString(*target, "kind") != api::kJobKind) return;
-    std::string_view api_version = json::GetString(*target, "apiVersion");
+    const api::view::CommandTarget target = api::view::CommandTargetOf(o.doc());
+    if (!target.present || target.kind != api::kJobKind) return;
+    const std::string_view api_version = target.api_version;
     if (!api_version.empty() && api_version.substr(0, api_version.find('/')) != api::kBatchGroup) {
       return;
     }
     QueuedRequest q;
-    q.request = RequestForCommand(json::GetString(o.doc(), "action"));
-    q.request.job_uid = std::string(json::GetString(*target, "uid"));
+    q.request = RequestForCommand(api::view::CommandAction(o.doc()));
+    q.request.job_uid = std::string(target.uid);
     q.command_namespace = std::string(o.namespace_name());
     q.command_name = std::string(o.name());
-    q.command_uid = std::string(StringAt(o.doc(), {"metadata", "uid"}));
+    q.command_uid = std::string(api::view::Uid(o.doc()));
     BASALT_LOG_INFO("Command issued", "command", o.key(), "action", *q.request.action, "job",
-                    json::GetString(*target, "name"));
-    Request(fmt::format("{}/{}", o.namespace_name(), json::GetString(*target, "name")),
-            std::move(q));
+                    target.name);
+    Request(fmt::format("{}/{}", o.namespace_name(), target.name), std::move(q));
   }
 
   const ControllerContext ctx_;

@@ -2,19 +2,13 @@
 
 #include <vector>
 
+#include "common/api/views.h"
 #include "common/api/vocabulary.h"
 #include "common/util/json.h"
 #include "fmt/format.h"
 
 namespace basalt::controllers {
-namespace {
-
-std::string_view StringAt(const json::Value& v, std::initializer_list<std::string_view> path) {
-  const json::Value* p = json::FindPath(v, path);
-  return p != nullptr && p->IsString() ? json::AsView(*p) : std::string_view();
-}
-
-}  // namespace
+namespace {}  // namespace
 
 std::string JobKey(std::string_view ns, std::string_view name) {
   return fmt::format("{}/{}", ns, name);
@@ -23,9 +17,9 @@ std::string JobKey(std::string_view ns, std::string_view name) {
 informer::IndexFunc PodsByJobIndexFunc() {
   return informer::IndexBy<json::Document>([](const json::Document& pod) {
     std::vector<std::string> out;
-    std::string_view job = StringAt(pod, {"metadata", "annotations", api::kJobNameKey});
+    std::string_view job = api::view::Annotation(pod, api::kJobNameKey);
     if (job.empty()) return out;
-    out.push_back(JobKey(StringAt(pod, {"metadata", "namespace"}), job));
+    out.push_back(JobKey(api::view::Namespace(pod), job));
     return out;
   });
 }

@@ -7,6 +7,7 @@
 
 #include "common/api/object.h"
 #include "common/api/time.h"
+#include "common/api/views.h"
 #include "common/api/vocabulary.h"
 #include "common/client/errors.h"
 #include "common/util/log.h"
@@ -57,11 +58,6 @@ bool AtLeastAsNew(std::string_view a, std::string_view b) {
   if (a == b) return true;
   auto na = NumericVersion(a), nb = NumericVersion(b);
   return na && nb && *na >= *nb;
-}
-
-std::string_view StringAt(const json::Value& v, std::initializer_list<std::string_view> path) {
-  const json::Value* p = json::FindPath(v, path);
-  return p != nullptr && p->IsString() ? json::AsView(*p) : std::string_view();
 }
 
 }  // namespace
@@ -223,8 +219,7 @@ ReconcileResult JobReconciler::Reconcile(const std::string& key) {
   const json::Document* doc = &cached.doc();
   if (memory->last_written) {
     if (AtLeastAsNew(cached.resource_version(), memory->last_written_rv) ||
-        StringAt(*memory->last_written, {"metadata", "uid"}) !=
-            StringAt(cached.doc(), {"metadata", "uid"})) {
+        api::view::Uid(*memory->last_written) != api::view::Uid(cached.doc())) {
       memory->last_written.reset();
     } else {
       doc = memory->last_written.get();
@@ -293,7 +288,7 @@ void JobReconciler::RetriesExhausted(const std::string& key, int retries,
     std::shared_ptr<JobMemory> m = MemoryFor(key);
     if (!m->last_action.empty()) action = m->last_action;
   }
-  std::string_view phase = StringAt(cached.doc(), {"status", "state", "phase"});
+  std::string_view phase = api::view::JobPhase(cached.doc());
   options_.recorder->Event(
       *obj, controller::EventType::kWarning, "ExecuteAction",
       fmt::format("Job failed on action {} for retry limit reached ({} retries): {}; the job "
@@ -626,7 +621,7 @@ absl::StatusOr<std::string> JobReconciler::EnsurePodGroup(Work& w) {
   if (listers_.priority_classes != nullptr) {
     for (const informer::Object& o : listers_.priority_classes->List()) {
       if (const json::Document* d = o.TryAs<json::Document>()) {
-        priorities[std::string(o.name())] = static_cast<int32_t>(json::GetInt(*d, "value"));
+        priorities[std::string(o.name())] = static_cast<int32_t>(api::view::PriorityClassValue(*d));
       }
     }
   }
@@ -669,7 +664,7 @@ absl::Status JobReconciler::EnsureVolumes(Work& w) {
     auto shared = std::make_shared<json::Document>(std::move(**patched));
     BASALT_ASSIGN_OR_RETURN(api::Object obj, api::Object::CopyOf(*shared));
     BASALT_ASSIGN_OR_RETURN(w.job, api::Job::FromObject(std::move(obj)));
-    w.memory->last_written_rv = std::string(StringAt(*shared, {"metadata", "resourceVersion"}));
+    w.memory->last_written_rv = std::string(api::view::ResourceVersion(*shared));
     w.memory->last_written = std::move(shared);
   }
   if (absl::Status s = volume_control_->EnsureClaims(w.job, w.controlled, &problem); !s.ok()) {

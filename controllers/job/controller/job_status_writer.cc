@@ -3,6 +3,7 @@
 #include <string_view>
 #include <utility>
 
+#include "common/api/views.h"
 #include "common/client/errors.h"
 #include "common/client/resource.h"
 #include "common/util/status.h"
@@ -43,9 +44,8 @@ absl::StatusOr<JobStatusWriter::Written> JobStatusWriter::Write(const api::Job& 
   }
   if (!written.ok()) return written.status();
   auto doc = std::make_shared<json::Document>(std::move(*written));
-  if (const json::Value* rv = json::FindPath(*doc, {"metadata", "resourceVersion"});
-      rv != nullptr && rv->IsString()) {
-    target.SetResourceVersion(json::AsView(*rv));
+  if (std::string_view rv = api::view::ResourceVersion(*doc); !rv.empty()) {
+    target.SetResourceVersion(rv);
   }
   return Written{std::move(target), std::move(doc)};
 }

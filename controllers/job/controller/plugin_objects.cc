@@ -2,19 +2,15 @@
 
 #include <string>
 
+#include "common/api/views.h"
 #include "common/client/errors.h"
 #include "common/client/resource.h"
 
 namespace basalt::controllers {
 namespace {
 
-std::string_view StringAt(const json::Value& v, std::initializer_list<std::string_view> path) {
-  const json::Value* p = json::FindPath(v, path);
-  return p != nullptr && p->IsString() ? json::AsView(*p) : std::string_view();
-}
-
 client::ResourceRef ResourceOf(const json::Value& object) {
-  return client::ResourceForKind(StringAt(object, {"apiVersion"}), StringAt(object, {"kind"}));
+  return client::ResourceForKind(api::view::ApiVersion(object), api::view::Kind(object));
 }
 
 }  // namespace
@@ -43,7 +39,7 @@ absl::Status PluginObjects::Create(std::string_view ns,
 absl::Status PluginObjects::Apply(std::string_view ns, std::vector<json::Document> objects) {
   for (json::Document& o : objects) {
     const client::ResourceRef ref = ResourceOf(o);
-    const std::string name(StringAt(o, {"metadata", "name"}));
+    const std::string name(api::view::Name(o));
     absl::StatusOr<json::Document> existing = client_->Get(ref, ns, name);
     if (absl::IsNotFound(existing.status())) {
       absl::StatusOr<json::Document> r = client_->Create(ref, ns, json::Serialize(o));
@@ -60,10 +56,9 @@ absl::Status PluginObjects::Apply(std::string_view ns, std::vector<json::Documen
     }
     if (same) continue;
     json::Value& meta = json::EnsureObject(o, "metadata", o.GetAllocator());
-    json::Set(
-        meta, "resourceVersion",
-        json::MakeString(StringAt(*existing, {"metadata", "resourceVersion"}), o.GetAllocator()),
-        o.GetAllocator());
+    json::Set(meta, "resourceVersion",
+              json::MakeString(api::view::ResourceVersion(*existing), o.GetAllocator()),
+              o.GetAllocator());
     absl::StatusOr<json::Document> r = client_->Update(ref, json::Serialize(o));
     if (!r.ok()) return r.status();
   }

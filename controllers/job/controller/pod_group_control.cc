@@ -2,6 +2,7 @@
 
 #include "common/api/codec.h"
 #include "common/api/scheduling.h"
+#include "common/api/views.h"
 #include "common/api/vocabulary.h"
 #include "common/client/errors.h"
 #include "common/client/resource.h"
@@ -12,14 +13,7 @@
 #include "fmt/format.h"
 
 namespace basalt::controllers {
-namespace {
-
-std::string_view StringAt(const json::Value& v, std::initializer_list<std::string_view> path) {
-  const json::Value* p = json::FindPath(v, path);
-  return p != nullptr && p->IsString() ? json::AsView(*p) : std::string_view();
-}
-
-}  // namespace
+namespace {}  // namespace
 
 absl::StatusOr<PodGroupControl::Ensured> PodGroupControl::Ensure(const api::Job& job,
                                                                  const json::Document& desired,
@@ -30,7 +24,7 @@ absl::StatusOr<PodGroupControl::Ensured> PodGroupControl::Ensure(const api::Job&
   informer::Object cached = pod_groups_->Get(key);
   std::shared_ptr<const json::Document> existing;
   if (cached) {
-    const std::string uid(StringAt(cached.doc(), {"metadata", "uid"}));
+    const std::string uid(api::view::Uid(cached.doc()));
     if (memory.deleted_uids.count(uid) > 0) {
       cached = informer::Object();
     } else if (!PodGroupOwnedBy(cached.doc(), job.uid())) {
@@ -57,8 +51,8 @@ absl::StatusOr<PodGroupControl::Ensured> PodGroupControl::Ensure(const api::Job&
       // and this same read.
       absl::StatusOr<json::Document> got =
           client_->Get(client::PodGroups(), job.namespace_name(), job.name());
-      if (got.ok() && StringAt(*got, {"metadata", "uid"}) == memory.uid) {
-        return Ensured{std::string(StringAt(*got, {"status", "phase"})), false};
+      if (got.ok() && api::view::Uid(*got) == memory.uid) {
+        return Ensured{std::string(api::view::PodGroupPhase(*got)), false};
       }
       if (!got.ok() && !absl::IsNotFound(got.status())) return got.status();
       // Gone, or replaced by someone else's: fall through to (re)create.
@@ -67,8 +61,8 @@ absl::StatusOr<PodGroupControl::Ensured> PodGroupControl::Ensure(const api::Job&
     absl::StatusOr<json::Document> created =
         client_->Create(client::PodGroups(), job.namespace_name(), json::Serialize(desired));
     if (created.ok()) {
-      memory.uid = std::string(StringAt(*created, {"metadata", "uid"}));
-      return Ensured{std::string(StringAt(*created, {"status", "phase"})), lost};
+      memory.uid = std::string(api::view::Uid(*created));
+      return Ensured{std::string(api::view::PodGroupPhase(*created)), lost};
     }
     if (!absl::IsAlreadyExists(created.status())) {
       *problem = fmt::format("Error creating PodGroup {}: {}", key, MessageOf(created.status()));
@@ -76,12 +70,12 @@ absl::StatusOr<PodGroupControl::Ensured> PodGroupControl::Ensure(const api::Job&
     }
     BASALT_ASSIGN_OR_RETURN(json::Document got,
                             client_->Get(client::PodGroups(), job.namespace_name(), job.name()));
-    const std::string uid(StringAt(got, {"metadata", "uid"}));
+    const std::string uid(api::view::Uid(got));
     if (!PodGroupOwnedBy(got, job.uid()) || memory.deleted_uids.count(uid) > 0) {
       return absl::UnavailableError(
           fmt::format("PodGroup {} of an earlier job is still being deleted", key));
     }
-    return Ensured{std::string(StringAt(got, {"status", "phase"})), false};
+    return Ensured{std::string(api::view::PodGroupPhase(got)), false};
   }
   if (PodGroupSpecDiffers(*existing, desired)) {
     if (const json::Value* spec = json::Find(desired, "spec")) {
@@ -94,13 +88,13 @@ absl::StatusOr<PodGroupControl::Ensured> PodGroupControl::Ensure(const api::Job&
       if (!r.ok() && !absl::IsNotFound(r.status())) return r.status();
     }
   }
-  return Ensured{std::string(StringAt(*existing, {"status", "phase"})), false};
+  return Ensured{std::string(api::view::PodGroupPhase(*existing)), false};
 }
 
 absl::Status PodGroupControl::Delete(const api::Job& job, PodGroupMemory& memory) {
   informer::Object cached = pod_groups_->Get(JobKey(job.namespace_name(), job.name()));
   if (!cached) return absl::OkStatus();
-  const std::string uid(StringAt(cached.doc(), {"metadata", "uid"}));
+  const std::string uid(api::view::Uid(cached.doc()));
   if (memory.deleted_uids.count(uid) > 0) return absl::OkStatus();
   if (!PodGroupOwnedBy(cached.doc(), job.uid())) return absl::OkStatus();
   client::DeleteOptions o;

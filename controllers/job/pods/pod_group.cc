@@ -4,6 +4,7 @@
 #include <numeric>
 #include <vector>
 
+#include "common/api/views.h"
 #include "common/api/vocabulary.h"
 #include "common/util/status.h"
 #include "controllers/job/pods/pods.h"
@@ -242,47 +243,11 @@ absl::StatusOr<json::Document> BuildPodGroup(const api::Job& job,
 }
 
 bool PodGroupSpecDiffers(const json::Value& existing, const json::Value& desired) {
-  static const json::Value kEmpty(rapidjson::kObjectType);
-  const json::Value* e = json::Find(existing, "spec");
-  const json::Value* d = json::Find(desired, "spec");
-  if (e == nullptr) e = &kEmpty;
-  if (d == nullptr) d = &kEmpty;
-  if (json::GetInt(*e, "minMember") != json::GetInt(*d, "minMember")) return true;
-  if (json::GetString(*e, "priorityClassName") != json::GetString(*d, "priorityClassName")) {
-    return true;
-  }
-  const json::Value* dm = json::Find(*d, "minTaskMember");
-  if (dm != nullptr && dm->IsObject()) {
-    const json::Value* em = json::Find(*e, "minTaskMember");
-    for (const auto& m : dm->GetObject()) {
-      if (em == nullptr || json::GetOptionalInt(*em, json::AsView(m.name)) !=
-                               std::optional<int64_t>(m.value.IsInt64() ? m.value.GetInt64() : 0)) {
-        return true;
-      }
-    }
-  }
-  const json::Value* esg = json::Find(*e, "subGroupPolicy");
-  const json::Value* dsg = json::Find(*d, "subGroupPolicy");
-  if ((esg == nullptr) != (dsg == nullptr) || (esg != nullptr && *esg != *dsg)) return true;
-  static const json::Value kNull;
-  const json::Value* emr = json::Find(*e, "minResources");
-  const json::Value* dmr = json::Find(*d, "minResources");
-  auto er = ResourceList::FromJson(emr != nullptr ? *emr : kNull);
-  auto dr = ResourceList::FromJson(dmr != nullptr ? *dmr : kNull);
-  if (!er.ok() || !dr.ok()) return true;
-  return !(*er == *dr);
+  return api::view::PodGroupSpecDiffers(existing, desired);
 }
 
 bool PodGroupOwnedBy(const json::Value& pod_group, std::string_view job_uid) {
-  const json::Value* owners = json::FindPath(pod_group, {"metadata", "ownerReferences"});
-  if (owners == nullptr || !owners->IsArray()) return false;
-  for (const auto& o : owners->GetArray()) {
-    if (json::GetBool(o, "controller") && json::GetString(o, "kind") == api::kJobKind &&
-        json::GetString(o, "uid") == job_uid) {
-      return true;
-    }
-  }
-  return false;
+  return api::view::ControlledBy(pod_group, api::kJobKind, job_uid);
 }
 
 }  // namespace basalt::controllers

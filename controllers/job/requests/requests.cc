@@ -2,6 +2,7 @@
 
 #include <charconv>
 
+#include "common/api/views.h"
 #include "common/api/vocabulary.h"
 
 namespace basalt::controllers {
@@ -180,18 +181,9 @@ std::optional<JobRequest> RequestForPodGroupUpdate(std::string_view old_phase,
 }
 
 bool JobUpdateNeedsSync(const json::Value& old_job, const json::Value& new_job) {
-  const auto rv = [](const json::Value& j) {
-    return json::GetString(Child(j, "metadata"), "resourceVersion");
-  };
-  if (rv(old_job) == rv(new_job)) return false;
-  const json::Value* old_spec = json::Find(old_job, "spec");
-  const json::Value* new_spec = json::Find(new_job, "spec");
-  const bool spec_changed = (old_spec == nullptr) != (new_spec == nullptr) ||
-                            (old_spec != nullptr && *old_spec != *new_spec);
-  const auto phase = [](const json::Value& j) {
-    return json::GetString(Child(Child(j, "status"), "state"), "phase");
-  };
-  return spec_changed || phase(old_job) != phase(new_job);
+  if (api::view::ResourceVersion(old_job) == api::view::ResourceVersion(new_job)) return false;
+  return !api::view::SameSpec(old_job, new_job) ||
+         api::view::JobPhase(old_job) != api::view::JobPhase(new_job);
 }
 
 JobRequest RequestForCommand(std::string_view action) {

@@ -97,7 +97,9 @@ TEST_CASE("WorkQueue: ShutDownWithDrain waits until in-flight keys are Done", "[
     queue.ShutDownWithDrain();
     drained = true;
   });
-  while (!queue.ShuttingDown()) std::this_thread::yield();
+  // The drain waits on the clock with no deadline: block (no poll) until it does.
+  REQUIRE(clock.WaitForTimerBy(Clock::TimePoint::max()));
+  CHECK(queue.ShuttingDown());
   // "ns/a" is still in flight, so the drain cannot have finished.
   CHECK_FALSE(drained.load());
   queue.Done("ns/a");
@@ -129,7 +131,8 @@ TEST_CASE("WorkQueue: eight workers never process one key concurrently and see e
           if (++in_flight[*key] > 1) overlap = true;
           last_seen[*key] = version[*key];
         }
-        std::this_thread::yield();
+        // The mutex is released here, so another worker handed the same key would see
+        // in_flight > 1.
         {
           std::lock_guard<std::mutex> l(mu);
           --in_flight[*key];
