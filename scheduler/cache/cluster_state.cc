@@ -154,7 +154,7 @@ void ClusterState::InsertTaskLocked(const std::string& uid) {
   e.in_cluster = true;
   e.job_id = job_id;
   e.node_name = node_name;
-  if (!node_name.empty()) pods_by_node_[node_name].insert(uid);
+  if (!node_name.empty()) pods_by_node_[node_name].insert(std::string_view(it->first));
   // A shadow job has no status written back: its phase follows its one task, as the session
   // computes it (Running once placed), so the next cycles do not take a placed pod's job for
   // one waiting for admission.
@@ -216,7 +216,9 @@ void ClusterState::UpsertPod(std::shared_ptr<const CachedPod> cached) {
     evicting_.erase(now.uid);
   }
   pod_uid_by_key_[now.Key()] = now.uid;
-  if (std::string g = IndexKey(*it->second.pod); !g.empty()) pods_by_group_[g].insert(now.uid);
+  if (std::string g = IndexKey(*it->second.pod); !g.empty()) {
+    pods_by_group_[g].insert(std::string_view(it->first));
+  }
   InsertTaskLocked(now.uid);
   BumpLocked();
 }
