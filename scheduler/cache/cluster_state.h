@@ -224,7 +224,8 @@ class ClusterState {
   std::optional<Clock::TimePoint> first_arrival_;   // since the last snapshot; guarded by mu_
   ClusterInfo cluster_;                             // guarded by mu_
   std::unordered_map<std::string, PodEntry> pods_;  // by uid; guarded by mu_
-  std::unordered_map<std::string, std::string> pod_uid_by_key_;  // "ns/name"; guarded by mu_
+  // "ns/name" -> a view of the pod's uid key in pods_ (as the indexes below); guarded by mu_
+  std::unordered_map<std::string, std::string_view> pod_uid_by_key_;
   // The uids in the two indexes below view the keys of pods_ (unordered_map nodes never move),
   // so a pod costs one uid string however many indexes hold it. An entry leaves the indexes
   // before its pods_ entry is erased. Guarded by mu_.
