@@ -154,7 +154,7 @@ void ClusterState::InsertTaskLocked(const std::string& uid) {
   e.in_cluster = true;
   e.job_id = job_id;
   e.node_name = node_name;
-  if (!node_name.empty()) pods_by_node_[node_name].insert(uid);
+  if (!node_name.empty()) pods_by_node_[node_name].insert(std::string_view(it->first));
   // A shadow job has no status written back: its phase follows its one task, as the session
   // computes it (Running once placed), so the next cycles do not take a placed pod's job for
   // one waiting for admission.
@@ -200,6 +200,11 @@ void ClusterState::UpsertPod(std::shared_ptr<const CachedPod> cached) {
       ArrivalLocked();
     // The written condition stays until the pod shows it, or the pod no longer needs one.
     overlay_.ObservePod(pod.uid, cached->scheduled_condition, !pod.node_name.empty());
+    // The key map views this entry's uid: a stale key must not outlive it.
+    if (std::string old_key = it->second.pod->pod.Key(); old_key != pod.Key()) {
+      auto k = pod_uid_by_key_.find(old_key);
+      if (k != pod_uid_by_key_.end() && k->second == pod.uid) pod_uid_by_key_.erase(k);
+    }
     it->second.pod = std::move(cached);
   } else {
     overlay_.ForgetPodCondition(pod.uid);  // none can be written before the pod is known
@@ -215,8 +220,10 @@ void ClusterState::UpsertPod(std::shared_ptr<const CachedPod> cached) {
       now.phase == api::PodPhase::kFailed) {
     evicting_.erase(now.uid);
   }
-  pod_uid_by_key_[now.Key()] = now.uid;
-  if (std::string g = IndexKey(*it->second.pod); !g.empty()) pods_by_group_[g].insert(now.uid);
+  pod_uid_by_key_[now.Key()] = std::string_view(it->first);
+  if (std::string g = IndexKey(*it->second.pod); !g.empty()) {
+    pods_by_group_[g].insert(std::string_view(it->first));
+  }
   InsertTaskLocked(now.uid);
   BumpLocked();
 }
@@ -646,7 +653,7 @@ std::optional<api::ObjectReference> ClusterState::PodReference(const std::string
   std::lock_guard<std::mutex> l(mu_);
   auto k = pod_uid_by_key_.find(fmt::format("{}/{}", namespace_name, name));
   if (k == pod_uid_by_key_.end()) return std::nullopt;
-  auto it = pods_.find(k->second);
+  auto it = pods_.find(std::string(k->second));
   if (it == pods_.end()) return std::nullopt;
   api::ObjectReference ref;
   ref.api_version = "v1";

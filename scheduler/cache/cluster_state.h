@@ -45,6 +45,7 @@
 #include <set>
 #include <stop_token>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 
 #include "absl/status/status.h"
@@ -223,10 +224,15 @@ class ClusterState {
   std::optional<Clock::TimePoint> first_arrival_;   // since the last snapshot; guarded by mu_
   ClusterInfo cluster_;                             // guarded by mu_
   std::unordered_map<std::string, PodEntry> pods_;  // by uid; guarded by mu_
-  std::unordered_map<std::string, std::string> pod_uid_by_key_;  // "ns/name"; guarded by mu_
-  std::map<std::string, std::set<std::string>> pods_by_group_;   // "ns/group"; guarded by mu_
-  std::map<std::string, std::set<std::string>> pods_by_node_;    // guarded by mu_
-  std::map<std::string, std::string> assumed_;                   // uid -> node; guarded by mu_
+  // "ns/name" -> a view of the pod's uid key in pods_ (as the indexes below); guarded by mu_
+  std::unordered_map<std::string, std::string_view> pod_uid_by_key_;
+  // The uids in the two indexes below view the keys of pods_ (unordered_map nodes never move),
+  // so a pod costs one uid string however many indexes hold it. An entry leaves the indexes
+  // before its pods_ entry is erased. Guarded by mu_.
+  using UidSet = std::set<std::string_view>;
+  std::map<std::string, UidSet> pods_by_group_;  // "ns/group"
+  std::map<std::string, UidSet> pods_by_node_;
+  std::map<std::string, std::string> assumed_;  // uid -> node; guarded by mu_
   // uid -> the vGPU assignment of an assumed bind (only vGPU tasks); guarded by mu_
   std::map<std::string, VgpuAssignment> assumed_vgpus_;
   std::set<std::string> evicting_;                                        // uids; guarded by mu_

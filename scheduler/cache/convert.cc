@@ -189,12 +189,20 @@ json::Value ResourceListJson(const resource::ResourceList& list, json::Allocator
 
 }  // namespace
 
+namespace {
+// The typed view of a watched document; the document moves into it.
+template <typename T>
+absl::StatusOr<T> Decode(json::Document&& doc) {
+  BASALT_ASSIGN_OR_RETURN(api::Object obj, api::Object::FromDocument(std::move(doc)));
+  return T::FromObject(std::move(obj));
+}
+}  // namespace
+
 informer::Transform CachedPodTransform() {
   return informer::Transform::To<CachedPod>(
       "scheduler-pod",
       [](json::Document&& doc) -> absl::StatusOr<std::shared_ptr<const CachedPod>> {
-        BASALT_ASSIGN_OR_RETURN(api::Object obj, api::Object::FromDocument(std::move(doc)));
-        BASALT_ASSIGN_OR_RETURN(api::Pod pod, api::Pod::FromObject(std::move(obj)));
+        BASALT_ASSIGN_OR_RETURN(api::Pod pod, Decode<api::Pod>(std::move(doc)));
         auto out = std::make_shared<CachedPod>();
         out->pod = api::ToCompactPod(pod);
         if (out->vgpu = PodVgpuRequest(pod); out->vgpu != nullptr) {
@@ -222,8 +230,7 @@ template <typename T>
 informer::Transform TypedTransform(std::string name) {
   return informer::Transform::To<T>(
       std::move(name), [](json::Document&& doc) -> absl::StatusOr<std::shared_ptr<const T>> {
-        BASALT_ASSIGN_OR_RETURN(api::Object obj, api::Object::FromDocument(std::move(doc)));
-        BASALT_ASSIGN_OR_RETURN(T typed, T::FromObject(std::move(obj)));
+        BASALT_ASSIGN_OR_RETURN(T typed, Decode<T>(std::move(doc)));
         return std::make_shared<const T>(std::move(typed));
       });
 }
@@ -256,8 +263,7 @@ informer::Transform PodGroupTransform() {
   return informer::Transform::To<CachedPodGroup>(
       "scheduler-podgroup",
       [](json::Document&& doc) -> absl::StatusOr<std::shared_ptr<const CachedPodGroup>> {
-        BASALT_ASSIGN_OR_RETURN(api::Object obj, api::Object::FromDocument(std::move(doc)));
-        BASALT_ASSIGN_OR_RETURN(api::PodGroup pg, api::PodGroup::FromObject(std::move(obj)));
+        BASALT_ASSIGN_OR_RETURN(api::PodGroup pg, Decode<api::PodGroup>(std::move(doc)));
         return std::make_shared<const CachedPodGroup>(ToCachedPodGroup(pg));
       });
 }
