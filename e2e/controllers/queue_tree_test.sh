@@ -5,7 +5,8 @@
 # root, a tree org-a -> team-1/team-2 is accepted, trees whose children's guarantees exceed
 # the parent's or that form a cycle are refused with the webhook's message, a Job in the
 # non-leaf org-a is refused, `kubectl get queue` shows PARENT / ALLOCATED-GPU / DESERVED-GPU,
-# and a queue's status counts follow its PodGroups through Pending, Running and Completed.
+# a queue's status counts follow its PodGroups through Pending, Inqueue, Running and Completed,
+# and a waiting PodGroup shows its position in its queue (QueuePosition condition).
 source "$(dirname "$0")/../lib/testlib.sh"
 source "$(dirname "$0")/lib.sh"
 # shellcheck source=../webhook/lib.sh
@@ -196,3 +197,36 @@ wait_for "team-1 counts a finished PodGroup as completed" 60 field_is "$t1" .sta
 expect_eq "team-1 status after the run (pending running completed)" \
   "$(queue_field "$t1" .status.pending) $(queue_field "$t1" .status.running) $(queue_field "$t1" .status.completed)" "1 0 1"
 expect_eq "team-2 untouched" "$(queue_field "$t2" .status.running)$(queue_field "$t2" .status.completed)" "00"
+
+# --- inqueue, and a waiting job's position in its queue ------------------------------------------
+# A PodGroup that enqueue admits (its minResources fit) whose pod fits no node (a nodeSelector no
+# node matches) stays Inqueue: the queue counts it so, next to the unplaceable `stuck` (Pending).
+kubectl create -f - >/dev/null <<PG
+apiVersion: scheduling.volcano.sh/v1beta1
+kind: PodGroup
+metadata: {name: held, namespace: $ns}
+spec: {minMember: 1, queue: $t1, minResources: {cpu: 100m}}
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: held-0
+  namespace: $ns
+  annotations: {scheduling.k8s.io/group-name: held}
+spec:
+  schedulerName: volcano
+  restartPolicy: Never
+  nodeSelector: {basalt.dev/no-such-label: "x"}
+  containers:
+  - {name: main, image: busybox, resources: {requests: {cpu: 100m}}}
+PG
+wait_for "team-1 counts the admitted but unplaceable PodGroup as inqueue" 30 field_is "$t1" .status.inqueue 1
+expect_eq "team-1 status (pending inqueue running)" \
+  "$(queue_field "$t1" .status.pending) $(queue_field "$t1" .status.inqueue) $(queue_field "$t1" .status.running)" "1 1 0"
+expect_eq "held's phase" "$(kubectl get podgroup held -n "$ns" -o jsonpath='{.status.phase}')" Inqueue
+# Both wait in team-1, in job order (older first): stuck is 1 of 2, held 2 of 2.
+position() { kubectl get podgroup "$1" -n "$ns" -o jsonpath='{.status.conditions[?(@.type=="QueuePosition")].message}'; }
+positions_are() { [[ "$(position stuck) $(position held)" == "1/2 2/2" ]]; }
+wait_for "the waiting PodGroups show their positions in team-1 (QueuePosition condition)" 40 positions_are
+expect_eq "QueuePosition of stuck and held" "$(position stuck) $(position held)" "1/2 2/2"
+kubectl delete pod held-0 -n "$ns" --wait=false >/dev/null

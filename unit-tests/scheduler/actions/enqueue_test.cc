@@ -3,10 +3,12 @@
 #include <catch2/catch.hpp>
 
 #include "unit-tests/scheduler/testing/fakes.h"
+#include "unit-tests/scheduler/testing/gangs.h"
 
 namespace basalt::sched {
 namespace {
 
+using testing::AddGpuGang;
 using testing::FakeCluster;
 using testing::MakeJob;
 using testing::MakeNode;
@@ -161,22 +163,8 @@ TEST_CASE(
   FakeCluster cluster;
   cluster.AddQueue(MakeQueue("team").Capability("nvidia.com/gpu", 8));
   for (int i = 1; i <= 4; ++i) cluster.AddNode(GpuNode("n" + std::to_string(i)));
-  cluster.AddJob(MakeJob("ns", "big")
-                     .Queue("team")
-                     .MinAvailable(12)
-                     .MinResources("nvidia.com/gpu", 12)
-                     .Phase(PodGroupPhase::kPending)
-                     .Created(0),
-                 12, MakeTask("tmpl").Request("cpu", "1").Request("nvidia.com/gpu", 1));
-  for (int j = 1; j <= 2; ++j) {
-    cluster.AddJob(MakeJob("ns", "job" + std::to_string(j))
-                       .Queue("team")
-                       .MinAvailable(4)
-                       .MinResources("nvidia.com/gpu", 4)
-                       .Phase(PodGroupPhase::kPending)
-                       .Created(j),
-                   4, MakeTask("tmpl").Request("cpu", "1").Request("nvidia.com/gpu", 1));
-  }
+  AddGpuGang(cluster, "team", "big", 12, 0);
+  for (int j = 1; j <= 2; ++j) AddGpuGang(cluster, "team", "job" + std::to_string(j), 4, j);
   for (int i = 0; i < 3; ++i) REQUIRE(cluster.RunCycle(DefaultSchedulerConfig()).ok());
   CHECK(cluster.RunningInQueue("team", "nvidia.com/gpu") == 8000);
   const PodGroupCondition* cond =

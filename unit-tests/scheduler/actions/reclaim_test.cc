@@ -8,11 +8,13 @@
 #include "fmt/format.h"
 #include "unit-tests/scheduler/testing/cycle.h"
 #include "unit-tests/scheduler/testing/fakes.h"
+#include "unit-tests/scheduler/testing/gangs.h"
 #include "unit-tests/scheduler/testing/hypernodes.h"
 
 namespace basalt::sched {
 namespace {
 
+using testing::AddGpuGang;
 using testing::FakeCluster;
 using testing::MakeJob;
 using testing::MakeNode;
@@ -108,13 +110,7 @@ TEST_CASE(
   for (int i = 0; i < 8; ++i) REQUIRE(cluster.RunCycle(config).ok());
   REQUIRE(cluster.RunningInQueue("q1", "nvidia.com/gpu") == 16000);
   // 8 GPUs in one gang: more than overcommit's 20 % headroom (3.2 GPUs) of the full cluster.
-  cluster.AddJob(MakeJob("ns", "big")
-                     .Queue("q2")
-                     .MinAvailable(8)
-                     .MinResources("nvidia.com/gpu", 8)
-                     .Phase(PodGroupPhase::kPending)
-                     .Created(100),
-                 8, MakeTask("w").Request("cpu", "1").Request("nvidia.com/gpu", 1));
+  AddGpuGang(cluster, "q2", "big", 8, 100);
 
   SECTION("with reclaim configured, it is admitted and takes back its share") {
     for (int i = 0; i < 20; ++i) REQUIRE(cluster.RunCycle(config).ok());

@@ -9,10 +9,13 @@
 #include "fmt/format.h"
 #include "scheduler/conf/config.h"
 #include "unit-tests/scheduler/testing/fakes.h"
+#include "unit-tests/scheduler/testing/gangs.h"
 
 namespace basalt::sched {
 namespace {
 
+using testing::AddGpuGang;
+using testing::AddGpuPod;
 using testing::FakeCluster;
 using testing::MakeJob;
 using testing::MakeNode;
@@ -148,40 +151,19 @@ TEST_CASE("capacity: admitted PodGroups without pods do not hold the capability 
                       .Allocatable("memory", "256Gi")
                       .Allocatable("nvidia.com/gpu", 16));
   for (int i = 0; i < 8; ++i) {
-    cluster.AddJob(MakeJob("ns", fmt::format("empty-{}", i))
-                       .Queue("team")
-                       .MinAvailable(1)
-                       .MinResources("nvidia.com/gpu", 1)
-                       .Phase(PodGroupPhase::kPending)
-                       .Created(1),
-                   0, MakeTask("tmpl"));
+    AddGpuGang(cluster, "team", fmt::format("empty-{}", i), 1, 1, 0);
   }
   Run(cluster, CapacityConfig(), 2);
   REQUIRE(!cluster.job("ns/empty-7").spec.IsPending());
   for (int i = 0; i < 4; ++i) {
     const std::string name = fmt::format("work-{}", i);
-    cluster.AddJob(MakeJob("ns", name)
-                       .Queue("team")
-                       .MinAvailable(1)
-                       .MinResources("nvidia.com/gpu", 1)
-                       .Phase(PodGroupPhase::kPending)
-                       .Created(2),
-                   0, MakeTask("tmpl"));
-    cluster.AddPodToJob("ns/" + name, MakeTask(name + "-0")
-                                          .Uid("ns/" + name + "/0")
-                                          .Request("cpu", "1")
-                                          .Request("nvidia.com/gpu", 1));
+    AddGpuGang(cluster, "team", name, 1, 2, 0);
+    AddGpuPod(cluster, name);
   }
   Run(cluster, CapacityConfig(), 3);
   CHECK(cluster.RunningInQueue("team", "nvidia.com/gpu") == 4 * kGpu);
   // A fifth PodGroup without pods still waits: the 8 admitted ones and the 4 running fill 8.
-  cluster.AddJob(MakeJob("ns", "empty-late")
-                     .Queue("team")
-                     .MinAvailable(1)
-                     .MinResources("nvidia.com/gpu", 1)
-                     .Phase(PodGroupPhase::kPending)
-                     .Created(3),
-                 0, MakeTask("tmpl"));
+  AddGpuGang(cluster, "team", "empty-late", 1, 3, 0);
   Run(cluster, CapacityConfig(), 2);
   CHECK(cluster.job("ns/empty-late").spec.IsPending());
 }

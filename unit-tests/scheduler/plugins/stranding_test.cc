@@ -13,10 +13,13 @@
 #include "scheduler/conf/config.h"
 #include "scheduler/plugins/proportion/proportion.h"
 #include "unit-tests/scheduler/testing/fakes.h"
+#include "unit-tests/scheduler/testing/gangs.h"
 
 namespace basalt::sched {
 namespace {
 
+using testing::AddGpuGang;
+using testing::AddGpuPod;
 using testing::FakeCluster;
 using testing::MakeJob;
 using testing::MakeNode;
@@ -36,13 +39,7 @@ NodeInfo GpuNode(int i) {
 void AddOneGpuJobs(FakeCluster& cluster, const std::string& queue, int first, int count,
                    int created) {
   for (int j = first; j < first + count; ++j) {
-    cluster.AddJob(MakeJob("ns", queue + "-job" + std::to_string(j))
-                       .Queue(queue)
-                       .MinAvailable(1)
-                       .MinResources("nvidia.com/gpu", 1)
-                       .Phase(PodGroupPhase::kPending)
-                       .Created(created),
-                   1, MakeTask("tmpl").Request("cpu", "1").Request("nvidia.com/gpu", 1));
+    AddGpuGang(cluster, queue, queue + "-job" + std::to_string(j), 1, created);
   }
 }
 
@@ -134,17 +131,8 @@ TEST_CASE("stranding: PodGroups whose pods were deleted for good hold no GPU of 
   // (reclaim takes 12 of q1's 40: q3 deserves 36 of what it asks now, q1 28).
   for (int j = 48; j < 60; ++j) {
     const std::string name = "q3-job" + std::to_string(j);
-    cluster.AddJob(MakeJob("ns", name)
-                       .Queue("q3")
-                       .MinAvailable(1)
-                       .MinResources("nvidia.com/gpu", 1)
-                       .Phase(PodGroupPhase::kPending)
-                       .Created(30),
-                   0, MakeTask("tmpl"));
-    cluster.AddPodToJob("ns/" + name, MakeTask(name + "-0")
-                                          .Uid("ns/" + name + "/0")
-                                          .Request("cpu", "1")
-                                          .Request("nvidia.com/gpu", 1));
+    AddGpuGang(cluster, "q3", name, 1, 30, 0);
+    AddGpuPod(cluster, name);
   }
   for (int c = 0; c < 10; ++c) REQUIRE(cluster.RunCycle(config).ok());
   CHECK(cluster.RunningInQueue("q3", "nvidia.com/gpu") == 36 * kGpu);
@@ -161,13 +149,7 @@ TEST_CASE("stranding: PodGroups without pods yet hold back no other queue", "[sc
   for (int i = 0; i < kNodes; ++i) cluster.AddNode(GpuNode(i));
   const SchedulerConfig config = ConfigWithActions("enqueue, allocate, backfill, reclaim");
   for (int j = 0; j < 48; ++j) {
-    cluster.AddJob(MakeJob("ns", "q3-job" + std::to_string(j))
-                       .Queue("q3")
-                       .MinAvailable(1)
-                       .MinResources("nvidia.com/gpu", 1)
-                       .Phase(PodGroupPhase::kPending)
-                       .Created(5),
-                   0, MakeTask("tmpl").Request("cpu", "1").Request("nvidia.com/gpu", 1));
+    AddGpuGang(cluster, "q3", "q3-job" + std::to_string(j), 1, 5, 0);
   }
   for (int c = 0; c < 2; ++c) REQUIRE(cluster.RunCycle(config).ok());
   AddOneGpuJobs(cluster, "q1", 0, 60, 10);
@@ -175,13 +157,7 @@ TEST_CASE("stranding: PodGroups without pods yet hold back no other queue", "[sc
   CHECK(cluster.RunningInQueue("q1", "nvidia.com/gpu") == 60 * kGpu);
   CHECK(cluster.RunningInQueue("q3", "nvidia.com/gpu") == 0);
   // The pods come: q3 gets its 48 back through reclaim, q1 keeps its 16.
-  for (int j = 0; j < 48; ++j) {
-    const std::string name = "q3-job" + std::to_string(j);
-    cluster.AddPodToJob("ns/" + name, MakeTask(name + "-0")
-                                          .Uid("ns/" + name + "/0")
-                                          .Request("cpu", "1")
-                                          .Request("nvidia.com/gpu", 1));
-  }
+  for (int j = 0; j < 48; ++j) AddGpuPod(cluster, "q3-job" + std::to_string(j));
   for (int c = 0; c < 10; ++c) REQUIRE(cluster.RunCycle(config).ok());
   CHECK(cluster.RunningInQueue("q3", "nvidia.com/gpu") == 48 * kGpu);
   CHECK(cluster.RunningInQueue("q1", "nvidia.com/gpu") == 16 * kGpu);
