@@ -1,7 +1,9 @@
 #include "sim/simulator.h"
 
 #include <catch2/catch.hpp>
+#include <map>
 #include <sstream>
+#include <string>
 
 #include "fmt/format.h"
 #include "scheduler/actions/registry.h"
@@ -168,6 +170,44 @@ jobs:
   };
   CHECK(run("fgd") == "task,node,vgpus,gpus\na-task-0,n,,0\nb-task-0,n,,1\n");
   CHECK(run("bestfit") == "task,node,vgpus,gpus\na-task-0,n,,0\nb-task-0,n,,0\n");
+}
+
+TEST_CASE("basalt-sim: fgd places gangs whole and keeps GPU models", "[sim]") {
+  // Two A100 nodes and one V100 node of 4 GPUs. Gang g (2 x 4 A100 GPUs) takes both A100 nodes;
+  // gang big (2 x 4 A100 GPUs) then fits nowhere (the V100 GPUs are free but not allowed) and
+  // gets no task; a V100 share goes to the V100 node.
+  auto w = ParseWorkloadYaml(R"(
+nodes:
+- {name: a100, count: 2, cpuMilli: 16000, memoryMiB: 65536, gpus: 4, model: A100}
+- {name: v100, count: 1, cpuMilli: 16000, memoryMiB: 65536, gpus: 4, model: V100}
+jobs:
+- {name: g, arrival: 0, replicas: 2, minAvailable: 2, gpus: 4, gpuSpec: "A100", cpuMilli: 1000}
+- {name: big, arrival: 10, replicas: 2, minAvailable: 2, gpus: 4, gpuSpec: "A100", cpuMilli: 1000}
+- {name: share, arrival: 20, gpus: 1, gpuMilli: 500, gpuSpec: "V100", cpuMilli: 1000}
+)");
+  REQUIRE(w.ok());
+  std::ostringstream placements;
+  SimOptions o;
+  o.placements = &placements;
+  o.drop_unplaced = false;
+  auto s = RunSimulation(*w, Config("fgd"), o);
+  REQUIRE(s.ok());
+  CHECK(s->placed_tasks == 3);
+  CHECK(s->partial_gang_gpu_seconds == 0);
+  std::map<std::string, std::string> node_of;  // task -> node
+  std::istringstream in(placements.str());
+  std::string line;
+  std::getline(in, line);  // header
+  while (std::getline(in, line)) {
+    const size_t comma = line.find(',');
+    node_of[line.substr(0, comma)] = line.substr(comma + 1, line.find(',', comma + 1) - comma - 1);
+  }
+  REQUIRE(node_of.size() == 3);
+  CHECK(node_of.at("g-task-0").starts_with("a100-"));
+  CHECK(node_of.at("g-task-1").starts_with("a100-"));
+  CHECK(node_of.at("g-task-0") != node_of.at("g-task-1"));
+  CHECK(node_of.count("big-task-0") == 0);
+  CHECK(node_of.at("share-task-0") == "v100");
 }
 
 TEST_CASE("basalt-sim: bad YAML names the field", "[sim]") {
