@@ -68,6 +68,18 @@ std::string RunCsv(const Workload& w, std::string_view scoring, SimSummary* summ
   return csv.str();
 }
 
+// Runs `w` with nothing dropped, writing the CSV and the placement list where asked.
+SimSummary RunKeepingAll(const Workload& w, std::string_view scoring, std::ostream* csv,
+                         std::ostream* placements) {
+  SimOptions o;
+  o.csv = csv;
+  o.placements = placements;
+  o.drop_unplaced = false;
+  auto s = RunSimulation(w, Config(scoring), o);
+  REQUIRE(s.ok());
+  return *s;
+}
+
 TEST_CASE("basalt-sim: the same seed gives the same CSV", "[sim]") {
   SimSummary a, b, c;
   const std::string first = RunCsv(Trace(7), "fgd", &a);
@@ -103,14 +115,10 @@ jobs:
   REQUIRE(w.ok());
   CHECK(w->jobs.size() == 5);
   std::ostringstream csv;
-  SimOptions o;
-  o.csv = &csv;
-  o.drop_unplaced = false;
-  auto s = RunSimulation(*w, Config("binpack"), o);
-  REQUIRE(s.ok());
+  const SimSummary s = RunKeepingAll(*w, "binpack", &csv, nullptr);
   // The 3x4-GPU gang never fits 2 nodes of 4 GPUs: it is never partly placed.
-  CHECK(s->placed_tasks == 4);
-  CHECK(s->partial_gang_gpu_seconds == 0);
+  CHECK(s.placed_tasks == 4);
+  CHECK(s.partial_gang_gpu_seconds == 0);
   CHECK(csv.str().find("share_research") != std::string::npos);
 }
 
@@ -187,13 +195,9 @@ jobs:
 )");
   REQUIRE(w.ok());
   std::ostringstream placements;
-  SimOptions o;
-  o.placements = &placements;
-  o.drop_unplaced = false;
-  auto s = RunSimulation(*w, Config("fgd"), o);
-  REQUIRE(s.ok());
-  CHECK(s->placed_tasks == 3);
-  CHECK(s->partial_gang_gpu_seconds == 0);
+  const SimSummary s = RunKeepingAll(*w, "fgd", nullptr, &placements);
+  CHECK(s.placed_tasks == 3);
+  CHECK(s.partial_gang_gpu_seconds == 0);
   std::map<std::string, std::string> node_of;  // task -> node
   std::istringstream in(placements.str());
   std::string line;
