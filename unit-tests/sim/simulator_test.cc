@@ -1,7 +1,9 @@
 #include "sim/simulator.h"
 
 #include <catch2/catch.hpp>
+#include <map>
 #include <sstream>
+#include <string>
 
 #include "fmt/format.h"
 #include "scheduler/actions/registry.h"
@@ -66,6 +68,18 @@ std::string RunCsv(const Workload& w, std::string_view scoring, SimSummary* summ
   return csv.str();
 }
 
+// Runs `w` with nothing dropped, writing the CSV and the placement list where asked.
+SimSummary RunKeepingAll(const Workload& w, std::string_view scoring, std::ostream* csv,
+                         std::ostream* placements) {
+  SimOptions o;
+  o.csv = csv;
+  o.placements = placements;
+  o.drop_unplaced = false;
+  auto s = RunSimulation(w, Config(scoring), o);
+  REQUIRE(s.ok());
+  return *s;
+}
+
 TEST_CASE("basalt-sim: the same seed gives the same CSV", "[sim]") {
   SimSummary a, b, c;
   const std::string first = RunCsv(Trace(7), "fgd", &a);
@@ -101,14 +115,10 @@ jobs:
   REQUIRE(w.ok());
   CHECK(w->jobs.size() == 5);
   std::ostringstream csv;
-  SimOptions o;
-  o.csv = &csv;
-  o.drop_unplaced = false;
-  auto s = RunSimulation(*w, Config("binpack"), o);
-  REQUIRE(s.ok());
+  const SimSummary s = RunKeepingAll(*w, "binpack", &csv, nullptr);
   // The 3x4-GPU gang never fits 2 nodes of 4 GPUs: it is never partly placed.
-  CHECK(s->placed_tasks == 4);
-  CHECK(s->partial_gang_gpu_seconds == 0);
+  CHECK(s.placed_tasks == 4);
+  CHECK(s.partial_gang_gpu_seconds == 0);
   CHECK(csv.str().find("share_research") != std::string::npos);
 }
 
@@ -168,6 +178,40 @@ jobs:
   };
   CHECK(run("fgd") == "task,node,vgpus,gpus\na-task-0,n,,0\nb-task-0,n,,1\n");
   CHECK(run("bestfit") == "task,node,vgpus,gpus\na-task-0,n,,0\nb-task-0,n,,0\n");
+}
+
+TEST_CASE("basalt-sim: fgd places gangs whole and keeps GPU models", "[sim]") {
+  // Two A100 nodes and one V100 node of 4 GPUs. Gang g (2 x 4 A100 GPUs) takes both A100 nodes;
+  // gang big (2 x 4 A100 GPUs) then fits nowhere (the V100 GPUs are free but not allowed) and
+  // gets no task; a V100 share goes to the V100 node.
+  auto w = ParseWorkloadYaml(R"(
+nodes:
+- {name: a100, count: 2, cpuMilli: 16000, memoryMiB: 65536, gpus: 4, model: A100}
+- {name: v100, count: 1, cpuMilli: 16000, memoryMiB: 65536, gpus: 4, model: V100}
+jobs:
+- {name: g, arrival: 0, replicas: 2, minAvailable: 2, gpus: 4, gpuSpec: "A100", cpuMilli: 1000}
+- {name: big, arrival: 10, replicas: 2, minAvailable: 2, gpus: 4, gpuSpec: "A100", cpuMilli: 1000}
+- {name: share, arrival: 20, gpus: 1, gpuMilli: 500, gpuSpec: "V100", cpuMilli: 1000}
+)");
+  REQUIRE(w.ok());
+  std::ostringstream placements;
+  const SimSummary s = RunKeepingAll(*w, "fgd", nullptr, &placements);
+  CHECK(s.placed_tasks == 3);
+  CHECK(s.partial_gang_gpu_seconds == 0);
+  std::map<std::string, std::string> node_of;  // task -> node
+  std::istringstream in(placements.str());
+  std::string line;
+  std::getline(in, line);  // header
+  while (std::getline(in, line)) {
+    const size_t comma = line.find(',');
+    node_of[line.substr(0, comma)] = line.substr(comma + 1, line.find(',', comma + 1) - comma - 1);
+  }
+  REQUIRE(node_of.size() == 3);
+  CHECK(node_of.at("g-task-0").starts_with("a100-"));
+  CHECK(node_of.at("g-task-1").starts_with("a100-"));
+  CHECK(node_of.at("g-task-0") != node_of.at("g-task-1"));
+  CHECK(node_of.count("big-task-0") == 0);
+  CHECK(node_of.at("share-task-0") == "v100");
 }
 
 TEST_CASE("basalt-sim: bad YAML names the field", "[sim]") {
