@@ -12,7 +12,10 @@
 #     ... has 16"; allowed tier 2 it binds, inside one spine;
 #   - the same gang in soft mode binds over as few switches as needed (2);
 #   - node groups: a pod annotated scheduling.volcano.sh/node-group lands on a node labelled
-#     volcano.sh/nodegroup-name with that group; an impossible group is explained.
+#     volcano.sh/nodegroup-name with that group; an impossible group is explained; by queue
+#     affinity (the Queue's spec.affinity, no annotation): required keeps a queue's pods in the
+#     group, preferred draws them there, required anti-affinity keeps them out, and a required
+#     group with no node is explained.
 # shellcheck source=lib.sh
 source "$(dirname "$0")/lib.sh"
 
@@ -226,18 +229,22 @@ delete_gangs
 for ((i = 0; i < PER_SWITCH; i++)); do
   kubectl label node "$tag-sw7-n$i" "volcano.sh/nodegroup-name=$tag-g7" >/dev/null
 done
-grouped_pod() { # NAME GROUP
+# grouped_pod NAME GROUP [QUEUE]: a one-pod gang in QUEUE (default), annotated with node group
+# GROUP unless it is empty.
+grouped_pod() {
+  local group=""
+  [[ -n $2 ]] && group=", scheduling.volcano.sh/node-group: $2"
   kubectl -n "$ns" apply -f - >/dev/null <<YAML
 apiVersion: scheduling.volcano.sh/v1beta1
 kind: PodGroup
 metadata: {name: $1}
-spec: {minMember: 1, queue: default}
+spec: {minMember: 1, queue: ${3:-default}}
 ---
 apiVersion: v1
 kind: Pod
 metadata:
   name: $1-0
-  annotations: {scheduling.k8s.io/group-name: $1, scheduling.volcano.sh/node-group: $2}
+  annotations: {scheduling.k8s.io/group-name: $1$group}
   labels: {volcano.sh/job-name: $1}
 spec:
   schedulerName: volcano
@@ -255,3 +262,39 @@ nogroup_explained() {
 }
 wait_for "an impossible node group is explained" 30 nogroup_explained
 expect_eq "and not bound" "$(bound_count "$ns" nogroup)" "0"
+
+# Queue <-> node group affinity (Volcano's Queue spec.affinity), no annotation on the pods.
+# group_queue NAME FIELD RULE GROUP: a queue whose affinity FIELD (nodeGroupAffinity or
+# nodeGroupAntiAffinity) lists GROUP under RULE (required or preferred).
+group_queue() {
+  kubectl apply -f - >/dev/null <<YAML
+apiVersion: scheduling.volcano.sh/v1beta1
+kind: Queue
+metadata: {name: $1}
+spec:
+  weight: 1
+  affinity:
+    $2:
+      ${3}DuringSchedulingIgnoredDuringExecution: [$4]
+YAML
+  CLUSTER_OBJECTS+=("queue/$1")
+}
+group_queue "$tag-qreq" nodeGroupAffinity required "$tag-g7"
+group_queue "$tag-qpref" nodeGroupAffinity preferred "$tag-g7"
+group_queue "$tag-qanti" nodeGroupAntiAffinity required "$tag-g7"
+group_queue "$tag-qnone" nodeGroupAffinity required "$tag-nope"
+for ((i = 0; i < 3; i++)); do grouped_pod "qreq$i" "" "$tag-qreq"; done
+grouped_pod qpref "" "$tag-qpref"
+for ((i = 0; i < 3; i++)); do grouped_pod "qanti$i" "" "$tag-qanti"; done
+grouped_pod qnone "" "$tag-qnone"
+wait_for "the queues' 7 pods bind (8 in the namespace with ingroup)" 30 bound_is "$ns" 8
+expect_eq "required queue affinity: its 3 pods inside the group (switch 7)" \
+  "$(for i in 0 1 2; do switches_of "qreq$i"; done)" "sw7 sw7 sw7 "
+expect_eq "preferred queue affinity: the group's node wins" "$(switches_of qpref)" "sw7 "
+anti=$(for i in 0 1 2; do switches_of "qanti$i"; done)
+expect_eq "required anti-affinity: none of its 3 pods in the group" "$(grep -c sw7 <<<"$anti" || true)" "0"
+qnone_explained() {
+  [[ $(pg_condition_message "$ns" qnone Unschedulable) == *"not in queue $tag-qnone's nodeGroupAffinity required groups [$tag-nope]"* ]]
+}
+wait_for "a queue whose required group has no node: explained" 30 qnone_explained
+expect_eq "and not bound" "$(bound_count "$ns" qnone)" "0"
