@@ -3,7 +3,8 @@
 # 8 switches x 4 KWOK nodes (4 GPUs each) under 2 spines, labelled by switch and spine:
 #   - the hypernode controller (Volcano's label discovery config, profile form) discovers 8
 #     tier-1 and 2 tier-2 HyperNodes with their members and nodeCount, follows a node that
-#     joins and leaves a switch, and leaves a HyperNode a user created alone;
+#     joins and leaves a switch, creates and deletes the HyperNode of a switch that comes and
+#     goes with its only node, and leaves a HyperNode a user created alone;
 #   - 16 gangs of 4 pods x 2 GPUs with `hard, highestTierAllowed: 1` each land inside one
 #     switch; the second fills the switch the first opened (HyperNode binpack keeps whole
 #     switches free for later);
@@ -130,7 +131,17 @@ wait_for "and counts in the spine" 15 hn_is "$tag-sp0" '{.status.nodeCount}' 17
 kubectl delete node "$tag-sw0-extra" >/dev/null
 not_member() { ! has_member "$@"; }
 wait_for "a node leaving switch 0 is no longer a member" 15 not_member "$tag-sw0" "$tag-sw0-extra"
+# A switch that comes with its only node and goes with it: its HyperNode is created, then
+# deleted; the reconcile that deletes it leaves the user's HyperNode (not in its wanted set) alone.
+topo_node "$tag-sw9-n0" "$tag-sw9" "$tag-sp1"
+hn_exists() { kubectl get hypernode "$1" -o name >/dev/null 2>&1; }
+hn_gone() { ! hn_exists "$1"; }
+wait_for "a new switch label: HyperNode $tag-sw9 discovered" 15 hn_exists "$tag-sw9"
+kubectl delete node "$tag-sw9-n0" >/dev/null
+wait_for "its last node gone: HyperNode $tag-sw9 deleted" 15 hn_gone "$tag-sw9"
+wait_for "and the spine has 16 nodes again" 15 hn_is "$tag-sp1" '{.status.nodeCount}' 16
 expect_eq "the user's HyperNode is left alone" "$(hn "$tag-manual" '{.spec.tier}')" "3"
+expect_eq "and not labelled as discovered" "$(hn "$tag-manual" '{.metadata.labels.volcano\.sh/network-topology-source}')" ""
 
 # ---- the scheduler -------------------------------------------------------------------------
 conf=$(sched_conf "enqueue, allocate, backfill" network-topology-aware weight=10 nodegroup)
