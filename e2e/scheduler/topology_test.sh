@@ -1,16 +1,16 @@
 #!/usr/bin/env bash
 # HyperNodes and network-topology-aware gang placement, as a user sees them, on a fabric of
-# 8 switches x 4 KWOK nodes (4 GPUs each) under 2 spines, labelled by switch and spine:
+# 8 switches x 8 KWOK nodes (4 GPUs each) under 2 spines, labelled by switch and spine:
 #   - the hypernode controller (Volcano's label discovery config, profile form) discovers 8
 #     tier-1 and 2 tier-2 HyperNodes with their members and nodeCount, follows a node that
 #     joins and leaves a switch, creates and deletes the HyperNode of a switch that comes and
 #     goes with its only node, and leaves a HyperNode a user created alone;
-#   - 16 gangs of 4 pods x 2 GPUs with `hard, highestTierAllowed: 1` each land inside one
+#   - 20 gangs of 8 pods x 1 GPU with `hard, highestTierAllowed: 1` each land inside one
 #     switch; the second fills the switch the first opened (HyperNode binpack keeps whole
 #     switches free for later);
-#   - a 5 x 4-GPU gang (20 GPUs, more than a switch has) in hard tier 1 stays Pending and its
-#     PodGroup says "hard tier 1: no HyperNode of tier ≤ 1 has 20 free nvidia.com/gpu; best
-#     ... has 16"; allowed tier 2 it binds, inside one spine;
+#   - a 9 x 4-GPU gang (36 GPUs, more than a switch has) in hard tier 1 stays Pending and its
+#     PodGroup says "hard tier 1: no HyperNode of tier ≤ 1 has 36 free nvidia.com/gpu; best
+#     ... has 32"; allowed tier 2 it binds, inside one spine;
 #   - the same gang in soft mode binds over as few switches as needed (2);
 #   - node groups: a pod annotated scheduling.volcano.sh/node-group lands on a node labelled
 #     volcano.sh/nodegroup-name with that group; an impossible group is explained; by queue
@@ -30,7 +30,7 @@ kubectl wait --for=condition=Established --timeout=60s crd/hypernodes.topology.v
 ns=$(new_namespace sched-topology)
 tag=t$RANDOM
 pool=topo-$tag
-SWITCHES=8 PER_SWITCH=4
+SWITCHES=8 PER_SWITCH=8
 
 topo_cleanup() {
   local rc=$?
@@ -117,17 +117,17 @@ has_member() { [[ " $(members_of "$1") " == *" $2 "* ]]; }
 expect_eq "switch tier" "$(hn "$tag-sw0" '{.spec.tier}')" "1"
 expect_eq "switch tierName" "$(hn "$tag-sw0" '{.spec.tierName}')" "switch"
 expect_eq "switch members" "$(hn "$tag-sw0" '{range .spec.members[*]}{.type}:{.selector.exactMatch.name} {end}')" \
-  "Node:$tag-sw0-n0 Node:$tag-sw0-n1 Node:$tag-sw0-n2 Node:$tag-sw0-n3 "
+  "$(for i in 0 1 2 3 4 5 6 7; do printf 'Node:%s ' "$tag-sw0-n$i"; done)"
 expect_eq "spine tier" "$(hn "$tag-sp1" '{.spec.tier}')" "2"
 expect_eq "spine members" "$(hn "$tag-sp1" '{range .spec.members[*]}{.selector.exactMatch.name} {end}')" \
   "$tag-sw4 $tag-sw5 $tag-sw6 $tag-sw7 "
-wait_for "spine nodeCount 16" 15 hn_is "$tag-sp0" '{.status.nodeCount}' 16
+wait_for "spine nodeCount 32" 15 hn_is "$tag-sp0" '{.status.nodeCount}' 32
 cols=$(kubectl get hypernode "$tag-sw0" --no-headers)
-expect_contains "kubectl get hn shows tier, tierName, nodeCount" "$(echo "$cols" | awk '{print $2, $3, $4}')" "1 switch 4"
+expect_contains "kubectl get hn shows tier, tierName, nodeCount" "$(echo "$cols" | awk '{print $2, $3, $4}')" "1 switch 8"
 
 topo_node "$tag-sw0-extra" "$tag-sw0" "$tag-sp0"
 wait_for "a node joining switch 0 becomes a member" 15 has_member "$tag-sw0" "$tag-sw0-extra"
-wait_for "and counts in the spine" 15 hn_is "$tag-sp0" '{.status.nodeCount}' 17
+wait_for "and counts in the spine" 15 hn_is "$tag-sp0" '{.status.nodeCount}' 33
 kubectl delete node "$tag-sw0-extra" >/dev/null
 not_member() { ! has_member "$@"; }
 wait_for "a node leaving switch 0 is no longer a member" 15 not_member "$tag-sw0" "$tag-sw0-extra"
@@ -139,7 +139,7 @@ hn_gone() { ! hn_exists "$1"; }
 wait_for "a new switch label: HyperNode $tag-sw9 discovered" 15 hn_exists "$tag-sw9"
 kubectl delete node "$tag-sw9-n0" >/dev/null
 wait_for "its last node gone: HyperNode $tag-sw9 deleted" 15 hn_gone "$tag-sw9"
-wait_for "and the spine has 16 nodes again" 15 hn_is "$tag-sp1" '{.status.nodeCount}' 16
+wait_for "and the spine has 32 nodes again" 15 hn_is "$tag-sp1" '{.status.nodeCount}' 32
 expect_eq "the user's HyperNode is left alone" "$(hn "$tag-manual" '{.spec.tier}')" "3"
 expect_eq "and not labelled as discovered" "$(hn "$tag-manual" '{.metadata.labels.volcano\.sh/network-topology-source}')" ""
 
@@ -199,40 +199,43 @@ delete_gangs() {
 }
 
 # HyperNode binpack: a second half-switch gang goes into the switch the first one opened.
-topo_gang hard0 4 2 hard 1
-wait_for "a half-switch gang binds" 30 bound_is "$ns" 4 hard0
-topo_gang hard1 4 2 hard 1
-wait_for "a second one binds" 30 bound_is "$ns" 4 hard1
+topo_gang hard0 8 1 hard 1
+wait_for "a quarter-switch gang binds" 30 bound_is "$ns" 8 hard0
+topo_gang hard1 8 1 hard 1
+wait_for "a second one binds" 30 bound_is "$ns" 8 hard1
 expect_eq "binpack: the second fills the first one's switch" "$(switches_of hard1)" "$(switches_of hard0)"
-for ((j = 2; j < 16; j++)); do topo_gang "hard$j" 4 2 hard 1; done
-wait_for "16 hard tier-1 gangs bound (64 pods)" 90 bound_is "$ns" 64
+for ((j = 2; j < 20; j++)); do topo_gang "hard$j" 8 1 hard 1; done
+wait_for "20 hard tier-1 gangs bound (160 pods)" 120 bound_is "$ns" 160
 spread=""
-for ((j = 0; j < 16; j++)); do
+for ((j = 0; j < 20; j++)); do
   n=$(switches_of "hard$j" | wc -w)
   ((n == 1)) || spread+="hard$j:$(switches_of "hard$j") "
 done
 expect_eq "every hard tier-1 gang inside one switch" "$spread" ""
+# 160 of 256 GPUs: binpack fills 5 switches (4 gangs of 8 GPUs each) and keeps 3 switches free.
+used=$(for ((j = 0; j < 20; j++)); do switches_of "hard$j"; done | tr ' ' '\n' | sort -u | grep -c .)
+expect_eq "binpack: the 20 gangs fill 5 switches, 3 stay free" "$used" "5"
 expect_no_oversubscription
 delete_gangs
 
-# 20 GPUs: more than any switch (16); a spine has 64.
-topo_gang big 5 4 hard 1
+# 36 GPUs: more than any switch (32); a spine has 128.
+topo_gang big 9 4 hard 1
 explained() {
-  [[ $(pg_condition_message "$ns" big Unschedulable) == *"hard tier 1: no HyperNode of tier ≤ 1 has 20 free nvidia.com/gpu; best"* ]]
+  [[ $(pg_condition_message "$ns" big Unschedulable) == *"hard tier 1: no HyperNode of tier ≤ 1 has 36 free nvidia.com/gpu; best"* ]]
 }
 wait_for "the too-big gang is explained" 30 explained
 msg=$(pg_condition_message "$ns" big Unschedulable)
-expect_contains "it names the best switch and what it has" "$msg" "; best $tag-sw0 has 16"
+expect_contains "it names the best switch and what it has" "$msg" "; best $tag-sw0 has 32"
 expect_eq "nothing of it bound" "$(bound_count "$ns" big)" "0"
 events=$(kubectl -n "$ns" get events --field-selector involvedObject.name=big -o jsonpath='{range .items[*]}{.message}{"\n"}{end}')
 expect_contains "a PodGroup event says so too" "$events" "hard tier 1: no HyperNode of tier ≤ 1"
 kubectl -n "$ns" patch podgroup big --type=merge -p '{"spec":{"networkTopology":{"mode":"hard","highestTierAllowed":2}}}' >/dev/null
-wait_for "allowed tier 2, it binds" 30 bound_is "$ns" 5 big
+wait_for "allowed tier 2, it binds" 30 bound_is "$ns" 9 big
 expect_eq "inside one spine" "$(spines_of big)" "1"
 delete_gangs
 
-topo_gang soft 5 4 soft 1
-wait_for "the soft gang binds" 30 bound_is "$ns" 5 soft
+topo_gang soft 9 4 soft 1
+wait_for "the soft gang binds" 30 bound_is "$ns" 9 soft
 expect_eq "soft: over as few switches as needed" "$(switches_of soft | wc -w)" "2"
 delete_gangs
 
