@@ -192,22 +192,33 @@ preempt_case online 2 4
 # ---- 1b. two sub-groups of 2 x 4 GPUs: each needs a whole switch -------------------------------
 # 8 filler pods go (the 4 gangs of one spine); the sub-groups take its two switches, one each.
 preempt_case wide 4 8 2
+# explained_message GROUP TEXT WHO: waits until GROUP's Unschedulable condition contains TEXT
+# (WHO explains itself), lets a few more cycles pass, then sets $msg to the message and logs it.
+# (Not a command substitution: the wait's pass or fail must count in this shell.)
+explained() { [[ $(pg_condition_message "$ns" "$1" Unschedulable) == *"$2"* ]]; }
+explained_message() {
+  wait_for "$3 explains itself on the PodGroup" 30 explained "$1" "$2"
+  sleep 3 # a few more cycles: still nothing evicted
+  msg=$(pg_condition_message "$ns" "$1" Unschedulable)
+  e2e_log "$1: $msg"
+}
+# expect_nothing_taken GROUP WHAT: no eviction, all 16 filler pods left, none of GROUP bound.
+expect_nothing_taken() {
+  expect_eq "$2: Evicted events" "$(evicted_events | grep -c . || true)" 0
+  expect_eq "$2: filler pods left" "$(filler_left)" 16
+  expect_eq "$2: its pods bound" "$(bound "$1-")" 0
+}
+
 # ---- 2. a sub-group no switch holds, even with every victim gone -----------------------------
 fill
 { partitioned_pg big 3 3; pp_pods big 3 online-critical 4 basalt.dev/pool "$pool" 0 0 0; } | apply
-explained() { [[ $(pg_condition_message "$ns" big Unschedulable) == *"gangpreempt: sub-group w-0"* ]]; }
-wait_for "gangpreempt explains itself on the PodGroup" 30 explained
-sleep 3 # a few more cycles: still nothing evicted
-msg=$(pg_condition_message "$ns" big Unschedulable)
-e2e_log "big: $msg"
+explained_message big "gangpreempt: sub-group w-0" gangpreempt
 # allocate's reason is the job's own constraint (no free room anywhere); gangpreempt's names the
 # sub-group, its tier, the best switch and the spine it tried (the job's first domain).
 expect_contains "the condition says allocate's reason" "$msg" "Origin reason is hard tier 2: no HyperNode of tier ≤ 2 has 12 free nvidia.com/gpu"
 expect_contains "and gangpreempt's" "$msg" "; gangpreempt: sub-group w-0: no domain it allows could hold it even with victims evicted: hard tier 1: no HyperNode of tier ≤ 1 has 12 allocatable nvidia.com/gpu; best $tag-d"
 expect_contains "naming what the best switch has, and the spine tried" "$msg" "has 8 (in $tag-d"
-expect_eq "impossible sub-group: Evicted events" "$(evicted_events | grep -c . || true)" 0
-expect_eq "impossible sub-group: filler pods left" "$(filler_left)" 16
-expect_eq "impossible sub-group: its pods bound" "$(bound big-)" 0
+expect_nothing_taken big "impossible sub-group"
 reset
 
 # ---- 3. per-task preempt (not gangpreempt) for a job-level hard tier 1 -----------------------
@@ -253,15 +264,9 @@ reset
 fill
 kubectl -n "$ns" delete events --all >/dev/null 2>&1 || true
 hard_pg huge 3 | apply
-explained() { [[ $(pg_condition_message "$ns" huge Unschedulable) == *"preempt: hard tier 1"* ]]; }
-wait_for "preempt explains itself on the PodGroup" 30 explained
-sleep 3 # a few more cycles: still nothing evicted
-msg=$(pg_condition_message "$ns" huge Unschedulable)
-e2e_log "huge: $msg"
+explained_message huge "preempt: hard tier 1" preempt
 expect_contains "the condition names preempt, the tier and the best switch" "$msg" "preempt: hard tier 1: no HyperNode of tier ≤ 1 has 12 allocatable nvidia.com/gpu; best $tag-d"
-expect_eq "preempt, impossible tier: Evicted events" "$(evicted_events | grep -c . || true)" 0
-expect_eq "preempt, impossible tier: filler pods left" "$(filler_left)" 16
-expect_eq "preempt, impossible tier: its pods bound" "$(bound huge-)" 0
+expect_nothing_taken huge "preempt, impossible tier"
 reset
 rm -f "$conf"
 if stop_scheduler; then pass "SIGTERM: vc-scheduler exited 0"; else fail "SIGTERM: non-zero exit"; fi

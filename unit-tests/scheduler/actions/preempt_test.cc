@@ -546,6 +546,19 @@ void AddRunning(ClusterInfo& c, const std::string& job, const std::string& name,
                       .Status(TaskStatus::kRunning));
 }
 
+// The Running priority-1 job "ns/<name>" (not preemptable when `keep`), with 1-GPU pods
+// <name>-NN on node n(NN / 2) for NN in [from, to) but `skip`.
+void AddRunningJob(ClusterInfo& c, const std::string& name, int from, int to, bool keep = false,
+                   int skip = -1) {
+  MakeJob job = MakeJob("ns", name).MinAvailable(1).Priority(1).Phase(PodGroupPhase::kRunning);
+  if (keep) job.NotPreemptable();
+  (void)c.AddJob(job);
+  for (int i = from; i < to; ++i) {
+    if (i != skip)
+      AddRunning(c, "ns/" + name, fmt::format("{}-{:02}", name, i), fmt::format("n{}", i / 2));
+  }
+}
+
 // The high-priority job "ns/high": `pending` pods of `gpus` GPUs, minAvailable `min`, hard
 // up to `tier` (no networkTopology if tier is 0).
 void AddHigh(ClusterInfo& c, int pending, int gpus, int min, int tier,
@@ -598,19 +611,8 @@ TEST_CASE("preempt: a hard tier-1 gang takes its victims and its nodes inside on
           "[sched][preempt][topology]") {
   // s0 full of preemptable low pods; s1 holds a non-preemptable job and one free GPU (n4).
   ClusterInfo c = hard_topology::Switches();
-  (void)c.AddJob(MakeJob("ns", "low").MinAvailable(1).Priority(1).Phase(PodGroupPhase::kRunning));
-  for (int i = 0; i < 8; ++i) {
-    hard_topology::AddRunning(c, "ns/low", fmt::format("low-{}", i), fmt::format("n{}", i / 2));
-  }
-  (void)c.AddJob(MakeJob("ns", "keep")
-                     .MinAvailable(1)
-                     .Priority(1)
-                     .NotPreemptable()
-                     .Phase(PodGroupPhase::kRunning));
-  hard_topology::AddRunning(c, "ns/keep", "keep-4", "n4");
-  for (int i = 10; i < 16; ++i) {
-    hard_topology::AddRunning(c, "ns/keep", fmt::format("keep-{}", i), fmt::format("n{}", i / 2));
-  }
+  hard_topology::AddRunningJob(c, "low", 0, 8);
+  hard_topology::AddRunningJob(c, "keep", 8, 16, /*keep=*/true, /*skip=*/9);  // n4's 2nd GPU free
   hard_topology::Cycle cycle;
 
   SECTION("hard tier 1: two victims in s0, both pods there; n4's free GPU is not used") {
@@ -633,10 +635,7 @@ TEST_CASE(
     "says why",
     "[sched][preempt][topology]") {
   ClusterInfo c = hard_topology::Switches();
-  (void)c.AddJob(MakeJob("ns", "low").MinAvailable(1).Priority(1).Phase(PodGroupPhase::kRunning));
-  for (int i = 0; i < 16; ++i) {
-    hard_topology::AddRunning(c, "ns/low", fmt::format("low-{:02}", i), fmt::format("n{}", i / 2));
-  }
+  hard_topology::AddRunningJob(c, "low", 0, 16);
   hard_topology::Cycle cycle;
   SECTION("tier 1: 10 GPUs, a switch has 8") {
     hard_topology::AddHigh(c, 5, 2, 5, 1);
@@ -659,11 +658,7 @@ TEST_CASE(
     "[sched][preempt][topology]") {
   // high-r runs on n4 (s1); s1 is otherwise full of low pods; n0 (s0) has two free GPUs.
   ClusterInfo c = hard_topology::Switches();
-  (void)c.AddJob(MakeJob("ns", "low").MinAvailable(1).Priority(1).Phase(PodGroupPhase::kRunning));
-  for (int i = 2; i < 16; ++i) {
-    if (i == 8) continue;  // high-r's GPU on n4
-    hard_topology::AddRunning(c, "ns/low", fmt::format("low-{:02}", i), fmt::format("n{}", i / 2));
-  }
+  hard_topology::AddRunningJob(c, "low", 2, 16, /*keep=*/false, /*skip=*/8);  // 8: high-r's GPU
   hard_topology::Cycle cycle;
   SECTION("hard tier 1: one victim in s1, the task nominated there") {
     hard_topology::AddHigh(c, 1, 1, 2, 1, PodGroupPhase::kRunning);
