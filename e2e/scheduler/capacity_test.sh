@@ -130,9 +130,12 @@ expect_eq "team-1 GPUs (its guarantee of 8 is never reclaimed)" "$(bound_with_pr
 expect_eq "team-2 GPUs" "$(bound_with_prefix "$ns" t2-)" 24
 
 # Queue priority: with the cluster full, a priority-10 and a priority-1 queue (neither with a
-# deserved share) both wait for GPUs; the GPUs freed go to the priority-10 queue first.
+# deserved share) both wait for GPUs; the GPUs freed go to the priority-10 queue first. Every
+# other tie-break favours the priority-1 queue: it is the older queue and its jobs come first.
 hi=hi-$suffix lo=lo-$suffix blk=blk-$suffix
-{ for q in "$hi:10" "$lo:1" "$blk:0"; do
+priority_queues() { # NAME:PRIORITY...
+  local q
+  for q in "$@"; do
     cat <<YAML
 ---
 apiVersion: scheduling.volcano.sh/v1beta1
@@ -140,16 +143,22 @@ kind: Queue
 metadata: {name: ${q%%:*}}
 spec: {reclaimable: true, priority: ${q##*:}}
 YAML
-  done; } | kubectl apply -f - >/dev/null
+  done | kubectl apply -f - >/dev/null
+}
+priority_queues "$lo:1" "$blk:0"
+sleep 1 # creation timestamps have one-second resolution
+priority_queues "$hi:10"
 CLUSTER_OBJECTS+=("queue/$hi" "queue/$lo" "queue/$blk")
 in_ns=$(kubectl get pods -n "$ns" -o jsonpath='{range .items[?(@.spec.nodeName)]}{.spec.containers[0].resources.limits.nvidia\.com/gpu}{"\n"}{end}' |
   awk '{s += $1} END {print s + 0}')
 idle=$((total - used - in_ns))
 e2e_log "idle GPUs before the blocker: $idle"
+((idle >= 12)) || fail "the queue priority case needs at least 12 idle GPUs, have $idle"
 { for i in $(seq 0 $((idle - 1))); do gang_yaml "$ns" "blk-$i" 1 1 "$blk"; done; } | kubectl -n "$ns" apply -f - >/dev/null
 wait_for "the blocker queue takes the $idle idle GPUs" 60 bound_at_least blk- "$idle"
-{ for i in $(seq 0 7); do gang_yaml "$ns" "hi-$i" 1 1 "$hi"; gang_yaml "$ns" "lo-$i" 1 1 "$lo"; done; } |
-  kubectl -n "$ns" apply -f - >/dev/null
+{ for i in $(seq 0 7); do gang_yaml "$ns" "lo-$i" 1 1 "$lo"; done; } | kubectl -n "$ns" apply -f - >/dev/null
+sleep 1
+{ for i in $(seq 0 7); do gang_yaml "$ns" "hi-$i" 1 1 "$hi"; done; } | kubectl -n "$ns" apply -f - >/dev/null
 sleep 3
 expect_eq "nothing free: hi and lo wait" "$(bound_with_prefix "$ns" hi-)/$(bound_with_prefix "$ns" lo-)" 0/0
 free_blockers() { # FROM TO: deletes blk-FROM..blk-TO
