@@ -75,6 +75,8 @@ absl::Status Queue::Decode() {
   status_.inqueue = status.Int32("inqueue");
   status_.completed = status.Int32("completed");
   status_.allocated = status.Resources("allocated");
+  status_.deserved = status.Resources("deserved");
+  status_.guarantee = status.Resources("guarantee");
   return root.status();
 }
 

@@ -57,6 +57,10 @@ struct QueueStatus {
   int32_t inqueue = 0;
   int32_t completed = 0;
   resource::ResourceList allocated;
+  // Basalt extension, written by the scheduler: the share plugin's deserved and effective
+  // guarantee. Volcano's Queue status has neither; SetStatus keeps them as they are.
+  resource::ResourceList deserved;
+  resource::ResourceList guarantee;
 
   friend bool operator==(const QueueStatus&, const QueueStatus&) = default;
 };

@@ -4,7 +4,9 @@
 # (possible only while no webhook guards it), a queue created without spec.parent gets parent
 # root, a tree org-a -> team-1/team-2 is accepted, trees whose children's guarantees exceed
 # the parent's or that form a cycle are refused with the webhook's message, a Job in the
-# non-leaf org-a is refused, `kubectl get queue` shows PARENT / ALLOCATED-GPU / DESERVED-GPU,
+# non-leaf org-a is refused, a weight-1 and a weight-3 queue asking for every GPU show
+# status.deserved of a quarter and three quarters of them (proportion), `kubectl get queue`
+# shows PARENT / ALLOCATED-GPU / DESERVED-GPU (status.deserved),
 # a queue's status counts follow its PodGroups through Pending, Inqueue, Running and Completed,
 # and a waiting PodGroup shows its position in its queue (QueuePosition condition).
 source "$(dirname "$0")/../lib/testlib.sh"
@@ -13,7 +15,7 @@ source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/../webhook/lib.sh"
 
 sfx=$RANDOM
-org=org-a-$sfx t1=team-1-$sfx t2=team-2-$sfx flat=flat-$sfx
+org=org-a-$sfx t1=team-1-$sfx t2=team-2-$sfx flat=flat-$sfx w1=w1-$sfx w3=w3-$sfx
 WEBHOOK_ON=""
 on_exit() {
   local rc=$?
@@ -21,7 +23,7 @@ on_exit() {
   [[ -n $WEBHOOK_ON ]] && webhook_stop
   kubectl delete vcjob -n "$ns" --all --wait=false >/dev/null 2>&1
   kubectl delete podgroup -n "$ns" --all --wait=false >/dev/null 2>&1
-  kubectl delete queue "$t1" "$t2" "$flat" bad-$sfx loop-$sfx --ignore-not-found --wait=false >/dev/null 2>&1
+  kubectl delete queue "$t1" "$t2" "$flat" "$w1" "$w3" bad-$sfx loop-$sfx --ignore-not-found --wait=false >/dev/null 2>&1
   kubectl delete queue "$org" --ignore-not-found --wait=false >/dev/null 2>&1
   (exit "$rc")
   controllers_on_exit
@@ -59,6 +61,64 @@ metadata: {name: $flat}
 spec: {weight: 1}
 Q
 wait_for "the controller sets parent root on a parentless queue" 20 field_is "$flat" .spec.parent root
+
+# --- status.deserved: a weight-only pair shares the cluster's GPUs 1:3 (proportion) ------------
+# Both queues ask for every GPU of the cluster (pods of one node's GPUs each), and no other queue
+# has work or a guarantee yet: proportion's water-filling gives them total/4 and 3*total/4.
+total=0 per_node=0
+for n in $(kubectl get nodes -o jsonpath='{range .items[*]}{.status.allocatable.nvidia\.com/gpu}{"\n"}{end}'); do
+  total=$((total + n))
+  ((n > per_node)) && per_node=$n
+done
+pair_pods() { # queue: a PodGroup and total/per_node pods of per_node GPUs each
+  local i
+  cat <<PG
+apiVersion: scheduling.volcano.sh/v1beta1
+kind: PodGroup
+metadata: {name: pair-$1, namespace: $ns}
+spec: {minMember: 1, queue: $1}
+PG
+  for ((i = 0; i < total / per_node; i++)); do
+    cat <<POD
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: pair-$1-$i
+  namespace: $ns
+  annotations: {scheduling.k8s.io/group-name: pair-$1, basalt.dev/run-for: 1h}
+spec:
+  schedulerName: volcano
+  restartPolicy: Never
+  containers:
+  - {name: main, image: busybox, resources: {requests: {cpu: 100m}, limits: {nvidia.com/gpu: "$per_node"}}}
+POD
+  done
+}
+if ((total % 4 != 0 || per_node == 0)); then
+  fail "the weight pair needs a GPU total divisible by 4 (have $total, $per_node per node)"
+else
+  kubectl apply -f - >/dev/null <<Q
+apiVersion: scheduling.volcano.sh/v1beta1
+kind: Queue
+metadata: {name: $w1}
+spec: {weight: 1}
+---
+apiVersion: scheduling.volcano.sh/v1beta1
+kind: Queue
+metadata: {name: $w3}
+spec: {weight: 3}
+Q
+  { pair_pods "$w1"; echo ---; pair_pods "$w3"; } | kubectl create -f - >/dev/null
+  wait_for "weight-1 queue's status.deserved is a quarter of $total GPUs" 30 \
+    field_is "$w1" '.status.deserved.nvidia\.com/gpu' "$((total / 4))"
+  wait_for "weight-3 queue's status.deserved is three quarters of $total GPUs" 30 \
+    field_is "$w3" '.status.deserved.nvidia\.com/gpu' "$((total * 3 / 4))"
+  expect_eq "no guarantee written for queues without one" "$(queue_field "$w1" .status.guarantee)" ""
+  kubectl delete pods,podgroups -n "$ns" --all --wait=false >/dev/null 2>&1
+  pods_gone() { [[ -z $(kubectl get pods -n "$ns" -o name 2>/dev/null) ]]; }
+  wait_for "the pair's pods are gone" 60 pods_gone
+fi
 
 webhook_start
 WEBHOOK_ON=1
@@ -154,7 +214,9 @@ cell() {
     }' <<<"$1"
 }
 expect_eq "team-1's PARENT" "$(cell "$t" "$t1" PARENT)" "$org"
-expect_eq "team-1's DESERVED-GPU" "$(cell "$t" "$t1" DESERVED-GPU)" "16"
+expect_eq "weight-1 queue's DESERVED-GPU (status.deserved)" "$(cell "$t" "$w1" DESERVED-GPU)" "$((total / 4))"
+expect_eq "weight-3 queue's DESERVED-GPU (status.deserved)" "$(cell "$t" "$w3" DESERVED-GPU)" "$((total * 3 / 4))"
+expect_eq "team-1's DESERVED-GPU is empty (no work, so proportion wrote none)" "$(cell "$t" "$t1" DESERVED-GPU)" ""
 expect_eq "team-1's CAPABILITY-GPU" "$(cell "$t" "$t1" CAPABILITY-GPU)" "32"
 expect_eq "root's PARENT is empty" "$(cell "$t" root PARENT)" ""
 

@@ -51,6 +51,10 @@ struct QueueInfo {
   Timestamp creation_time{};
   // status.allocated as last read from the API; the session writes it only when it changes.
   Resource status_allocated;
+  // status.deserved and status.guarantee (Basalt extension) as last read or written; the session
+  // writes them only when the share plugin computes other values.
+  Resource status_deserved;
+  Resource status_guarantee;
   // spec.affinity.nodeGroupAffinity and nodeGroupAntiAffinity (nodegroup plugin).
   NodeGroupTerms node_group_affinity;
   NodeGroupTerms node_group_anti_affinity;

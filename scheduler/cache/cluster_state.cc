@@ -642,6 +642,18 @@ void ClusterState::ForgetQueueAllocated(const std::string& queue) {
   BumpLocked();
 }
 
+ClusterState::QueueShareStatus ClusterState::SetQueueShare(
+    const std::string& queue, const std::optional<Resource>& deserved,
+    const std::optional<Resource>& guarantee) {
+  std::lock_guard<std::mutex> l(mu_);
+  QueueInfo* q = cluster_.FindQueue(queue);
+  if (q == nullptr) return {};
+  QueueShareStatus before{q->status_deserved, q->status_guarantee};
+  if (deserved.has_value()) q->status_deserved = *deserved;
+  if (guarantee.has_value()) q->status_guarantee = *guarantee;
+  return before;
+}
+
 Resource ClusterState::QueueAllocatedInApi(const std::string& queue) const {
   std::lock_guard<std::mutex> l(mu_);
   auto it = queue_api_allocated_.find(queue);

@@ -175,6 +175,15 @@ class ClusterState {
   void ForgetQueueAllocated(const std::string& queue);
   // status.allocated as the API server last reported it.
   Resource QueueAllocatedInApi(const std::string& queue) const;
+  // status.deserved and status.guarantee being written (those set) are kept on the cached queue
+  // so the next cycle does not write them again (until the informer reports the queue, which
+  // then shows them or causes one more write). Returns what the cache held before.
+  struct QueueShareStatus {
+    Resource deserved;
+    Resource guarantee;
+  };
+  QueueShareStatus SetQueueShare(const std::string& queue, const std::optional<Resource>& deserved,
+                                 const std::optional<Resource>& guarantee);
 
   // References for events (uid included); nullopt if unknown.
   std::optional<api::ObjectReference> PodReference(const std::string& namespace_name,

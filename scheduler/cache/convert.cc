@@ -648,6 +648,8 @@ QueueInfo ToQueueInfo(const api::Queue& queue) {
       std::string(queue.annotation(api::kHierarchyWeightsAnnotation).value_or(""));
   if (auto t = queue.creation_timestamp(); t.has_value()) q.creation_time = *t;
   q.status_allocated = ToResource(queue.status().allocated);
+  q.status_deserved = ToResource(queue.status().deserved);
+  q.status_guarantee = ToResource(queue.status().guarantee);
   return q;
 }
 
@@ -712,15 +714,39 @@ std::string DisruptionTargetPatch(std::string_view scheduler_name, Timestamp now
   return json::Serialize(doc);
 }
 
-std::string QueueAllocatedPatch(const Resource& allocated, const Resource& previous) {
-  resource::ResourceList list = ToResourceList(allocated);
+namespace {
+
+// `now`, with the dimensions of `previous` it lacks as "0" (a merge patch keeps absent keys).
+resource::ResourceList WithDroppedAsZero(const Resource& now, const Resource& previous) {
+  resource::ResourceList list = ToResourceList(now);
   for (const std::string& name : previous.Names()) {
     if (!list.Has(name)) list.Set(name, resource::Quantity());
   }
+  return list;
+}
+
+}  // namespace
+
+std::string QueueAllocatedPatch(const Resource& allocated, const Resource& previous) {
+  return QueueStatusPatch(QueueStatusUpdate{"", allocated}, previous, Resource(), Resource());
+}
+
+std::string QueueStatusPatch(const QueueStatusUpdate& update, const Resource& previous_allocated,
+                             const Resource& previous_deserved,
+                             const Resource& previous_guarantee) {
   json::Document doc(rapidjson::kObjectType);
   json::Allocator& a = doc.GetAllocator();
   json::Value& st = json::EnsureObject(doc, "status", a);
-  json::Set(st, "allocated", ResourceListJson(list, a), a);
+  json::Set(st, "allocated",
+            ResourceListJson(WithDroppedAsZero(update.allocated, previous_allocated), a), a);
+  if (update.deserved.has_value()) {
+    json::Set(st, "deserved",
+              ResourceListJson(WithDroppedAsZero(*update.deserved, previous_deserved), a), a);
+  }
+  if (update.guarantee.has_value()) {
+    json::Set(st, "guarantee",
+              ResourceListJson(WithDroppedAsZero(*update.guarantee, previous_guarantee), a), a);
+  }
   return json::Serialize(doc);
 }
 

@@ -20,6 +20,7 @@
 #include "scheduler/api/node_info.h"
 #include "scheduler/api/queue_info.h"
 #include "scheduler/api/task_info.h"
+#include "scheduler/framework/interfaces.h"
 
 namespace basalt::sched::cache {
 
@@ -124,5 +125,9 @@ std::string DisruptionTargetPatch(std::string_view scheduler_name, Timestamp now
 // Merge patch for queues/status setting status.allocated; dimensions present in `previous` but
 // absent now are written as "0" so a merge patch cannot leave them behind.
 std::string QueueAllocatedPatch(const Resource& allocated, const Resource& previous);
+// The same, and status.deserved / status.guarantee when `update` sets them (a Basalt extension),
+// each with the dimensions of its `previous_*` absent now written as "0".
+std::string QueueStatusPatch(const QueueStatusUpdate& update, const Resource& previous_allocated,
+                             const Resource& previous_deserved, const Resource& previous_guarantee);
 
 }  // namespace basalt::sched::cache

@@ -163,7 +163,8 @@ std::string QueueDifference(const QueueInfo& a, const QueueInfo& b) {
   if (a.weight != b.weight || a.priority != b.priority || a.capability != b.capability ||
       a.deserved != b.deserved || !(a.guarantee == b.guarantee) || a.reclaimable != b.reclaimable ||
       a.state != b.state || a.parent != b.parent || a.creation_time != b.creation_time ||
-      !(a.status_allocated == b.status_allocated)) {
+      !(a.status_allocated == b.status_allocated) || !(a.status_deserved == b.status_deserved) ||
+      !(a.status_guarantee == b.status_guarantee)) {
     return fmt::format("queue {}: weight {} allocated {} vs weight {} allocated {}", a.name,
                        a.weight, a.status_allocated.ToString(), b.weight,
                        b.status_allocated.ToString());

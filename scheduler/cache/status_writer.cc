@@ -164,9 +164,18 @@ void ApiStatusWriter::UpdatePodCondition(PodConditionUpdate update) {
 void ApiStatusWriter::UpdateQueueStatus(QueueStatusUpdate update) {
   Resource previous = state_->QueueAllocatedInApi(update.queue);
   state_->SetQueueAllocated(update.queue, update.allocated);
+  ClusterState::QueueShareStatus before =
+      state_->SetQueueShare(update.queue, update.deserved, update.guarantee);
+  // A write replaces one still pending for the queue: carry the deserved and guarantee known
+  // (and not changed now) too, so the pending one's are not lost.
+  if (!update.deserved.has_value() && !before.deserved.IsEmpty()) update.deserved = before.deserved;
+  if (!update.guarantee.has_value() && !before.guarantee.IsEmpty()) {
+    update.guarantee = before.guarantee;
+  }
   std::string key = "queue/" + update.queue;
   const std::string queue = update.queue;
-  if (!Enqueue(std::move(key), QueueWrite{std::move(update), std::move(previous)},
+  if (!Enqueue(std::move(key),
+               QueueWrite{std::move(update), std::move(previous), std::move(before)},
                kQueueWriteInterval)) {
     state_->ForgetQueueAllocated(queue);
   }
@@ -254,7 +263,9 @@ void ApiStatusWriter::Send(const Write& write) {
   const auto& q = std::get<QueueWrite>(write);
   absl::Status s = client_
                        ->Patch(client::Queues(), "", q.update.queue, client::PatchType::kMerge,
-                               QueueAllocatedPatch(q.update.allocated, q.previous), "status")
+                               QueueStatusPatch(q.update, q.previous, q.previous_share.deserved,
+                                                q.previous_share.guarantee),
+                               "status")
                        .status();
   if (!s.ok()) {
     Dropped("queue", fmt::format("queue {}", q.update.queue), s);

@@ -91,6 +91,7 @@ class ApiStatusWriter : public StatusSink {
   struct QueueWrite {
     QueueStatusUpdate update;
     Resource previous;
+    ClusterState::QueueShareStatus previous_share;
   };
   using Write = std::variant<PodGroupStatusUpdate, PodConditionUpdate, QueueWrite>;
   // False (and logged) when shut down.

@@ -26,6 +26,7 @@ namespace basalt::sched {
 struct QueueShareReport {
   std::optional<Resource> deserved;
   std::optional<Resource> real_capability;
+  std::optional<Resource> guarantee;  // the effective guarantee the plugin used
   std::optional<double> share;
 };
 

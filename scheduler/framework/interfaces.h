@@ -2,6 +2,7 @@
 // The session's seams to the outside world. The real implementations live in scheduler/cache/
 // (API binder, evictor, status writer); unit tests use recording fakes.
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -71,6 +72,10 @@ struct PodConditionUpdate {
 struct QueueStatusUpdate {
   std::string queue;
   Resource allocated;
+  // Set only when the share plugin (proportion, capacity) computed a value other than the one
+  // the queue's status shows (status.deserved, status.guarantee: a Basalt extension).
+  std::optional<Resource> deserved{};
+  std::optional<Resource> guarantee{};
 };
 
 struct EventRecord {

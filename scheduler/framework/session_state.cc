@@ -335,9 +335,22 @@ void Session::Close(StatusSink* sink) {
     }
   }
   for (const auto& [name, queue] : queues()) {
-    Resource now = allocated[name];
-    if (now == queue.status_allocated) continue;
-    sink->UpdateQueueStatus(QueueStatusUpdate{name, now});
+    QueueStatusUpdate update{name, allocated[name]};
+    // status.deserved and status.guarantee: only what the share plugin reported, only changes.
+    if (auto it = queue_reports_.find(name); it != queue_reports_.end()) {
+      const QueueShareReport& r = it->second;
+      if (r.deserved.has_value() && !(*r.deserved == queue.status_deserved)) {
+        update.deserved = r.deserved;
+      }
+      if (r.guarantee.has_value() && !(*r.guarantee == queue.status_guarantee)) {
+        update.guarantee = r.guarantee;
+      }
+    }
+    if (update.allocated == queue.status_allocated && !update.deserved.has_value() &&
+        !update.guarantee.has_value()) {
+      continue;
+    }
+    sink->UpdateQueueStatus(std::move(update));
   }
   for (auto& e : events_) sink->RecordEvent(std::move(e));
   events_.clear();

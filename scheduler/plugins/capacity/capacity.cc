@@ -69,7 +69,7 @@ class CapacityPlugin final : public Plugin {
   void OnSessionClose(Session& ssn) override {
     for (const auto& [name, a] : attrs_) {
       if (name == kRootQueueName && ssn.FindQueue(name) == nullptr) continue;
-      ssn.ReportQueue(name, QueueShareReport{a.deserved, a.real_capability, a.share});
+      ssn.ReportQueue(name, QueueShareReport{a.deserved, a.real_capability, a.guarantee, a.share});
     }
   }
 

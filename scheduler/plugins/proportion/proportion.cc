@@ -332,7 +332,7 @@ class ProportionPlugin final : public Plugin {
   // For the metrics (volcano_queue_deserved_*, _real_capacity_*, volcano_queue_share).
   void OnSessionClose(Session& ssn) override {
     for (const auto& [name, a] : queues_) {
-      ssn.ReportQueue(name, QueueShareReport{a.deserved, a.real_capability, a.share});
+      ssn.ReportQueue(name, QueueShareReport{a.deserved, a.real_capability, a.guarantee, a.share});
     }
   }
 

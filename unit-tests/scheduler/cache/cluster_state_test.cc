@@ -472,6 +472,22 @@ TEST_CASE("convert: node affinity, terminated pods and the queue allocated patch
   before.SetUnits("nvidia.com/gpu", 4);
   CHECK(QueueAllocatedPatch(Resource(), before) ==
         R"({"status":{"allocated":{"cpu":"0","memory":"0","nvidia.com/gpu":"0"}}})");
+
+  // deserved and guarantee are written only when the update sets them.
+  Resource six;
+  six.SetUnits("nvidia.com/gpu", 6);
+  QueueStatusUpdate update{"q", Resource()};
+  update.deserved = six;
+  Resource old_deserved;
+  old_deserved.SetUnits("example.com/fpga", 1);
+  CHECK(QueueStatusPatch(update, Resource(), old_deserved, before) ==
+        R"({"status":{"allocated":{"cpu":"0","memory":"0"},)"
+        R"("deserved":{"cpu":"0","example.com/fpga":"0","memory":"0","nvidia.com/gpu":"6"}}})");
+  update.deserved.reset();
+  update.guarantee = Resource();
+  CHECK(QueueStatusPatch(update, Resource(), Resource(), before) ==
+        R"({"status":{"allocated":{"cpu":"0","memory":"0"},)"
+        R"("guarantee":{"cpu":"0","memory":"0","nvidia.com/gpu":"0"}}})");
 }
 
 }  // namespace

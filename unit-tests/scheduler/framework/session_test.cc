@@ -352,6 +352,49 @@ TEST_CASE("Session: Close writes only changed PodGroup status and pod conditions
   CHECK(sink.queues[0].allocated.milli_cpu() == 2000);
 }
 
+TEST_CASE("Session: Close writes a queue's deserved and guarantee only when they changed",
+          "[sched][session]") {
+  Resource four_gpus;
+  four_gpus.Set("nvidia.com/gpu", 4000);
+  Resource two_gpus;
+  two_gpus.Set("nvidia.com/gpu", 2000);
+  ClusterInfo c;
+  QueueInfo same = MakeQueue("same");  // the API already shows what the plugin computes
+  same.status_deserved = four_gpus;
+  same.status_guarantee = two_gpus;
+  (void)c.AddQueue(same);
+  QueueInfo fresh = MakeQueue("fresh");  // nothing written yet
+  (void)c.AddQueue(fresh);
+  QueueInfo moved = MakeQueue("moved");  // deserved changed, guarantee did not
+  moved.status_deserved = two_gpus;
+  moved.status_guarantee = two_gpus;
+  (void)c.AddQueue(moved);
+  QueueInfo unreported = MakeQueue("unreported");  // no share plugin reported it: left alone
+  unreported.status_deserved = four_gpus;
+  (void)c.AddQueue(unreported);
+  Harness h;
+  auto ssn = h.Open(std::move(c));
+  ssn->ReportQueue("same", QueueShareReport{four_gpus, four_gpus, two_gpus, 0.0});
+  ssn->ReportQueue("fresh", QueueShareReport{four_gpus, four_gpus, Resource(), 0.0});
+  ssn->ReportQueue("moved", QueueShareReport{four_gpus, four_gpus, two_gpus, 0.0});
+  testing::RecordingStatusSink sink;
+  ssn->Close(&sink);
+  std::map<std::string, QueueStatusUpdate> by_queue;
+  for (const auto& u : sink.queues) by_queue.emplace(u.queue, u);
+  CHECK(by_queue.size() == sink.queues.size());
+  CHECK(by_queue.count("same") == 0);
+  CHECK(by_queue.count("unreported") == 0);
+  REQUIRE(by_queue.count("fresh") == 1);
+  REQUIRE(by_queue.at("fresh").deserved.has_value());
+  CHECK(*by_queue.at("fresh").deserved == four_gpus);
+  CHECK_FALSE(by_queue.at("fresh").guarantee.has_value());  // empty, as the API shows
+  REQUIRE(by_queue.count("moved") == 1);
+  REQUIRE(by_queue.at("moved").deserved.has_value());
+  CHECK(*by_queue.at("moved").deserved == four_gpus);
+  CHECK_FALSE(by_queue.at("moved").guarantee.has_value());
+  CHECK(by_queue.at("moved").allocated.IsEmpty());
+}
+
 }  // namespace
 }  // namespace basalt::sched
 
