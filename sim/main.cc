@@ -4,6 +4,7 @@
 //   basalt-sim --nodes openb_node_list_gpu_node.csv --tasks openb_pod_list_default.csv
 //              --scheduler-conf conf.yaml [--seed 1] [--demand 1.3] [--scale 1]
 //              [--period 10] [--csv out.csv] [--placements out.csv] [--quiet]
+//              [--fgd-learned]
 //   basalt-sim --workload workload.yaml --scheduler-conf conf.yaml [--csv out.csv]
 
 #include <cstdlib>
@@ -15,6 +16,7 @@
 #include "fmt/format.h"
 #include "scheduler/actions/registry.h"
 #include "scheduler/framework/framework.h"
+#include "scheduler/plugins/fgd/fgd.h"
 #include "scheduler/plugins/registry.h"
 #include "sim/simulator.h"
 #include "sim/workload.h"
@@ -24,7 +26,11 @@ namespace {
 constexpr char kUsage[] =
     "usage: basalt-sim (--nodes NODES.csv --tasks TASKS.csv | --workload W.yaml)\n"
     "                  --scheduler-conf CONF.yaml [--seed N] [--demand SHARE] [--scale K]\n"
-    "                  [--period SECONDS] [--csv OUT.csv] [--placements OUT.csv] [--quiet]\n";
+    "                  [--period SECONDS] [--csv OUT.csv] [--placements OUT.csv] [--quiet]\n"
+    "                  [--fgd-learned]\n"
+    "  With --tasks, every fgd plugin without fgd.workloadFrom gets the task list as its target\n"
+    "  workload (the FGD paper's protocol); --fgd-learned keeps fgd learning it from the tasks\n"
+    "  seen so far.\n";
 
 int Fail(const std::string& msg) {
   std::cerr << "basalt-sim: " << msg << "\n";
@@ -47,7 +53,7 @@ int main(int argc, char** argv) {
   uint64_t seed = 1;
   double demand = 1.3, period = 10;
   int scale = 1;
-  bool quiet = false;
+  bool quiet = false, fgd_learned = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto value = [&](std::string* out) {
@@ -84,6 +90,10 @@ int main(int argc, char** argv) {
     }
     if (a == "--quiet") {
       quiet = true;
+      continue;
+    }
+    if (a == "--fgd-learned") {
+      fgd_learned = true;
       continue;
     }
     if (a == "--help" || a == "-h") {
@@ -133,6 +143,17 @@ int main(int argc, char** argv) {
       }
     }
     workload = basalt::sim::SampleOpenbWorkload(std::move(all), *tasks, demand, seed);
+    // The FGD paper measures fragmentation against the target workload, the task-type
+    // popularity of the trace known in advance: the whole pod list the tasks are drawn from.
+    if (!fgd_learned) {
+      for (basalt::sched::Tier& tier : config->tiers) {
+        for (basalt::sched::PluginOption& p : tier.plugins) {
+          if (p.name == basalt::sched::kFgdPluginName && !p.arguments.Has("fgd.workloadFrom")) {
+            p.arguments.Set("fgd.workloadFrom", tasks_path);
+          }
+        }
+      }
+    }
   }
   std::ofstream csv;
   if (!csv_path.empty()) {

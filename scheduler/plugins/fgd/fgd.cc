@@ -1,10 +1,16 @@
 #include "scheduler/plugins/fgd/fgd.h"
 
 #include <algorithm>
+#include <charconv>
+#include <filesystem>
+#include <fstream>
 #include <map>
+#include <mutex>
+#include <sstream>
 #include <tuple>
 #include <unordered_map>
 
+#include "fmt/format.h"
 #include "scheduler/framework/session.h"
 
 namespace basalt::sched {
@@ -110,15 +116,12 @@ int32_t VgpuFree(const VgpuDevice& d, int64_t memory, int32_t cores, int32_t sha
 
 }  // namespace
 
-std::vector<FgdTaskType> FgdTaskTypes(const ClusterInfo& cluster) {
-  TypeCounts refs;
-  for (const auto& [id, job] : cluster.jobs()) {
-    for (const auto& [uid, t] : job.tasks()) CountTask(t, refs);
-  }
-  for (const auto& [uid, t] : cluster.foreign_tasks()) CountTask(t, refs);
-  std::map<TypeKey, int64_t> counts;
-  for (const auto& [ref, n] : refs) counts.emplace(ref.Key(), n);
-  int64_t total = 0;
+namespace {
+
+// Types with their (unnormalised) weights -> weights summing to 1, most popular first (ties in
+// key order, so the heaviest terms are summed first).
+std::vector<FgdTaskType> TypesFromCounts(const std::map<TypeKey, double>& counts) {
+  double total = 0;
   for (const auto& [k, n] : counts) total += n;
   std::vector<FgdTaskType> out;
   out.reserve(counts.size());
@@ -133,13 +136,110 @@ std::vector<FgdTaskType> FgdTaskTypes(const ClusterInfo& cluster) {
     t.vgpu_memory = std::get<6>(k);
     t.vgpu_memory_percentage = std::get<7>(k);
     t.vgpu_cores = std::get<8>(k);
-    t.weight = static_cast<double>(n) / static_cast<double>(total);
+    t.weight = n / total;
     out.push_back(std::move(t));
   }
-  // Most popular first (ties in key order), so the heaviest terms are summed first.
   std::stable_sort(out.begin(), out.end(),
                    [](const FgdTaskType& a, const FgdTaskType& b) { return a.weight > b.weight; });
   return out;
+}
+
+std::vector<std::string_view> SplitCsv(std::string_view line) {
+  std::vector<std::string_view> out;
+  size_t start = 0;
+  while (true) {
+    const size_t comma = line.find(',', start);
+    out.push_back(line.substr(start, comma == std::string_view::npos ? line.npos : comma - start));
+    if (comma == std::string_view::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<FgdTaskType> FgdTaskTypes(const ClusterInfo& cluster) {
+  TypeCounts refs;
+  for (const auto& [id, job] : cluster.jobs()) {
+    for (const auto& [uid, t] : job.tasks()) CountTask(t, refs);
+  }
+  for (const auto& [uid, t] : cluster.foreign_tasks()) CountTask(t, refs);
+  std::map<TypeKey, double> counts;
+  for (const auto& [ref, n] : refs) counts.emplace(ref.Key(), static_cast<double>(n));
+  return TypesFromCounts(counts);
+}
+
+absl::StatusOr<std::vector<FgdTaskType>> ReadFgdWorkload(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return absl::NotFoundError(fmt::format("fgd.workloadFrom: cannot read {}", path));
+  std::string line;
+  if (!std::getline(in, line)) {
+    return absl::InvalidArgumentError(fmt::format("fgd.workloadFrom: {}: empty file", path));
+  }
+  if (!line.empty() && line.back() == '\r') line.pop_back();
+  const std::vector<std::string_view> header = SplitCsv(line);
+  auto column = [&header](std::string_view name) -> int {
+    for (size_t i = 0; i < header.size(); ++i) {
+      if (header[i] == name) return static_cast<int>(i);
+    }
+    return -1;
+  };
+  const int cpu_col = column("cpu_milli"), mem_col = column("memory_mib"),
+            num_col = column("num_gpu"), milli_col = column("gpu_milli"),
+            spec_col = column("gpu_spec"), weight_col = column("weight");
+  if (cpu_col < 0 || mem_col < 0 || num_col < 0 || milli_col < 0) {
+    return absl::InvalidArgumentError(fmt::format(
+        "fgd.workloadFrom: {}: the header must name cpu_milli, memory_mib, num_gpu and gpu_milli",
+        path));
+  }
+  std::map<TypeKey, double> counts;
+  int line_no = 1;
+  while (std::getline(in, line)) {
+    ++line_no;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.empty()) continue;
+    const std::vector<std::string_view> cols = SplitCsv(line);
+    auto bad = [&](std::string_view what) {
+      return absl::InvalidArgumentError(
+          fmt::format("fgd.workloadFrom: {}: line {}: {}", path, line_no, what));
+    };
+    auto cell = [&cols](int c) {
+      return c >= 0 && static_cast<size_t>(c) < cols.size() ? cols[static_cast<size_t>(c)]
+                                                            : std::string_view();
+    };
+    auto integer = [&](int c, int64_t* out) {
+      const std::string_view v = cell(c);
+      const auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), *out);
+      return ec == std::errc() && p == v.data() + v.size() && !v.empty() && *out >= 0;
+    };
+    int64_t cpu = 0, mem = 0, num = 0, milli = 0;
+    if (!integer(cpu_col, &cpu)) return bad("cpu_milli must be an integer >= 0");
+    if (!integer(mem_col, &mem)) return bad("memory_mib must be an integer >= 0");
+    if (!integer(num_col, &num)) return bad("num_gpu must be an integer >= 0");
+    if (!integer(milli_col, &milli) || milli > GpuDevices::kWholeGpu) {
+      return bad("gpu_milli must be an integer within 0..1000");
+    }
+    double weight = 1;
+    if (weight_col >= 0) {
+      const std::string w(cell(weight_col));
+      std::istringstream ws(w);
+      if (!(ws >> weight) || !ws.eof() || !(weight > 0)) return bad("weight must be a number > 0");
+    }
+    // The task a row describes, as CountTask sees it: memory in bytes, the GPU request only
+    // when both num_gpu and gpu_milli are positive (basalt-sim's reading of the trace).
+    const bool gpu = num > 0 && milli > 0;
+    if (cpu == 0 && mem == 0 && !gpu) continue;  // an empty request: not a type (CountTask)
+    TypeKey key(cpu, mem * (int64_t{1} << 20), gpu ? static_cast<int32_t>(num) : 0,
+                gpu ? static_cast<int32_t>(milli) : 0,
+                gpu ? ParseGpuModels(cell(spec_col)) : std::vector<std::string>(), false, 0,
+                kVgpuNoPercentage, 0);
+    counts[std::move(key)] += weight;
+  }
+  if (counts.empty()) {
+    return absl::InvalidArgumentError(
+        fmt::format("fgd.workloadFrom: {}: no task with a resource request", path));
+  }
+  return TypesFromCounts(counts);
 }
 
 namespace {
@@ -339,13 +439,15 @@ struct FgdState {
 
 class FgdPlugin final : public Plugin {
  public:
-  explicit FgdPlugin(double weight) : weight_(weight) {}
+  // `target`: the workload's task types given up front (fgd.workloadFrom), null to learn them.
+  FgdPlugin(double weight, std::shared_ptr<const std::vector<FgdTaskType>> target)
+      : weight_(weight), target_(std::move(target)) {}
   std::string_view Name() const override { return kFgdPluginName; }
 
   void OnSessionOpen(Session& ssn) override {
     if (weight_ == 0) return;
     state_ = std::make_shared<FgdState>();
-    state_->types = FgdTaskTypes(ssn.cluster());
+    state_->types = target_ != nullptr ? *target_ : FgdTaskTypes(ssn.cluster());
     // Inside a node, a shared task takes the GPU whose use grows the node's expected
     // fragmentation least (the GPU choice hooks of GpuDevices and VgpuDevices).
     // One cost per GPU model (it depends on the node only through the model), shared by the
@@ -467,6 +569,7 @@ class FgdPlugin final : public Plugin {
   }
 
   double weight_;
+  std::shared_ptr<const std::vector<FgdTaskType>> target_;
   double max_capacity_ = 0;
   std::shared_ptr<FgdState> state_;
   // By node: the session's nodes stay in place while it is open.
@@ -482,10 +585,47 @@ class FgdPlugin final : public Plugin {
 
 }  // namespace
 
+namespace {
+
+// The plugin is built for every session: a workload file is read once per path, size and
+// modification time.
+absl::StatusOr<std::shared_ptr<const std::vector<FgdTaskType>>> CachedWorkload(
+    const std::string& path) {
+  struct Entry {
+    std::filesystem::file_time_type mtime;
+    uintmax_t size = 0;
+    std::shared_ptr<const std::vector<FgdTaskType>> types;
+  };
+  static std::mutex mu;
+  static std::map<std::string, Entry, std::less<>> cache;
+  std::error_code ec;
+  const auto mtime = std::filesystem::last_write_time(path, ec);
+  const uintmax_t size = ec ? 0 : std::filesystem::file_size(path, ec);
+  if (ec) return absl::NotFoundError(fmt::format("fgd.workloadFrom: cannot read {}", path));
+  std::lock_guard<std::mutex> lock(mu);
+  auto it = cache.find(path);
+  if (it != cache.end() && it->second.mtime == mtime && it->second.size == size) {
+    return it->second.types;
+  }
+  auto types = ReadFgdWorkload(path);
+  if (!types.ok()) return types.status();
+  auto shared = std::make_shared<const std::vector<FgdTaskType>>(*std::move(types));
+  cache[path] = Entry{mtime, size, shared};
+  return shared;
+}
+
+}  // namespace
+
 absl::StatusOr<std::unique_ptr<Plugin>> NewFgdPlugin(const Arguments& args) {
   auto weight = args.GetFloat("fgd.weight", 1);
   if (!weight.ok()) return weight.status();
-  return std::make_unique<FgdPlugin>(*weight);
+  std::shared_ptr<const std::vector<FgdTaskType>> target;
+  if (const std::string path = args.GetString("fgd.workloadFrom", ""); !path.empty()) {
+    auto types = CachedWorkload(path);
+    if (!types.ok()) return absl::InvalidArgumentError(types.status().message());
+    target = *std::move(types);
+  }
+  return std::make_unique<FgdPlugin>(*weight, std::move(target));
 }
 
 }  // namespace basalt::sched

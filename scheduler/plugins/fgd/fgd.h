@@ -6,8 +6,10 @@
 // (CPU or memory short, GPU model not allowed, too few GPUs with the share it needs) or when the
 // task asks for no GPU; otherwise the free capacity of the GPUs whose free share is below the
 // task's per-GPU share. A node's expected fragmentation weights the task types by their
-// popularity; the plugin learns the types and weights from the tasks in the snapshot (placed and
-// pending), so the distribution is the workload seen so far. A node scores higher the less a
+// popularity. As in the paper, that popularity can be the *target workload*, known in advance
+// (argument fgd.workloadFrom, a CSV of task types); without it the plugin learns the types and
+// weights from the tasks in the snapshot (placed and pending), the workload seen so far. A node
+// scores higher the less a
 // placement grows its expected fragmentation. Inside a node, a shared task (one GPU, or one vGPU
 // per container) takes the GPU whose use grows the node's expected fragmentation least: the
 // plugin sets that cost on the session's nodes (GpuDevices/VgpuDevices::set_choice_cost), so the
@@ -28,7 +30,14 @@
 //     over that node's GPU memory, or vgpu-memory-percentage) and its cores.
 // A task of one kind cannot use GPUs of another kind (all their free share is a fragment).
 //
-// Arguments: fgd.weight (float, default 1).
+// Arguments:
+//   fgd.weight (float, default 1);
+//   fgd.workloadFrom (path, default none: learned from the snapshot): a CSV file with a header
+//     naming at least cpu_milli, memory_mib, num_gpu and gpu_milli, optionally gpu_spec (GPU
+//     models, ParseGpuModels syntax) and weight (> 0, default 1); one row per task or task type,
+//     rows of the same type add their weights. An openb pod list
+//     (openb_pod_list_*.csv) is such a file: the distribution of its tasks. Read once per path
+//     and modification time; a missing or malformed file makes the plugin's arguments invalid.
 
 #include <cstdint>
 #include <memory>
@@ -78,6 +87,11 @@ double ExpectedGpuFragmentation(int64_t free_cpu, int64_t free_memory, const Fgd
 
 // The task types of every task in `cluster` (jobs' tasks and other pods), weighted by count.
 std::vector<FgdTaskType> FgdTaskTypes(const ClusterInfo& cluster);
+
+// The task types of a workload CSV (the fgd.workloadFrom format above), weights summing to 1, in
+// the order FgdTaskTypes uses; kInvalidArgument naming the line on bad input, kNotFound if the
+// file cannot be read.
+absl::StatusOr<std::vector<FgdTaskType>> ReadFgdWorkload(const std::string& path);
 
 // Fragmentation (milli-GPU) of a node with `free_cpu`, `free_memory`, GPU `model` and per-GPU
 // free shares `free_gpus`, for one task type.

@@ -1,10 +1,16 @@
 #include "scheduler/plugins/fgd/fgd.h"
 
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
 
 #include "fmt/format.h"
+#include "scheduler/framework/session.h"
 #include "scheduler/plugins/bestfit/bestfit.h"
 #include "scheduler/plugins/deviceshare/deviceshare.h"
+#include "scheduler/plugins/registry.h"
 #include "unit-tests/scheduler/testing/builders.h"
 
 namespace basalt::sched {
@@ -221,6 +227,104 @@ TEST_CASE("fgd: the GPU choice hook takes the GPU of least fragmentation", "[sch
         return ExpectedGpuFragmentation(left.milli_cpu, left.memory, GpuViewOf(n), vtypes);
       }));
   CHECK(v.Fit(req, HostLeft{8000, 1 << 30}).assignment.at(0).at(0).uuid == "GPU-1");
+}
+
+// A file of `text` under the temporary directory, removed with the object.
+struct TempFile {
+  explicit TempFile(std::string_view name, std::string_view text)
+      : path((std::filesystem::temp_directory_path() /
+              fmt::format("basalt-fgd-{}-{}", ::getpid(), name))
+                 .string()) {
+    std::ofstream(path) << text;
+  }
+  ~TempFile() { std::filesystem::remove(path); }
+  std::string path;
+};
+
+TEST_CASE("fgd: a workload CSV gives the task types and weights up front", "[sched][fgd]") {
+  // Rows of one type add their weights; an empty request is not a type; no weight column would
+  // mean 1 per row (an openb pod list).
+  TempFile f("types.csv",
+             "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,weight\n"
+             "a,1000,1024,1,500,,3\n"
+             "b,2000,0,0,0,,1\n"
+             "c,1000,1024,1,500,,1\n"
+             "d,0,0,0,0,,5\n"
+             "e,4000,0,2,1000,V100M16|V100M32,3\n");
+  auto types = ReadFgdWorkload(f.path);
+  REQUIRE(types.ok());
+  REQUIRE(types->size() == 3);  // total weight 8
+  CHECK((*types)[0].gpu.milli == 500);
+  CHECK((*types)[0].memory == int64_t{1024} << 20);
+  CHECK((*types)[0].weight == Approx(0.5));
+  CHECK((*types)[1].gpu.count == 2);
+  CHECK((*types)[1].gpu.models == std::vector<std::string>{"V100M16", "V100M32"});
+  CHECK((*types)[1].weight == Approx(0.375));
+  CHECK((*types)[2].gpu.Empty());
+  CHECK((*types)[2].milli_cpu == 2000);
+  CHECK((*types)[2].weight == Approx(0.125));
+
+  TempFile plain("plain.csv", "cpu_milli,memory_mib,num_gpu,gpu_milli\n1000,0,1,1000\n0,5,0,0\n");
+  auto p = ReadFgdWorkload(plain.path);
+  REQUIRE(p.ok());
+  REQUIRE(p->size() == 2);
+  CHECK((*p)[0].weight == Approx(0.5));
+
+  TempFile bad("bad.csv", "cpu_milli,memory_mib,num_gpu,gpu_milli\n1000,0,1,1200\n");
+  CHECK(ReadFgdWorkload(bad.path).status().code() == absl::StatusCode::kInvalidArgument);
+  TempFile nohead("nohead.csv", "cpu_milli,num_gpu\n1,1\n");
+  CHECK_FALSE(ReadFgdWorkload(nohead.path).ok());
+  CHECK_FALSE(NewFgdPlugin(testing::Args({{"fgd.workloadFrom", "/nonexistent/w.csv"}})).ok());
+}
+
+TEST_CASE("fgd: fgd.workloadFrom replaces the learned distribution in the node score",
+          "[sched][fgd]") {
+  // n1: one GPU with a 400 share running (600 free); n2: one empty GPU. A 300 share is pending.
+  // Learned from the snapshot: types 300 and 400 (one task each, weight 0.5).
+  //   n1 [600] -> [300]: the 400 type cannot use 300: 0 -> 0.5 * 300 = +150; n2 [1000] -> [700]:
+  //   both fit, +0. Scores 50 * (1 - delta / 1000): n1 42.5, n2 50 (n2 wins).
+  // Target workload of whole GPUs: n1 600 -> 300, all a fragment: -300, score 65; n2 0 -> 700,
+  //   +700, score 15 (n1 wins).
+  TempFile whole("whole.csv", "cpu_milli,memory_mib,num_gpu,gpu_milli\n1000,0,1,1000\n");
+  auto open = [](const std::string& arguments) {
+    ClusterInfo c;
+    REQUIRE(c.AddQueue(testing::MakeQueue("default")).ok());
+    for (const char* name : {"n1", "n2"}) {
+      NodeInfo node = MakeNode(name)
+                          .Allocatable("cpu", "32")
+                          .Allocatable("memory", "64Gi")
+                          .Allocatable("nvidia.com/gpu", 1);
+      node.set_gpus(GpuDevices("V100", 1));
+      REQUIRE(c.AddNode(std::move(node)).ok());
+    }
+    TaskInfo holder = Share("h", 400);
+    holder.resreq = Resource();
+    holder.resreq.Set(kGpu, 400);
+    holder.node_name = "n1";
+    holder.status = TaskStatus::kRunning;
+    holder.gpu_ids = {0};
+    holder.gpu_node = "n1";
+    REQUIRE(c.AddTask(holder).ok());
+    REQUIRE(c.AddJob(testing::MakeJob("ns", "j")).ok());
+    TaskInfo pending = Share("p", 300);
+    pending.job_id = "ns/j";
+    REQUIRE(c.AddTask(pending).ok());
+    auto config = ParseSchedulerConfig(
+        "actions: \"allocate\"\ntiers:\n- plugins:\n  - name: fgd\n" + arguments);
+    REQUIRE(config.ok());
+    auto ssn = Session::Open(std::move(c), *config, NewInTreeRegistry(),
+                             SessionOptions{"s", {}, nullptr, nullptr});
+    REQUIRE(ssn.ok());
+    REQUIRE((*ssn)->FindNode("n1")->gpus().free_milli() == std::vector<int32_t>{600});
+    return *std::move(ssn);
+  };
+  const TaskInfo task = Share("p", 300);
+  auto learned = open("");
+  CHECK(learned->NodeOrder(task, *learned->FindNode("n1")) == Approx(42.5));
+  CHECK(learned->NodeOrder(task, *learned->FindNode("n2")) == Approx(50));
+  auto target = open("    arguments:\n      fgd.workloadFrom: \"" + whole.path + "\"\n");
+  CHECK(target->NodeOrder(task, *target->FindNode("n1")) == Approx(65));
+  CHECK(target->NodeOrder(task, *target->FindNode("n2")) == Approx(15));
 }
 
 TEST_CASE("deviceshare: the predicate names why the GPUs do not fit", "[sched][deviceshare]") {
