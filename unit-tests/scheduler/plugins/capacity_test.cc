@@ -53,6 +53,14 @@ SchedulerConfig CapacityConfig(bool hierarchy = false, int ancestor_level = 0) {
   return *config;
 }
 
+// A node of 64 CPUs and 256Gi with `gpus` whole GPUs.
+NodeInfo GpuNode(const std::string& name, int gpus) {
+  return MakeNode(name)
+      .Allocatable("cpu", "64")
+      .Allocatable("memory", "256Gi")
+      .Allocatable("nvidia.com/gpu", gpus);
+}
+
 void AddPods(FakeCluster& cluster, const std::string& queue, const std::string& prefix, int n,
              int created, std::string_view cpu, std::string_view memory, int gpus = 0) {
   for (int i = 0; i < n; ++i) {
@@ -127,10 +135,7 @@ TEST_CASE("capacity: capability is a hard cap that includes the task's own reque
           "[sched][capacity]") {
   FakeCluster cluster;
   cluster.AddQueue(MakeQueue("team").Deserved("nvidia.com/gpu", 2).Capability("nvidia.com/gpu", 5));
-  cluster.AddNode(MakeNode("n0")
-                      .Allocatable("cpu", "64")
-                      .Allocatable("memory", "256Gi")
-                      .Allocatable("nvidia.com/gpu", 8));
+  cluster.AddNode(GpuNode("n0", 8));
   AddPods(cluster, "team", "a", 3, 1, "1", "1Gi", 2);
   Run(cluster, CapacityConfig(), 3);
   // 2 + 2 = 4 <= 5; a third 2-GPU pod would make 6.
@@ -146,10 +151,7 @@ TEST_CASE("capacity: admitted PodGroups without pods do not hold the capability 
           "[sched][capacity][stranding]") {
   FakeCluster cluster;
   cluster.AddQueue(MakeQueue("team").Deserved("nvidia.com/gpu", 8).Capability("nvidia.com/gpu", 8));
-  cluster.AddNode(MakeNode("n0")
-                      .Allocatable("cpu", "64")
-                      .Allocatable("memory", "256Gi")
-                      .Allocatable("nvidia.com/gpu", 16));
+  cluster.AddNode(GpuNode("n0", 16));
   for (int i = 0; i < 8; ++i) {
     AddGpuGang(cluster, "team", fmt::format("empty-{}", i), 1, 1, 0);
   }
@@ -176,10 +178,7 @@ TEST_CASE("capacity: a guarantee is never lent to another queue nor reclaimed",
                        .Deserved("nvidia.com/gpu", 4)
                        .Created(1));
   cluster.AddQueue(MakeQueue("other").Deserved("nvidia.com/gpu", 16).Created(2));
-  cluster.AddNode(MakeNode("n0")
-                      .Allocatable("cpu", "64")
-                      .Allocatable("memory", "256Gi")
-                      .Allocatable("nvidia.com/gpu", 16));
+  cluster.AddNode(GpuNode("n0", 16));
   const SchedulerConfig config = CapacityConfig();
   AddPods(cluster, "other", "o", 16, 1, "1", "1Gi", 1);
   Run(cluster, config, 3);
@@ -197,10 +196,7 @@ TEST_CASE("capacity: a borrower is reclaimed down to its deserved share, never b
   FakeCluster cluster;
   cluster.AddQueue(MakeQueue("a").Deserved("nvidia.com/gpu", 6).Created(1));
   cluster.AddQueue(MakeQueue("b").Deserved("nvidia.com/gpu", 10).Created(2));
-  cluster.AddNode(MakeNode("n0")
-                      .Allocatable("cpu", "64")
-                      .Allocatable("memory", "256Gi")
-                      .Allocatable("nvidia.com/gpu", 16));
+  cluster.AddNode(GpuNode("n0", 16));
   const SchedulerConfig config = CapacityConfig();
   AddPods(cluster, "a", "a", 16, 1, "1", "1Gi", 1);
   Run(cluster, config, 3);
@@ -225,10 +221,7 @@ void AddOrgTree(FakeCluster& cluster) {
   cluster.AddQueue(MakeQueue("team-1").Parent("org-a").Deserved("nvidia.com/gpu", 16).Created(3));
   cluster.AddQueue(MakeQueue("team-2").Parent("org-a").Deserved("nvidia.com/gpu", 16).Created(4));
   for (int i = 0; i < 8; ++i) {
-    cluster.AddNode(MakeNode("n" + std::to_string(i))
-                        .Allocatable("cpu", "64")
-                        .Allocatable("memory", "256Gi")
-                        .Allocatable("nvidia.com/gpu", 8));
+    cluster.AddNode(GpuNode("n" + std::to_string(i), 8));
   }
 }
 
@@ -295,10 +288,7 @@ TEST_CASE("capacity: hierarchy, children's guarantees are held within the parent
   cluster.AddQueue(MakeQueue("a").Parent("org").Deserved("nvidia.com/gpu", 8));
   cluster.AddQueue(
       MakeQueue("b").Parent("org").Guarantee("nvidia.com/gpu", "6").Deserved("nvidia.com/gpu", 8));
-  cluster.AddNode(MakeNode("n0")
-                      .Allocatable("cpu", "64")
-                      .Allocatable("memory", "256Gi")
-                      .Allocatable("nvidia.com/gpu", 32));
+  cluster.AddNode(GpuNode("n0", 32));
   AddPods(cluster, "a", "a", 20, 1, "1", "1Gi", 1);
   Run(cluster, CapacityConfig(/*hierarchy=*/true), 4);
   // a's realCapability = org's 16 - b's guarantee 6.
@@ -309,10 +299,7 @@ TEST_CASE("capacity: queue priority orders queues before their shares", "[sched]
   FakeCluster cluster;
   cluster.AddQueue(MakeQueue("low").Deserved("nvidia.com/gpu", 8).Created(1));
   cluster.AddQueue(MakeQueue("high").Priority(10).Deserved("nvidia.com/gpu", 2).Created(2));
-  cluster.AddNode(MakeNode("n0")
-                      .Allocatable("cpu", "64")
-                      .Allocatable("memory", "256Gi")
-                      .Allocatable("nvidia.com/gpu", 4));
+  cluster.AddNode(GpuNode("n0", 4));
   AddPods(cluster, "low", "l", 4, 1, "1", "1Gi", 1);
   AddPods(cluster, "high", "h", 4, 2, "1", "1Gi", 1);
   REQUIRE(cluster.RunCycle(CapacityConfig()).ok());  // admission

@@ -53,6 +53,13 @@ SchedulerConfig ConfigWithActions(const std::string& actions) {
   return *config;
 }
 
+// The issue's cluster: queues q1 (weight 1, older) and q3 (weight 3), kNodes GPU nodes.
+void AddWeightedQueuesAndNodes(FakeCluster& cluster) {
+  cluster.AddQueue(MakeQueue("q1").Weight(1).Created(1));
+  cluster.AddQueue(MakeQueue("q3").Weight(3).Created(2));
+  for (int i = 0; i < kNodes; ++i) cluster.AddNode(GpuNode(i));
+}
+
 int64_t UsedGpus(const FakeCluster& cluster, const std::vector<std::string>& queues) {
   int64_t used = 0;
   for (const auto& q : queues) used += cluster.RunningInQueue(q, "nvidia.com/gpu");
@@ -62,9 +69,7 @@ int64_t UsedGpus(const FakeCluster& cluster, const std::vector<std::string>& que
 TEST_CASE("stranding: 1:3 queues flooded while every node is cordoned settle at 16 and 48 GPUs",
           "[sched][stranding]") {
   FakeCluster cluster;
-  cluster.AddQueue(MakeQueue("q1").Weight(1).Created(1));
-  cluster.AddQueue(MakeQueue("q3").Weight(3).Created(2));
-  for (int i = 0; i < kNodes; ++i) cluster.AddNode(GpuNode(i));
+  AddWeightedQueuesAndNodes(cluster);
   for (int i = 0; i < kNodes; ++i) cluster.SetNodeUnschedulable("n" + std::to_string(i), true);
   const SchedulerConfig config = DefaultSchedulerConfig();
   // The weight-1 queue's flood arrives first and is admitted while nothing can be placed; then
@@ -113,9 +118,7 @@ TEST_CASE("stranding: admitted PodGroups of a deleted queue do not hold back oth
 TEST_CASE("stranding: PodGroups whose pods were deleted for good hold no GPU of anyone",
           "[sched][stranding]") {
   FakeCluster cluster;
-  cluster.AddQueue(MakeQueue("q1").Weight(1).Created(1));
-  cluster.AddQueue(MakeQueue("q3").Weight(3).Created(2));
-  for (int i = 0; i < kNodes; ++i) cluster.AddNode(GpuNode(i));
+  AddWeightedQueuesAndNodes(cluster);
   const SchedulerConfig config = ConfigWithActions("enqueue, allocate, backfill, reclaim");
   AddOneGpuJobs(cluster, "q1", 0, 60, 10);
   AddOneGpuJobs(cluster, "q3", 0, 48, 20);
@@ -144,9 +147,7 @@ TEST_CASE("stranding: PodGroups whose pods were deleted for good hold no GPU of 
 // meanwhile, and once the pods exist reclaim gives their queue its share back.
 TEST_CASE("stranding: PodGroups without pods yet hold back no other queue", "[sched][stranding]") {
   FakeCluster cluster;
-  cluster.AddQueue(MakeQueue("q1").Weight(1).Created(1));
-  cluster.AddQueue(MakeQueue("q3").Weight(3).Created(2));
-  for (int i = 0; i < kNodes; ++i) cluster.AddNode(GpuNode(i));
+  AddWeightedQueuesAndNodes(cluster);
   const SchedulerConfig config = ConfigWithActions("enqueue, allocate, backfill, reclaim");
   for (int j = 0; j < 48; ++j) {
     AddGpuGang(cluster, "q3", "q3-job" + std::to_string(j), 1, 5, 0);
