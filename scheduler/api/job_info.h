@@ -152,6 +152,12 @@ class JobInfo {
   std::map<std::string, FitErrors> nodes_fit_errors;
   // A job-level explanation (e.g. an enqueue rejection), shown as the "Origin reason".
   std::string job_fit_errors;
+  // Set by the allocate action when the job is not valid only because fewer of its pods exist
+  // than it needs (minAvailable, or a task's minTaskMember): it waits for its own pods to be
+  // created. Such a job is explained once on its PodGroup; its pods get no per-cycle
+  // PodScheduled=False condition or FailedScheduling event (their count changes with every
+  // pod created, and nothing of them is unschedulable yet).
+  bool awaiting_pods = false;
   // Set at session open (see feasibility.h): pending tasks that can never be placed as the
   // cluster and queue are now (task uid -> why), and, when the gang as a whole can never run,
   // why (empty otherwise). Such tasks and jobs are explained and skipped, never waited for.

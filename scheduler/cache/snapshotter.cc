@@ -275,6 +275,7 @@ void Snapshotter::Update(ClusterInfo& s, const ClusterInfo& cache) {
     job.podgroup_status = m->second.podgroup_status;
     job.nodes_fit_errors.clear();
     job.job_fit_errors.clear();
+    job.awaiting_pods = false;
     ++m;
   }
   stats_.jobs_copied = dirty_jobs_.size();

@@ -58,6 +58,9 @@ inline constexpr int kReject = -1;
 struct ValidateResult {
   std::string reason;
   std::string message;
+  // True when the job is invalid only because fewer of its pods exist than it needs (it waits
+  // for them to be created); `message` then does not depend on how many exist so far.
+  bool awaiting_pods = false;
 };
 
 // Order functions return < 0 if `l` goes first, > 0 if `r` goes first, 0 for no opinion.

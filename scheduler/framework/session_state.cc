@@ -236,6 +236,8 @@ void Session::WriteJobStatus(JobInfo& job, StatusSink* sink) {
   }
   if (status.phase == old.phase && same_conditions) return;
   if (status.phase == PodGroupPhase::kInqueue && job.tasks().empty()) return;
+  // Nor one whose pods are still being created (JobInfo::awaiting_pods): its condition says so.
+  if (job.awaiting_pods && status.phase != PodGroupPhase::kUnknown) return;
   EventRecord event{"PodGroup", job.namespace_name, job.name, "", "", ""};
   if (status.phase == PodGroupPhase::kPending || status.phase == PodGroupPhase::kInqueue ||
       status.phase == PodGroupPhase::kUnknown) {
@@ -308,6 +310,8 @@ void Session::Close(StatusSink* sink) {
   for (auto& [id, job] : jobs()) {
     WriteJobStatus(job, sink);
     if (sink == nullptr) continue;
+    // Its pods are not unschedulable, only not all created yet: the PodGroup says so, once.
+    if (job.awaiting_pods) continue;
     for (TaskStatus s : {TaskStatus::kAllocated, TaskStatus::kPending, TaskStatus::kPipelined}) {
       for (const auto& [uid, task] : job.TasksWithStatus(s)) {
         TaskSchedulingReason why = job.TaskReason(*task);

@@ -83,6 +83,7 @@ class AllocateAction final : public Action {
       }
       if (auto invalid = ssn.JobValid(job); invalid.has_value()) {
         job.job_fit_errors = invalid->message;
+        job.awaiting_pods = invalid->awaiting_pods;
         continue;
       }
       QueueInfo* queue = ssn.FindQueue(job.queue);

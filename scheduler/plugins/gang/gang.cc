@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <utility>
 
 #include "fmt/format.h"
 #include "scheduler/framework/session.h"
@@ -37,15 +38,32 @@ std::string GangUnschedulableMessage(const JobInfo& job) {
 
 namespace {
 
+// A gang with fewer pods than it needs is invalid. While pods are missing (the job's
+// controller is still creating them) the result says so with `awaiting_pods` and a message
+// that does not count the pods that exist: the count changes with every pod created, and a
+// message that changes is written again (PodGroup condition, event) every cycle. Deliberately
+// differs from Volcano, whose message counts the valid pods ("valid: 7, min: 20").
 std::optional<ValidateResult> ValidateGang(const JobInfo& job) {
   int64_t sum = 0;  // int64: the sum of int32 minTaskMember values cannot overflow it
   for (const auto& [role, min] : job.task_min_available) sum += min;
-  if (!job.task_min_available.empty() && job.min_available >= sum) {
+  const bool per_task = !job.task_min_available.empty() && job.min_available >= sum;
+  if (per_task) {
+    std::map<std::string, int32_t> present;
     std::map<std::string, int32_t> valid;
     for (const auto& [id, t] : job.tasks()) {
+      ++present[t.role];
       if (IsAllocatedStatus(t.status) || t.status == TaskStatus::kSucceeded ||
           t.status == TaskStatus::kPipelined || t.status == TaskStatus::kPending) {
         ++valid[t.role];
+      }
+    }
+    for (const auto& [role, min] : job.task_min_available) {
+      if (present[role] < min) {
+        return ValidateResult{
+            "NotEnoughPodsOfTask",
+            fmt::format("Waiting for the pods of task {} to be created: minTaskMember {}", role,
+                        min),
+            true};
       }
     }
     for (const auto& [role, min] : job.task_min_available) {
@@ -56,6 +74,12 @@ std::optional<ValidateResult> ValidateGang(const JobInfo& job) {
                                           role, valid[role], min)};
       }
     }
+  }
+  if (std::cmp_less(job.tasks().size(), job.min_available)) {
+    return ValidateResult{"NotEnoughTasks",
+                          fmt::format("Waiting for the gang's pods to be created: minAvailable {}",
+                                      job.min_available),
+                          true};
   }
   int valid = job.ValidTaskNum();
   if (valid < job.min_available) {
@@ -128,6 +152,11 @@ class GangPlugin final : public Plugin {
         cond.type = std::string(kConditionUnschedulable);
         cond.reason = std::string(kReasonNotEnoughResources);
         cond.message = job.FitError();
+      } else if (auto invalid = ValidateGang(job); invalid.has_value() && invalid->awaiting_pods) {
+        // Waiting for its own pods: one condition, unchanged until they all exist.
+        cond.type = std::string(kConditionUnschedulable);
+        cond.reason = invalid->reason;
+        cond.message = invalid->message;
       } else if (!GangJobReady(job)) {
         cond.type = std::string(kConditionUnschedulable);
         cond.reason = std::string(kReasonNotEnoughResources);

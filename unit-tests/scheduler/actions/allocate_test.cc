@@ -112,6 +112,91 @@ TEST_CASE("allocate: the same gang binds all 4 pods once a 4th GPU is free", "[s
   CHECK(scheduled->reason == "tasks in gang are ready to be scheduled");
 }
 
+// A vcjob's gang while its controller creates the pods: `created` of its 4 pods exist, the
+// PodGroup (Inqueue) has the status `written` by the cycle before.
+ClusterInfo GangBeingCreated(int created, const PodGroupStatus* written) {
+  ClusterInfo c;
+  (void)c.AddQueue(MakeQueue("default"));
+  (void)c.AddNode(GpuNode("n1", 4));
+  (void)c.AddJob(MakeJob("ns", "train")
+                     .MinAvailable(4)
+                     .MinTaskMember("worker", 4)
+                     .Phase(PodGroupPhase::kInqueue));
+  if (written != nullptr) c.FindJob("ns/train")->podgroup_status = *written;
+  for (int i = 0; i < created; ++i) {
+    (void)c.AddTask(MakeTask("train-worker-" + std::to_string(i))
+                        .Job("ns/train")
+                        .Role("worker")
+                        .Request("nvidia.com/gpu", 1));
+  }
+  return c;
+}
+
+TEST_CASE(
+    "allocate: a gang whose pods are still being created is explained once on its PodGroup, "
+    "never on each pod",
+    "[sched][allocate]") {
+  Cycle first;
+  REQUIRE(first.Run(GangBeingCreated(1, nullptr)).ok());
+  CHECK(first.binder.calls.empty());
+  CHECK(first.sink.pods.empty());    // no PodScheduled=False on the pod that exists
+  CHECK(first.sink.events.empty());  // no FailedScheduling, no PodGroup Unschedulable
+  REQUIRE(first.sink.podgroups.size() == 1);
+  const PodGroupStatus written = first.sink.podgroups[0].status;
+  CHECK(written.phase == PodGroupPhase::kInqueue);
+  const PodGroupCondition* cond = written.FindCondition("Unschedulable");
+  REQUIRE(cond != nullptr);
+  CHECK(cond->status == "True");
+  CHECK(cond->reason == "NotEnoughPodsOfTask");
+  CHECK(cond->message == "Waiting for the pods of task worker to be created: minTaskMember 4");
+
+  // More pods arrive, still short of the gang: nothing is written again.
+  for (int created : {2, 3}) {
+    Cycle next;
+    REQUIRE(next.Run(GangBeingCreated(created, &written)).ok());
+    CHECK(next.sink.podgroups.empty());
+    CHECK(next.sink.pods.empty());
+    CHECK(next.sink.events.empty());
+  }
+
+  // The last pod: the gang is placed, its Unschedulable condition turns False, one event.
+  Cycle last;
+  REQUIRE(last.Run(GangBeingCreated(4, &written)).ok());
+  REQUIRE(last.binder.calls.size() == 1);
+  CHECK(last.binder.calls[0].requests.size() == 4);
+  CHECK(last.sink.pods.empty());
+  const PodGroupStatusUpdate* pg = last.sink.LastPodGroup("ns/train");
+  REQUIRE(pg != nullptr);
+  CHECK(pg->status.phase == PodGroupPhase::kRunning);
+  const PodGroupCondition* after = pg->status.FindCondition("Unschedulable");
+  REQUIRE(after != nullptr);
+  CHECK(after->status == "False");
+  REQUIRE(last.sink.events.size() == 1);
+  CHECK(last.sink.events[0].reason == "Scheduled");
+}
+
+TEST_CASE("allocate: a gang with all its pods that cannot fit still explains each pod once",
+          "[sched][allocate]") {
+  Cycle first;
+  ClusterInfo c = GangBeingCreated(4, nullptr);
+  (void)c.AddTask(
+      MakeTask("train-worker-4").Job("ns/train").Role("worker").Request("nvidia.com/gpu", 1));
+  c.FindJob("ns/train")->min_available = 5;
+  c.FindJob("ns/train")->task_min_available["worker"] = 5;
+  REQUIRE(first.Run(std::move(c)).ok());
+  CHECK(first.binder.calls.empty());
+  CHECK(first.sink.pods.size() == 5);  // 4 Schedulable (wait for the 5th), 1 Unschedulable
+  int failed_scheduling = 0;
+  for (const auto& e : first.sink.events) failed_scheduling += e.reason == "FailedScheduling";
+  CHECK(failed_scheduling == 5);
+  const PodGroupStatusUpdate* pg = first.sink.LastPodGroup("ns/train");
+  REQUIRE(pg != nullptr);
+  const PodGroupCondition* cond = pg->status.FindCondition("Unschedulable");
+  REQUIRE(cond != nullptr);
+  CHECK(cond->reason == "NotEnoughResources");
+  CHECK_THAT(cond->message, Catch::StartsWith("1/5 tasks in gang unschedulable"));
+}
+
 TEST_CASE("allocate: the fit message aggregates different reasons across nodes",
           "[sched][allocate]") {
   ClusterInfo c;

@@ -1,6 +1,8 @@
 // Plugins observed through a Session: orderings, votes and victim selection of priority, drf,
 // gang, conformance, overcommit and proportion as registered by NewInTreeRegistry().
 #include <catch2/catch.hpp>
+#include <string>
+#include <vector>
 
 #include "scheduler/framework/session.h"
 #include "scheduler/plugins/registry.h"
@@ -102,11 +104,48 @@ TEST_CASE("gang: a job with fewer valid tasks than minAvailable is invalid", "[s
   (void)c.AddJob(MakeJob("ns", "pg").MinAvailable(3));
   (void)c.AddTask(MakeTask("pg-0").Job("ns/pg").Request("cpu", "1"));
   (void)c.AddTask(MakeTask("pg-1").Job("ns/pg").Request("cpu", "1").Status(TaskStatus::kFailed));
+  (void)c.AddTask(MakeTask("pg-2").Job("ns/pg").Request("cpu", "1").Status(TaskStatus::kFailed));
   auto ssn = Open(std::move(c), "actions: allocate\ntiers:\n- plugins:\n  - name: gang\n");
   auto invalid = ssn->JobValid(*ssn->FindJob("ns/pg"));
   REQUIRE(invalid.has_value());
   CHECK(invalid->reason == "NotEnoughTasks");
   CHECK(invalid->message == "Not enough valid tasks for gang-scheduling, valid: 1, min: 3");
+  CHECK_FALSE(invalid->awaiting_pods);  // its pods exist: two of them failed
+}
+
+TEST_CASE("gang: a job with fewer pods than minAvailable awaits them, whatever their number",
+          "[sched][gang]") {
+  std::vector<std::string> messages;
+  for (int pods = 1; pods <= 2; ++pods) {
+    ClusterInfo c;
+    (void)c.AddQueue(MakeQueue("default"));
+    (void)c.AddJob(MakeJob("ns", "pg").MinAvailable(3));
+    for (int i = 0; i < pods; ++i) {
+      (void)c.AddTask(MakeTask("pg-" + std::to_string(i)).Job("ns/pg").Request("cpu", "1"));
+    }
+    auto ssn = Open(std::move(c), "actions: allocate\ntiers:\n- plugins:\n  - name: gang\n");
+    auto invalid = ssn->JobValid(*ssn->FindJob("ns/pg"));
+    REQUIRE(invalid.has_value());
+    CHECK(invalid->reason == "NotEnoughTasks");
+    CHECK(invalid->awaiting_pods);
+    messages.push_back(invalid->message);
+  }
+  CHECK(messages[0] == "Waiting for the gang's pods to be created: minAvailable 3");
+  CHECK(messages[1] == messages[0]);
+}
+
+TEST_CASE("gang: a task with fewer pods than its minTaskMember awaits them", "[sched][gang]") {
+  ClusterInfo c;
+  (void)c.AddQueue(MakeQueue("default"));
+  (void)c.AddJob(MakeJob("ns", "pg").MinAvailable(3).MinTaskMember("ps", 1).MinTaskMember("w", 2));
+  (void)c.AddTask(MakeTask("pg-ps-0").Job("ns/pg").Role("ps").Request("cpu", "1"));
+  (void)c.AddTask(MakeTask("pg-w-0").Job("ns/pg").Role("w").Request("cpu", "1"));
+  auto ssn = Open(std::move(c), "actions: allocate\ntiers:\n- plugins:\n  - name: gang\n");
+  auto invalid = ssn->JobValid(*ssn->FindJob("ns/pg"));
+  REQUIRE(invalid.has_value());
+  CHECK(invalid->reason == "NotEnoughPodsOfTask");
+  CHECK(invalid->message == "Waiting for the pods of task w to be created: minTaskMember 2");
+  CHECK(invalid->awaiting_pods);
 }
 
 TEST_CASE("conformance: critical pods are never victims", "[sched][conformance]") {
