@@ -260,6 +260,20 @@ kubectl patch queue "$db" --type merge -p '{"spec":{"deserved":{"nvidia.com/gpu"
 wait_for "with dept-b over its deserved 3, team-a1 reclaims from team-b1 at level 1" 60 held_is 3/2/3
 sleep 3
 expect_eq "team-a1/team-a2/team-b1 GPUs" "$(held)" 3/2/3
+
+# A leaf queue's capability counts the task's own request: with capability 5, two 2-GPU jobs
+# run and a third waits at 4 of 5 although the cluster has idle GPUs.
+capped=capped-$suffix
+queue_yaml "$capped" "" "" 5 | kubectl apply -f - >/dev/null
+CLUSTER_OBJECTS+=("queue/$capped")
+for i in 0 1; do gang_yaml "$ns" "cap-$i" 1 2 "$capped"; done | kubectl -n "$ns" apply -f - >/dev/null
+wait_for "two 2-GPU jobs run in the queue of capability 5" 60 bound_at_least cap- 2
+gang_yaml "$ns" cap-2 1 2 "$capped" | kubectl -n "$ns" apply -f - >/dev/null
+wait_for "the third 2-GPU job is explained" 30 bash -c \
+  "kubectl -n $ns get podgroup cap-2 -o jsonpath='{.status.conditions[*].message}' | grep -q 'capability nvidia.com/gpu 5 reached'"
+expect_contains "the third job's condition" "$(pg_condition_message "$ns" cap-2 Unschedulable)" \
+  "queue $capped: capability nvidia.com/gpu 5 reached (allocated 4, requested 2)"
+expect_eq "jobs running in the queue of capability 5" "$(bound_with_prefix "$ns" cap-)" 2
 expect_no_oversubscription
 rm -f "$conf"
 if stop_scheduler; then pass "SIGTERM: vc-scheduler exited 0"; else fail "SIGTERM: non-zero exit"; fi

@@ -424,7 +424,8 @@ TEST_CASE("capacity: random trees and floods leave no GPU idle and no capability
                           .Allocatable("memory", "256Gi")
                           .Allocatable("nvidia.com/gpu", 8));
     }
-    const SchedulerConfig config = CapacityConfig(/*hierarchy=*/true);
+    // ancestorReclaimLevel 0, 1 or 2 by seed (drawn apart from `rng`).
+    const SchedulerConfig config = CapacityConfig(/*hierarchy=*/true, static_cast<int>(seed % 3));
     std::vector<int> order(teams.size());
     for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int>(i);
     std::shuffle(order.begin(), order.end(), rng);
@@ -436,8 +437,12 @@ TEST_CASE("capacity: random trees and floods leave no GPU idle and no capability
     }
     for (int i = 0; i < 8; ++i) cluster.SetNodeUnschedulable(fmt::format("n{}", i), false);
     Run(cluster, config, 15);
-
     INFO("seed " << seed);
+    // Settled means settled: no evict/re-place loop (a victim's pod taking its GPU back).
+    const int evictions = cluster.evictions();
+    Run(cluster, config, 5);
+    CHECK(cluster.evictions() == evictions);
+
     std::map<std::string, int64_t> org_used;
     int64_t used = 0;
     for (const auto& t : teams) {
