@@ -155,6 +155,9 @@ expect_eq "team queues are children of org-a" "$(queue_field "$t1" .spec.parent)
 refused "a third team over org-a's guarantee" \
   "the children of queue \`$org\` may together have at most its guarantee[nvidia.com/gpu]=8; this queue's 1 plus its siblings' 8 is 9" \
   "$(queue "bad-$sfx" "$org" 1 1 32)"
+refused "a third team over org-a's deserved" \
+  "the children of queue \`$org\` may together have at most its deserved[nvidia.com/gpu]=32; this queue's 1 plus its siblings' 32 is 33" \
+  "$(queue "bad-$sfx" "$org" 0 1 32)"
 refused "a child capability over org-a's" \
   "capability[nvidia.com/gpu]=41 must be <= capability[nvidia.com/gpu]=40 of ancestor queue \`$org\`" \
   "$(queue "bad-$sfx" "$org" 0 0 41)"

@@ -7,6 +7,10 @@
 # guarantee. A job submitted to org-a itself (not a leaf) stays Pending with a message. Queue
 # status shows capacity's deserved and guarantee (and DESERVED-GPU). Queue priority: GPUs freed
 # in a full cluster go to the higher-priority of two waiting queues first.
+# ancestorReclaimLevel (Volcano's user-guide scenarios): in a lab of 8 GPUs split into two
+# departments, a team's job reclaims from its sibling team; with level 1 a cousin team whose
+# department is within its deserved share keeps its pods (the job's PodGroup says so), with level 0
+# the cousin is reclaimed, and with level 1 it is once its department is over its deserved share.
 # Until the queue controller creates the `root` queue, org-a has no parent (the scheduler treats
 # it as a child of an implicit root whose capability is the cluster).
 # shellcheck source=lib.sh
@@ -16,7 +20,7 @@ apply_crds
 ns=$(new_namespace sched-capacity)
 suffix=$RANDOM
 org=org-a-$suffix t1=team-1-$suffix t2=team-2-$suffix
-queue_yaml() { # NAME PARENT DESERVED [CAPABILITY] [GUARANTEE]
+queue_yaml() { # NAME PARENT DESERVED [CAPABILITY] [GUARANTEE] (empty DESERVED: none)
   cat <<YAML
 ---
 apiVersion: scheduling.volcano.sh/v1beta1
@@ -25,7 +29,7 @@ metadata: {name: $1}
 spec:
   reclaimable: true
 $([[ -n $2 ]] && echo "  parent: $2")
-  deserved: {nvidia.com/gpu: "$3"}
+$([[ -n $3 ]] && echo "  deserved: {nvidia.com/gpu: \"$3\"}")
 $([[ -n ${4:-} ]] && echo "  capability: {nvidia.com/gpu: \"$4\"}")
 $([[ -n ${5:-} ]] && echo "  guarantee: {resource: {nvidia.com/gpu: \"$5\"}}")
 YAML
@@ -51,8 +55,10 @@ if ((total - used < 40)); then
   exit 1
 fi
 
-conf=$(mktemp)
-cat >"$conf" <<'YAML'
+# Volcano's user-guide configuration for hierarchical queues, with ancestorReclaimLevel LEVEL if
+# given.
+capacity_conf() { # FILE [LEVEL]
+  cat >"$1" <<YAML
 actions: "enqueue, allocate, backfill, reclaim"
 tiers:
 - plugins:
@@ -66,8 +72,12 @@ tiers:
   - name: predicates
   - name: capacity
     enableHierarchy: true
+$([[ -n ${2:-} ]] && printf '    arguments:\n      ancestorReclaimLevel: %s\n' "$2")
   - name: nodeorder
 YAML
+}
+conf=$(mktemp)
+capacity_conf "$conf"
 start_scheduler --scheduler-conf="$conf"
 bound_at_least() { (($(bound_with_prefix "$ns" "$1") >= $2)); } # PREFIX N
 bound_at_most() { (($(bound_with_prefix "$ns" "$1") <= $2)); }
@@ -176,6 +186,94 @@ expect_eq "priority-10 queue GPUs / priority-1 queue GPUs after 8 are freed" \
 free_blockers 8 11
 wait_for "with the priority-10 queue served, the next GPUs go to the priority-1 queue" 60 \
   bound_at_least lo- 4
+expect_no_oversubscription
+if stop_scheduler; then pass "SIGTERM: vc-scheduler exited 0"; else fail "SIGTERM: non-zero exit"; fi
+
+# ancestorReclaimLevel. The GPUs of the cases above are given back first.
+kubectl -n "$ns" delete podgroups,pods --all --wait=true --timeout=60s >/dev/null
+ns=$(new_namespace sched-capacity-level)
+lab=lab-$suffix da=dept-a-$suffix db=dept-b-$suffix a1=team-a1-$suffix a2=team-a2-$suffix
+b1=team-b1-$suffix
+# root -> lab (capability 8) -> dept-a (deserved 4) -> team-a1, team-a2 (2 each)
+#                            -> dept-b (deserved 5) -> team-b1 (1)
+if out=$({ queue_yaml "$lab" "" "" 8; queue_yaml "$da" "$lab" 4; queue_yaml "$db" "$lab" 5
+  queue_yaml "$a1" "$da" 2; queue_yaml "$a2" "$da" 2; queue_yaml "$b1" "$db" 1; } |
+  kubectl apply -f - 2>&1); then
+  pass "queue tree lab -> dept-a (team-a1, team-a2), dept-b (team-b1) created with kubectl"
+else
+  fail "creating the lab queue tree: $out"
+  exit 1
+fi
+CLUSTER_OBJECTS+=("queue/$a1" "queue/$a2" "queue/$b1" "queue/$da" "queue/$db" "queue/$lab")
+capacity_conf "$conf" 1
+start_scheduler --scheduler-conf="$conf"
+jobs_in() { # QUEUE PREFIX FROM TO
+  local i
+  for i in $(seq "$3" "$4"); do gang_yaml "$ns" "$2$i" 1 1 "$1"; done | kubectl -n "$ns" apply -f - >/dev/null
+}
+held() { echo "$(bound_with_prefix "$ns" a1-)/$(bound_with_prefix "$ns" a2-)/$(bound_with_prefix "$ns" b1-)"; }
+held_is() { [[ $(held) == "$1" ]]; }
+jobs_in "$a2" a2- 0 2
+jobs_in "$b1" b1- 0 4
+wait_for "the lab is full: team-a2 holds 3 GPUs (deserved 2), team-b1 5 (deserved 1)" 60 held_is 0/3/5
+# team-a1 (deserved 2) wants 2. Its sibling gives back the 1 GPU it holds above its deserved
+# share; team-b1 is over its own deserved share too, but its department dept-b holds 5 of its 5.
+jobs_in "$a1" a1- 0 1
+wait_for "team-a1 reclaims 1 GPU from its sibling team-a2" 60 held_is 1/2/5
+sleep 5
+expect_eq "team-a1/team-a2/team-b1 GPUs with ancestorReclaimLevel 1" "$(held)" 1/2/5
+evicted() { # the pods evicted by reclaim, one name a line
+  kubectl -n "$ns" get events --field-selector reason=Evicted -o jsonpath='{range .items[*]}{.involvedObject.kind} {.involvedObject.name}{"\n"}{end}' |
+    awk '$1 == "Pod" {print $2}' | sort -u
+}
+expect_eq "pods evicted (the sibling's only)" "$(evicted | sed 's/-[0-9]*-0$//' | sort -u | tr '\n' ' ')" "a2 "
+waiting=a1-0
+[[ -n $(kubectl -n "$ns" get pod a1-0-0 -o jsonpath='{.spec.nodeName}') ]] && waiting=a1-1
+expect_eq "the team-a1 job left waiting: pod phase" \
+  "$(kubectl -n "$ns" get pod "$waiting-0" -o jsonpath='{.status.phase}')" Pending
+expect_contains "the waiting team-a1 job's PodGroup condition" \
+  "$(pg_condition_message "$ns" "$waiting" Unschedulable)" \
+  "reclaim: queue $b1's pods are kept (ancestorReclaimLevel 1): its parent $db is within its deserved nvidia.com/gpu 5 (allocated 5)"
+
+# Level 0 (no argument): only the team's own deserved share counts, and the cousin is reclaimed.
+stop_scheduler || fail "SIGTERM: non-zero exit"
+capacity_conf "$conf"
+start_scheduler --scheduler-conf="$conf"
+wait_for "without ancestorReclaimLevel, team-a1's waiting job reclaims from its cousin team-b1" 60 \
+  held_is 2/2/4
+expect_contains "the cousin's pod evicted" "$(evicted)" b1-
+msgs=$(kubectl -n "$ns" get events --field-selector reason=Evicted -o jsonpath='{range .items[*]}{.involvedObject.name} {.message}{"\n"}{end}')
+expect_contains "the cousin's Evicted event" "$(grep '^b1-' <<<"$msgs")" \
+  "Evicted by reclaim: making room for job $ns/$waiting (queue $a1, priority "
+
+# Level 1 again: a cousin is reclaimed once its department is over its deserved share (scenario
+# 1). team-a1 may now have 3 (dept-a 5); dept-b holds 4 of its 5, then of 3.
+stop_scheduler || fail "SIGTERM: non-zero exit"
+capacity_conf "$conf" 1
+start_scheduler --scheduler-conf="$conf"
+kubectl patch queue "$da" --type merge -p '{"spec":{"deserved":{"nvidia.com/gpu":"5"}}}' >/dev/null
+kubectl patch queue "$a1" --type merge -p '{"spec":{"deserved":{"nvidia.com/gpu":"3"}}}' >/dev/null
+jobs_in "$a1" a1- 2 2
+sleep 6
+expect_eq "team-a1's third job waits while dept-b holds 4 of its deserved 5" "$(held)" 2/2/4
+kubectl patch queue "$db" --type merge -p '{"spec":{"deserved":{"nvidia.com/gpu":"3"}}}' >/dev/null
+wait_for "with dept-b over its deserved 3, team-a1 reclaims from team-b1 at level 1" 60 held_is 3/2/3
+sleep 3
+expect_eq "team-a1/team-a2/team-b1 GPUs" "$(held)" 3/2/3
+
+# A leaf queue's capability counts the task's own request: with capability 5, two 2-GPU jobs
+# run and a third waits at 4 of 5 although the cluster has idle GPUs.
+capped=capped-$suffix
+queue_yaml "$capped" "" "" 5 | kubectl apply -f - >/dev/null
+CLUSTER_OBJECTS+=("queue/$capped")
+for i in 0 1; do gang_yaml "$ns" "cap-$i" 1 2 "$capped"; done | kubectl -n "$ns" apply -f - >/dev/null
+wait_for "two 2-GPU jobs run in the queue of capability 5" 60 bound_at_least cap- 2
+gang_yaml "$ns" cap-2 1 2 "$capped" | kubectl -n "$ns" apply -f - >/dev/null
+wait_for "the third 2-GPU job is explained" 30 bash -c \
+  "kubectl -n $ns get podgroup cap-2 -o jsonpath='{.status.conditions[*].message}' | grep -q 'capability nvidia.com/gpu 5 reached'"
+expect_contains "the third job's condition" "$(pg_condition_message "$ns" cap-2 Unschedulable)" \
+  "queue $capped: capability nvidia.com/gpu 5 reached (allocated 4, requested 2)"
+expect_eq "jobs running in the queue of capability 5" "$(bound_with_prefix "$ns" cap-)" 2
 expect_no_oversubscription
 rm -f "$conf"
 if stop_scheduler; then pass "SIGTERM: vc-scheduler exited 0"; else fail "SIGTERM: non-zero exit"; fi

@@ -243,31 +243,35 @@ class CapacityPlugin final : public Plugin {
     }
   }
 
-  static void UpdateShare(Attr& a) {
-    // A queue without deserved is best effort: share 1, after every queue under its share.
-    if (a.deserved.IsEmpty()) {
-      a.share = 1;
-      return;
-    }
+  // max over the deserved dimensions of allocated / deserved. A queue without deserved is best
+  // effort: share 1, after every queue under its share.
+  static double ShareOf(const Attr& a, const Resource& allocated) {
+    if (a.deserved.IsEmpty()) return 1;
     double share = 0;
     for (const auto& dim : a.deserved.Names())
-      share = std::max(share, Ratio(a.allocated.Get(dim), a.deserved.Get(dim)));
-    a.share = share;
+      share = std::max(share, Ratio(allocated.Get(dim), a.deserved.Get(dim)));
+    return share;
   }
+
+  static void UpdateShare(Attr& a) { a.share = ShareOf(a, a.allocated); }
 
   const Attr* Find(const std::string& name) const {
     auto it = attrs_.find(name);
     return it == attrs_.end() ? nullptr : &it->second;
   }
 
-  static int CompareShare(const Attr& l, const Attr& r) {
-    if (l.share == r.share) {
+  // Queue order on shares `ls` and `rs` of `l` and `r`.
+  static int CompareShare(const Attr& l, double ls, const Attr& r, double rs) {
+    if (ls == rs) {
       const bool ld = !l.deserved.IsEmpty();
       const bool rd = !r.deserved.IsEmpty();
       if (ld == rd) return 0;
       return ld ? -1 : 1;
     }
-    return l.share < r.share ? -1 : 1;
+    return ls < rs ? -1 : 1;
+  }
+  static int CompareShare(const Attr& l, const Attr& r) {
+    return CompareShare(l, l.share, r, r.share);
   }
 
   bool IsLeaf(const Attr& a) const { return a.children.empty(); }
@@ -518,15 +522,24 @@ class CapacityPlugin final : public Plugin {
               inside = inside && std::find(va->path.begin(), va->path.end(), c) != va->path.end();
             }
             if (!inside) continue;
-            // Never from a subtree that queue order serves before the reclaimer's: its pod would
-            // take the freed GPU back in the next allocate, and reclaim would start over.
+            // Never from a subtree that queue order would serve before the reclaimer's once the
+            // victim is gone: its recreated pod would take the freed GPU back in the next
+            // allocate, and reclaim would start over (the victim's side is compared without the
+            // victim, so that a department just above the reclaimer's is spared when the
+            // eviction would take it below).
             if (hierarchy_ && va != ra) {
               size_t i = 0;
               while (i + 1 < ra->path.size() && i + 1 < va->path.size() &&
                      ra->path[i] == va->path[i]) {
                 ++i;
               }
-              if (CompareShare(attrs_.at(va->path[i]), attrs_.at(ra->path[i])) < 0) continue;
+              const Attr& victim_side = attrs_.at(va->path[i]);
+              const Attr& reclaimer_side = attrs_.at(ra->path[i]);
+              const Resource victim_after = allocated_of(victim_side).SubFloorZero(t->resreq);
+              if (CompareShare(victim_side, ShareOf(victim_side, victim_after), reclaimer_side,
+                               reclaimer_side.share) < 0) {
+                continue;
+              }
             }
             Resource& va_allocated = allocated_of(*va);
             // A guarantee is never reclaimed.
@@ -541,20 +554,21 @@ class CapacityPlugin final : public Plugin {
             } else if (!AboveDeserved(*va, va_allocated, t->resreq)) {
               continue;
             }
-            std::vector<const Attr*> checked;
             bool eligible = true;
             if (hierarchy_) {
               for (int level = 1; level <= ancestor_reclaim_level_ && eligible; ++level) {
                 const Attr* anc = AncestorAt(*va, level);
                 if (anc == nullptr || anc == AncestorAt(*ra, level)) continue;
-                checked.push_back(anc);
                 if (!SharesDimension(t->resreq, anc->deserved)) continue;
                 eligible = AboveDeserved(*anc, allocated_of(*anc), t->resreq);
+                if (!eligible) {
+                  NoteKeptByAncestor(ssn.FindJob(reclaimer.job_id), *va, *anc, level,
+                                     allocated_of(*anc), t->resreq);
+                }
               }
             }
             if (!eligible) continue;
-            va_allocated -= t->resreq;
-            for (const Attr* anc : checked) allocated_of(*anc) -= t->resreq;
+            for (const auto& name : va->path) allocated_of(attrs_.at(name)) -= t->resreq;
             victims.push_back(t);
           }
           return victims;
@@ -609,6 +623,30 @@ class CapacityPlugin final : public Plugin {
       }
       UpdateShare(a);
     }
+  }
+
+  // Basalt: tells the reclaimer's PodGroup why a queue's pods were not taken ("reclaim: queue
+  // team-b1's pods are kept (ancestorReclaimLevel 1): its parent dept-b is within its deserved
+  // nvidia.com/gpu 5 (allocated 5)"); Volcano only logs it. Harmless when other victims are
+  // found: a pipelined job's condition does not show job_fit_errors.
+  void NoteKeptByAncestor(JobInfo* job, const Attr& victim, const Attr& anc, int level,
+                          const Resource& anc_allocated, const Resource& req) const {
+    if (job == nullptr) return;
+    std::string dim;
+    for (const auto& d : req.Names()) {
+      if (anc.deserved.Get(d) > 0) {
+        dim = d;
+        break;
+      }
+    }
+    if (dim.empty()) return;
+    const std::string note = fmt::format(
+        "reclaim: queue {}'s pods are kept (ancestorReclaimLevel {}): its {} {} is within its "
+        "deserved {} {} (allocated {})",
+        victim.name, ancestor_reclaim_level_, level == 1 ? "parent" : "ancestor", anc.name, dim,
+        FormatQuantity(dim, anc.deserved.Get(dim)), FormatQuantity(dim, anc_allocated.Get(dim)));
+    if (job->job_fit_errors.find(note) != std::string::npos) return;
+    job->job_fit_errors = job->job_fit_errors.empty() ? note : job->job_fit_errors + "; " + note;
   }
 
   int ancestor_reclaim_level_;

@@ -23,7 +23,9 @@
 //  * a job in a non-leaf queue, or a queue whose parent is missing or forms a cycle, is refused
 //    alone with a message; Volcano stops the plugin for every queue;
 //  * refusals name the queue (or the ancestor) and the dimension that hold the job back, in the
-//    PodGroup's Unschedulable condition;
+//    PodGroup's Unschedulable condition, and so does a reclaim that ancestorReclaimLevel limits;
+//  * reclaim never takes a victim from a subtree that queue order would serve before the
+//    reclaimer's once the victim is gone (its pod would take the GPU back: a reclaim loop);
 //  * QueueHeadroom (realCapability - allocated, over the queue and its ancestors) so that
 //    overcommit never counts work a full queue cannot place against other queues.
 //
