@@ -28,7 +28,7 @@ namespace basalt::sched::cache {
 // carries (so the session writes the condition only when it changes).
 struct CachedPod {
   api::CompactPod pod;
-  std::optional<PodScheduledCondition> scheduled_condition;
+  SharedOptional<PodScheduledCondition> scheduled_condition;  // shared with its tasks
   // vGPU request (null: none; pod.request then lacks the per-GPU vGPU dimensions) and the
   // assignment read from the pod's annotations (scheduler/cache/vgpu.h).
   std::shared_ptr<const VgpuRequest> vgpu;
