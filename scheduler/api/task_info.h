@@ -212,10 +212,10 @@ struct TaskInfo {
   // The pod's gpu.basalt.dev/ annotations (gpuattributes plugin); null when it has none.
   std::shared_ptr<const api::GpuAttributes> gpu_attributes;
 
-  // The condition the pod carries now (from the cache), nullopt if none.
-  std::optional<PodScheduledCondition> scheduled_condition;
+  // The condition the pod carries now (from the cache), nullopt if none; shared by the copies.
+  SharedOptional<PodScheduledCondition> scheduled_condition;
   // Session-scoped.
-  std::optional<LastTransaction> last_transaction;
+  SharedOptional<LastTransaction> last_transaction;
 
   bool BestEffort() const { return init_resreq.IsEmpty(); }
   // "<namespace>/<name>"

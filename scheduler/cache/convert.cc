@@ -92,16 +92,24 @@ absl::StatusOr<NodeSelectorRequirement> ParseRequirement(const json::Value& e, b
   return r;
 }
 
-absl::Status ParseRequirements(const json::Value& v, bool node_selector,
-                               std::vector<NodeSelectorRequirement>& out) {
-  if (const json::Value* exprs = json::Find(v, "matchExpressions");
-      exprs != nullptr && exprs->IsArray()) {
-    for (const json::Value& e : exprs->GetArray()) {
-      BASALT_ASSIGN_OR_RETURN(NodeSelectorRequirement r, ParseRequirement(e, node_selector));
-      out.push_back(std::move(r));
-    }
+// Appends `parse(item)` for each item of the array `key` of `v` (none when it is absent or not
+// an array); stops at the first error.
+template <typename T, typename Parse>
+absl::Status ParseEach(const json::Value& v, std::string_view key, std::vector<T>& out,
+                       Parse&& parse) {
+  const json::Value* items = json::Find(v, key);
+  if (items == nullptr || !items->IsArray()) return absl::OkStatus();
+  for (const json::Value& item : items->GetArray()) {
+    BASALT_ASSIGN_OR_RETURN(T parsed, parse(item));
+    out.push_back(std::move(parsed));
   }
   return absl::OkStatus();
+}
+
+absl::Status ParseRequirements(const json::Value& v, bool node_selector,
+                               std::vector<NodeSelectorRequirement>& out) {
+  return ParseEach(v, "matchExpressions", out,
+                   [&](const json::Value& e) { return ParseRequirement(e, node_selector); });
 }
 
 absl::StatusOr<NodeSelectorTerm> ParseTerm(const json::Value& v) {
@@ -157,13 +165,9 @@ absl::StatusOr<PodAffinityTerm> ParsePodAffinityTerm(const json::Value& v,
 absl::Status ParsePodAffinityKind(const json::Value& kind, std::string_view pod_namespace,
                                   std::vector<PodAffinityTerm>& required,
                                   std::vector<WeightedPodAffinityTerm>& preferred) {
-  if (const json::Value* terms = json::Find(kind, "requiredDuringSchedulingIgnoredDuringExecution");
-      terms != nullptr && terms->IsArray()) {
-    for (const json::Value& t : terms->GetArray()) {
-      BASALT_ASSIGN_OR_RETURN(PodAffinityTerm term, ParsePodAffinityTerm(t, pod_namespace));
-      required.push_back(std::move(term));
-    }
-  }
+  BASALT_RETURN_IF_ERROR(
+      ParseEach(kind, "requiredDuringSchedulingIgnoredDuringExecution", required,
+                [&](const json::Value& t) { return ParsePodAffinityTerm(t, pod_namespace); }));
   if (const json::Value* terms =
           json::Find(kind, "preferredDuringSchedulingIgnoredDuringExecution");
       terms != nullptr && terms->IsArray()) {
@@ -209,6 +213,7 @@ informer::Transform CachedPodTransform() {
           StripPerDeviceVgpuResources(out->pod.request);
           out->vgpu_assignment = PodVgpuAssignment(pod);
         }
+        PrepareTaskInputs(*out);
         if (const api::Condition* c = pod.FindCondition(kPodScheduled);
             c != nullptr && c->status == "False") {
           out->scheduled_condition =
@@ -361,7 +366,66 @@ absl::StatusOr<std::shared_ptr<const PodAffinity>> ParsePodAffinity(
   return std::shared_ptr<const PodAffinity>(std::move(out));
 }
 
+void PrepareTaskInputs(CachedPod& cached) {
+  if (cached.task_inputs_prepared) return;
+  api::CompactPod& p = cached.pod;
+  cached.request = ToResource(p.request);
+  // Empty inputs keep the process-wide empty value (most pods have no ports or affinity).
+  // Equal label sets, node selectors and tolerations (pods of one template) share one value.
+  if (!p.labels.empty()) {
+    cached.labels = StringMapPool().Intern(
+        std::map<std::string, std::string>(p.labels.begin(), p.labels.end()));
+  }
+  if (!p.node_selector.empty()) {
+    cached.node_selector = StringMapPool().Intern(
+        std::map<std::string, std::string>(p.node_selector.begin(), p.node_selector.end()));
+  }
+  if (absl::StatusOr<NodeAffinity> a = ParseNodeAffinity(p.affinity_json);
+      a.ok() && !p.affinity_json.empty()) {
+    cached.affinity = *std::move(a);
+  }
+  if (auto pa = ParsePodAffinity(p.affinity_json, p.namespace_name); pa.ok()) {
+    cached.pod_affinity = *std::move(pa);
+  }
+  if (!p.host_ports.empty()) {
+    std::vector<HostPort> ports;
+    ports.reserve(p.host_ports.size());
+    for (const api::HostPort& hp : p.host_ports) {
+      ports.push_back(HostPort{hp.protocol.empty() ? "TCP" : hp.protocol,
+                               hp.host_ip.empty() ? "0.0.0.0" : hp.host_ip, hp.host_port});
+    }
+    cached.host_ports = std::move(ports);
+  }
+  if (!p.tolerations.empty()) {
+    std::vector<Toleration> tolerations;
+    tolerations.reserve(p.tolerations.size());
+    for (const api::Toleration& tol : p.tolerations) {
+      Toleration out;
+      out.key = tol.key;
+      out.op = tol.op == "Exists" ? Toleration::Operator::kExists : Toleration::Operator::kEqual;
+      out.value = tol.value;
+      if (!tol.effect.empty()) out.effect = ParseEffect(tol.effect);
+      tolerations.push_back(std::move(out));
+    }
+    cached.tolerations = TolerationsPool().Intern(std::move(tolerations));
+  }
+  // Released, not just cleared (clear() keeps a vector's buffer): the store keeps this object
+  // for the pod's lifetime.
+  p.request = resource::ResourceList();
+  p.labels = decltype(p.labels)();
+  p.node_selector = decltype(p.node_selector)();
+  p.tolerations = decltype(p.tolerations)();
+  p.host_ports = decltype(p.host_ports)();
+  p.affinity_json = std::string();
+  cached.task_inputs_prepared = true;
+}
+
 TaskInfo ToTaskInfo(const CachedPod& cached, std::string job_id) {
+  if (!cached.task_inputs_prepared) {
+    CachedPod prepared = cached;
+    PrepareTaskInputs(prepared);
+    return ToTaskInfo(prepared, std::move(job_id));
+  }
   const api::CompactPod& p = cached.pod;
   TaskInfo t;
   t.uid = p.uid;
@@ -399,48 +463,15 @@ TaskInfo ToTaskInfo(const CachedPod& cached, std::string job_id) {
       break;
   }
   if (IsCompletedStatus(t.status)) t.node_name.clear();
-  t.resreq = ToResource(p.request);
+  t.resreq = cached.request;
   // The compact pod carries the effective request (init containers and overhead included).
   t.init_resreq = t.resreq;
-  // Empty inputs keep the process-wide empty value (most pods have no ports or affinity).
-  // Equal label sets, node selectors and tolerations (pods of one template) share one value.
-  if (!p.labels.empty()) {
-    t.labels = StringMapPool().Intern(
-        std::map<std::string, std::string>(p.labels.begin(), p.labels.end()));
-  }
-  if (!p.node_selector.empty()) {
-    t.node_selector = StringMapPool().Intern(
-        std::map<std::string, std::string>(p.node_selector.begin(), p.node_selector.end()));
-  }
-  if (absl::StatusOr<NodeAffinity> a = ParseNodeAffinity(p.affinity_json);
-      a.ok() && !p.affinity_json.empty()) {
-    t.affinity = *std::move(a);
-  }
-  if (auto pa = ParsePodAffinity(p.affinity_json, p.namespace_name); pa.ok()) {
-    t.pod_affinity = *std::move(pa);
-  }
-  if (!p.host_ports.empty()) {
-    std::vector<HostPort> ports;
-    ports.reserve(p.host_ports.size());
-    for (const api::HostPort& hp : p.host_ports) {
-      ports.push_back(HostPort{hp.protocol.empty() ? "TCP" : hp.protocol,
-                               hp.host_ip.empty() ? "0.0.0.0" : hp.host_ip, hp.host_port});
-    }
-    t.host_ports = std::move(ports);
-  }
-  if (!p.tolerations.empty()) {
-    std::vector<Toleration> tolerations;
-    tolerations.reserve(p.tolerations.size());
-    for (const api::Toleration& tol : p.tolerations) {
-      Toleration out;
-      out.key = tol.key;
-      out.op = tol.op == "Exists" ? Toleration::Operator::kExists : Toleration::Operator::kEqual;
-      out.value = tol.value;
-      if (!tol.effect.empty()) out.effect = ParseEffect(tol.effect);
-      tolerations.push_back(std::move(out));
-    }
-    t.tolerations = TolerationsPool().Intern(std::move(tolerations));
-  }
+  t.labels = cached.labels;
+  t.node_selector = cached.node_selector;
+  t.affinity = cached.affinity;
+  t.pod_affinity = cached.pod_affinity;
+  t.host_ports = cached.host_ports;
+  t.tolerations = cached.tolerations;
   t.scheduled_condition = cached.scheduled_condition;
   // vGPU: the assignment counts on the node the pod is on (scheduler/cache/vgpu.h).
   t.vgpu = cached.vgpu;
@@ -509,7 +540,7 @@ JobInfo ToShadowJobInfo(const CachedPod& cached, std::string_view default_queue)
   job.queue =
       cached.queue_annotation.empty() ? std::string(default_queue) : cached.queue_annotation;
   job.min_available = 1;
-  job.min_resources = ToResource(p.request);
+  job.min_resources = cached.task_inputs_prepared ? cached.request : ToResource(p.request);
   job.priority_class_name = p.priority_class_name;
   if (const auto& v = cached.preemptable_annotation; v.has_value()) {
     job.preemptable = *v == "true";

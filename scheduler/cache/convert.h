@@ -28,7 +28,7 @@ namespace basalt::sched::cache {
 // carries (so the session writes the condition only when it changes).
 struct CachedPod {
   api::CompactPod pod;
-  std::optional<PodScheduledCondition> scheduled_condition;
+  SharedOptional<PodScheduledCondition> scheduled_condition;  // shared with its tasks
   // vGPU request (null: none; pod.request then lacks the per-GPU vGPU dimensions) and the
   // assignment read from the pod's annotations (scheduler/cache/vgpu.h).
   std::shared_ptr<const VgpuRequest> vgpu;
@@ -41,7 +41,27 @@ struct CachedPod {
   std::string queue_annotation;
   bool has_min_member = false;
   std::optional<std::string> preemptable_annotation;
+
+  // The pod's placement inputs in the forms a TaskInfo holds them, made once by
+  // PrepareTaskInputs (CachedPodTransform calls it): every task made from this pod, the cache's
+  // and each snapshot's copy, shares these values instead of re-making them, and equal label
+  // sets, node selectors and tolerations (pods of one template) are one value process-wide
+  // (issue 17: memory per pod). Once prepared, `pod`'s request, labels, node_selector,
+  // tolerations, host_ports and affinity_json are empty: nothing else reads them.
+  bool task_inputs_prepared = false;
+  Resource request;  // the effective request (pod.request before)
+  Shared<std::map<std::string, std::string>> labels;
+  Shared<std::map<std::string, std::string>> node_selector;
+  Shared<NodeAffinity> affinity;
+  std::shared_ptr<const PodAffinity> pod_affinity;  // null: no pod (anti-)affinity terms
+  Shared<std::vector<Toleration>> tolerations;
+  Shared<std::vector<HostPort>> host_ports;
 };
+
+// Converts `cached.pod`'s placement inputs into the task forms above and empties them in
+// `pod`; no-op when already prepared. A CachedPod built by hand (tests) needs no call: the
+// conversions below prepare a copy of an unprepared pod.
+void PrepareTaskInputs(CachedPod& cached);
 
 // What the scheduler keeps of a PodGroup (issue 17): its identity, controller owner, decoded
 // spec and status, and the annotations and label it reads, without the parsed document (whose

@@ -21,7 +21,7 @@ bool Settled(const JobInfo& job) {
   return true;
 }
 
-std::string ConditionText(const std::optional<PodScheduledCondition>& c) {
+std::string ConditionText(const SharedOptional<PodScheduledCondition>& c) {
   if (!c.has_value()) return "-";
   return fmt::format("{}/{}/{}", c->reason, c->message, c->nominated_node_name);
 }

@@ -20,7 +20,7 @@ const PodScheduledCondition* StatusOverlay::PodConditionFor(const std::string& u
 }
 
 void StatusOverlay::ObservePod(const std::string& uid,
-                               const std::optional<PodScheduledCondition>& api_condition,
+                               const SharedOptional<PodScheduledCondition>& api_condition,
                                bool bound) {
   auto it = pods_.find(uid);
   if (it != pods_.end() && (bound || api_condition == it->second)) pods_.erase(it);

@@ -45,8 +45,8 @@ class StatusOverlay {
   const PodScheduledCondition* PodConditionFor(const std::string& uid) const;
   // The informer reported the pod carrying `api_condition`; `bound`: it has a node (and so
   // needs no PodScheduled=False condition any more).
-  void ObservePod(const std::string& uid, const std::optional<PodScheduledCondition>& api_condition,
-                  bool bound);
+  void ObservePod(const std::string& uid,
+                  const SharedOptional<PodScheduledCondition>& api_condition, bool bound);
 
   // ---- Queue status.allocated, by queue name ----
   void SetQueueAllocated(const std::string& queue, const Resource& allocated) {

@@ -122,6 +122,55 @@ TEST_CASE("convert: pods with equal labels, node selector and tolerations share 
   CHECK(a.tolerations->front().effect == TaintEffect::kNoSchedule);
 }
 
+TEST_CASE("convert: the pod store keeps placement inputs once, shared by every task made from it",
+          "[sched][convert]") {
+  const std::string text = R"({
+    "apiVersion": "v1", "kind": "Pod",
+    "metadata": {"name": "p", "namespace": "ns", "uid": "u1", "resourceVersion": "7",
+      "labels": {"app": "web", "volcano.sh/task-spec": "worker"}},
+    "spec": {"schedulerName": "volcano", "nodeSelector": {"accelerator": "a100"},
+      "tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}],
+      "affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution":
+        {"nodeSelectorTerms": [{"matchExpressions": [
+          {"key": "zone", "operator": "In", "values": ["a"]}]}]}}},
+      "containers": [{"name": "c", "ports": [{"containerPort": 80, "hostPort": 8080}],
+        "resources": {"requests": {"cpu": "500m", "nvidia.com/gpu": "1"}}}]},
+    "status": {"phase": "Pending"}})";
+  absl::StatusOr<json::Document> doc = json::Parse(text);
+  REQUIRE(doc.ok());
+  absl::StatusOr<informer::Object> obj = CachedPodTransform().Apply(*std::move(doc));
+  REQUIRE(obj.ok());
+  const CachedPod& cached = obj->As<CachedPod>();
+  REQUIRE(cached.task_inputs_prepared);
+  // The compact pod's copies are gone: the task forms are the only ones kept.
+  CHECK(cached.pod.labels.empty());
+  CHECK(cached.pod.labels.capacity() == 0);
+  CHECK(cached.pod.tolerations.capacity() == 0);
+  CHECK(cached.pod.node_selector.empty());
+  CHECK(cached.pod.host_ports.empty());
+  CHECK(cached.pod.affinity_json.empty());
+  CHECK(cached.pod.request.empty());
+
+  TaskInfo t = ToTaskInfo(cached, "ns/job");
+  CHECK(t.labels.SharesWith(cached.labels));
+  CHECK(t.node_selector.SharesWith(cached.node_selector));
+  CHECK(t.tolerations.SharesWith(cached.tolerations));
+  CHECK(t.affinity.SharesWith(cached.affinity));
+  CHECK(t.host_ports.SharesWith(cached.host_ports));
+  CHECK(t.labels ==
+        std::map<std::string, std::string>{{"app", "web"}, {"volcano.sh/task-spec", "worker"}});
+  CHECK(t.node_selector == std::map<std::string, std::string>{{"accelerator", "a100"}});
+  REQUIRE(t.tolerations.size() == 1);
+  CHECK(t.tolerations->front().key == "nvidia.com/gpu");
+  REQUIRE(t.affinity->required.has_value());
+  CHECK(t.affinity->required->size() == 1);
+  CHECK(t.host_ports == std::vector<HostPort>{{"TCP", "0.0.0.0", 8080}});
+  CHECK(t.resreq.milli_cpu() == 500);
+  CHECK(t.resreq.Get("nvidia.com/gpu") == 1000);
+  CHECK(t.role == "worker");
+  CHECK(t.job_id == "ns/job");
+}
+
 TEST_CASE("convert: the cached PodGroup keeps what the scheduler reads, not the document",
           "[sched][convert]") {
   const std::string text = R"({
