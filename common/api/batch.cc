@@ -302,6 +302,55 @@ std::optional<TaskReplicaCounts> FindTaskReplicaCounts(const json::Value& job,
   return std::nullopt;
 }
 
+OwnerReference JobControllerRef(const Job& job) {
+  OwnerReference ref;
+  ref.api_version = std::string(kBatchApiVersion);
+  ref.kind = std::string(kJobKind);
+  ref.name = std::string(job.name());
+  ref.uid = std::string(job.uid());
+  ref.controller = true;
+  ref.block_owner_deletion = true;
+  return ref;
+}
+
+void StripUpdatableJobSpecFields(json::Value& old_spec, json::Value& new_spec) {
+  for (json::Value* spec : {&old_spec, &new_spec}) {
+    EraseMember(*spec, "minAvailable");
+    EraseMember(*spec, "priorityClassName");
+  }
+  json::Value* old_tasks = json::FindMutable(old_spec, "tasks");
+  json::Value* new_tasks = json::FindMutable(new_spec, "tasks");
+  if (old_tasks && new_tasks && old_tasks->IsArray() && new_tasks->IsArray()) {
+    if (old_tasks->Size() != new_tasks->Size()) {
+      // Reported on its own ("may not add or remove tasks").
+      EraseMember(old_spec, "tasks");
+      EraseMember(new_spec, "tasks");
+    } else {
+      for (rapidjson::SizeType i = 0; i < old_tasks->Size(); ++i) {
+        for (json::Value* task : {&(*old_tasks)[i], &(*new_tasks)[i]}) {
+          EraseMember(*task, "replicas");
+          EraseMember(*task, "minAvailable");
+        }
+      }
+    }
+  }
+  json::Value* old_volumes = json::FindMutable(old_spec, "volumes");
+  json::Value* new_volumes = json::FindMutable(new_spec, "volumes");
+  if (old_volumes && new_volumes && old_volumes->IsArray() && new_volumes->IsArray()) {
+    rapidjson::SizeType n = std::min(old_volumes->Size(), new_volumes->Size());
+    for (rapidjson::SizeType i = 0; i < n; ++i) {
+      json::Value& old_volume = (*old_volumes)[i];
+      const json::Value* claim = json::Find(old_volume, "volumeClaim");
+      // The job controller writes the generated PVC name back into the spec.
+      if (claim != nullptr && !claim->IsNull() &&
+          json::GetString(old_volume, "volumeClaimName").empty()) {
+        EraseMember(old_volume, "volumeClaimName");
+        EraseMember((*new_volumes)[i], "volumeClaimName");
+      }
+    }
+  }
+}
+
 // --- Command ---------------------------------------------------------------------------
 
 Command Command::Make(std::string_view ns, std::string_view action, const OwnerReference& target,

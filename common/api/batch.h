@@ -201,6 +201,17 @@ struct TaskReplicaCounts {
 std::optional<TaskReplicaCounts> FindTaskReplicaCounts(const json::Value& job,
                                                        std::string_view task);
 
+// The controller ownerReference every object a Job owns carries (its PodGroup, pods, PVCs
+// and plugin objects): batch.volcano.sh/v1alpha1 Job, controller and blockOwnerDeletion true.
+OwnerReference JobControllerRef(const Job& job);
+
+// Removes from copies of an old and a new Job spec the fields an update may change, so that
+// what is left must be equal (Volcano's rule for Job updates): minAvailable,
+// priorityClassName, each task's replicas and minAvailable (the whole task list when the
+// number of tasks differs: reported on its own), and a volume's volumeClaimName where the old
+// spec had a volumeClaim and no name (the controller writes the generated PVC name back).
+void StripUpdatableJobSpecFields(json::Value& old_spec, json::Value& new_spec);
+
 // Command: a one-shot request for an action on a target object (Job or Queue).
 class Command : public Object {
  public:

@@ -180,12 +180,49 @@ void PodGroup::SetSpec(const PodGroupSpec& sp) {
   }
   WriteOptString(s, "queue", sp.queue, a);
   WriteOptString(s, "priorityClassName", sp.priority_class_name, a);
-  // An unparsable networkTopology cannot come from Decode; ignore it rather than fail.
-  (void)WriteRaw(s, "networkTopology", sp.network_topology_json, a);
+  if (sp.network_topology_json.empty() && sp.network_topology.has_value()) {
+    json::Set(s, "networkTopology", EncodeNetworkTopology(*sp.network_topology, a), a);
+  } else {
+    // An unparsable networkTopology cannot come from Decode; ignore it rather than fail.
+    (void)WriteRaw(s, "networkTopology", sp.network_topology_json, a);
+  }
   // subGroupPolicy is not written: the decoded list stays what the document holds.
   std::vector<SubGroupPolicy> sub_groups = std::move(spec_.sub_group_policy);
   spec_ = sp;
   spec_.sub_group_policy = std::move(sub_groups);
+}
+
+void PodGroup::SetSubGroupPolicy(const std::vector<SubGroupPolicy>& policies) {
+  json::Allocator& a = allocator();
+  json::Value& s = EnsurePath({"spec"});
+  if (policies.empty()) {
+    EraseMember(s, "subGroupPolicy");
+    spec_.sub_group_policy.clear();
+    return;
+  }
+  json::Value list(rapidjson::kArrayType);
+  for (const SubGroupPolicy& p : policies) {
+    json::Value g(rapidjson::kObjectType);
+    WriteString(g, "name", p.name, a);
+    WriteInt(g, "subGroupSize", p.sub_group_size, a);
+    WriteInt(g, "minSubGroups", p.min_sub_groups, a);
+    // An unparsable selector cannot come from Decode or MatchLabelsSelectorJson; skip it.
+    (void)WriteRaw(g, "labelSelector", p.label_selector_json, a);
+    if (!p.match_label_keys.empty()) WriteStringList(g, "matchLabelKeys", p.match_label_keys, a);
+    if (p.network_topology) {
+      json::Set(g, "networkTopology", EncodeNetworkTopology(*p.network_topology, a), a);
+    }
+    list.PushBack(std::move(g), a);
+  }
+  json::Set(s, "subGroupPolicy", std::move(list), a);
+  spec_.sub_group_policy = policies;
+}
+
+std::string MatchLabelsSelectorJson(const StringMap& match_labels) {
+  json::Document d;
+  d.SetObject();
+  WriteStringMap(d, "matchLabels", match_labels, d.GetAllocator());
+  return json::Serialize(d);
 }
 
 void PodGroup::SetStatus(const PodGroupStatus& st) {

@@ -104,6 +104,10 @@ struct SubGroupPolicy {
   friend bool operator==(const SubGroupPolicy&, const SubGroupPolicy&) = default;
 };
 
+// A labelSelector {matchLabels: `match_labels`} as compact JSON (SubGroupPolicy's
+// label_selector_json).
+std::string MatchLabelsSelectorJson(const StringMap& match_labels);
+
 struct PodGroupSpec {
   int32_t min_member = 0;
   std::map<std::string, int32_t> min_task_member;
@@ -111,10 +115,12 @@ struct PodGroupSpec {
   std::string queue;  // CRD default "default"
   std::string priority_class_name;
   // spec.networkTopology, decoded; network_topology_json is the same object as compact JSON
-  // (what SetSpec writes back, so fields Basalt does not know survive).
+  // (what SetSpec writes back, so fields Basalt does not know survive). SetSpec encodes
+  // network_topology when network_topology_json is empty (a PodGroup built from scratch).
   std::optional<NetworkTopology> network_topology;
   std::string network_topology_json;
-  // spec.subGroupPolicy, decoded (read-only: SetSpec leaves the document's list as it is).
+  // spec.subGroupPolicy, decoded. SetSpec leaves the document's list as it is (its entries may
+  // hold fields Basalt does not know); SetSubGroupPolicy writes it.
   std::vector<SubGroupPolicy> sub_group_policy;
 
   friend bool operator==(const PodGroupSpec&, const PodGroupSpec&) = default;
@@ -143,6 +149,10 @@ class PodGroup : public Object {
 
   // Writes the known spec fields (min_resources removed when unset), keeping others.
   void SetSpec(const PodGroupSpec& spec);
+  // Replaces spec.subGroupPolicy (removed when `policies` is empty). Each entry is written as
+  // name, subGroupSize, minSubGroups, labelSelector (when not empty), matchLabelKeys (when not
+  // empty), networkTopology (when set).
+  void SetSubGroupPolicy(const std::vector<SubGroupPolicy>& policies);
   // Writes phase, conditions and counters (counters omitted when zero), keeping others.
   void SetStatus(const PodGroupStatus& status);
 

@@ -16,6 +16,17 @@ std::optional<NetworkTopology> DecodeNetworkTopology(FieldReader& r) {
   return t;
 }
 
+json::Value EncodeNetworkTopology(const NetworkTopology& t, json::Allocator& a) {
+  json::Value v(rapidjson::kObjectType);
+  WriteString(v, "mode", t.mode.empty() ? std::string_view("hard") : std::string_view(t.mode), a);
+  if (t.highest_tier_allowed) {
+    WriteInt(v, "highestTierAllowed", *t.highest_tier_allowed, a);
+  } else if (!t.highest_tier_name.empty()) {
+    WriteString(v, "highestTierName", t.highest_tier_name, a);
+  }
+  return v;
+}
+
 HyperNode HyperNode::Make(std::string_view name) {
   HyperNode h{Object()};
   h.SetApiVersionKind(kTopologyApiVersion, kHyperNodeKind);

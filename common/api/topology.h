@@ -37,6 +37,9 @@ struct NetworkTopology {
 
 // Reads r["networkTopology"]; nullopt when absent.
 std::optional<NetworkTopology> DecodeNetworkTopology(FieldReader& r);
+// The networkTopology object for `t`: mode ("hard" when empty), then highestTierAllowed when
+// set, else highestTierName when not empty (the CRD allows one of the two).
+json::Value EncodeNetworkTopology(const NetworkTopology& t, json::Allocator& a);
 
 // --- HyperNode -----------------------------------------------------------------------------
 

@@ -1,6 +1,9 @@
 #include "webhook/jobs/mutate_job.h"
 
+#include <algorithm>
 #include <cstdint>
+#include <optional>
+#include <vector>
 
 #include "common/api/field_reader.h"
 #include "common/api/vocabulary.h"
@@ -44,20 +47,22 @@ void MutateTask(FieldReader& task, size_t index, JobMutation& mutation, int64_t&
   if (task.Int("maxRetry") == 0) patch.AddInt(base + "/maxRetry", kDefaultMaxRetry);
 }
 
-void MutatePlugins(const json::Value& spec, JsonPatch& patch) {
-  const json::Value* plugins = json::Find(spec, "plugins");
-  if (plugins == nullptr || !plugins->IsObject()) return;
+void MutatePlugins(FieldReader& spec, JsonPatch& patch) {
+  // The plugins named in spec.plugins (an entry whose arguments are null included).
+  std::vector<std::string_view> named;
+  spec.ForEachEntry("plugins", [&](std::string_view name, std::optional<std::string_view>) {
+    named.push_back(name);
+  });
+  auto present = [&](std::string_view plugin) {
+    return std::find(named.begin(), named.end(), plugin) != named.end();
+  };
   bool need_svc = false;
-  for (std::string_view p : api::kPluginsImplyingSvc)
-    need_svc = need_svc || json::Find(*plugins, p) != nullptr;
+  for (std::string_view p : api::kPluginsImplyingSvc) need_svc = need_svc || present(p);
   bool need_ssh = false;
-  for (std::string_view p : api::kPluginsImplyingSsh)
-    need_ssh = need_ssh || json::Find(*plugins, p) != nullptr;
+  for (std::string_view p : api::kPluginsImplyingSsh) need_ssh = need_ssh || present(p);
   json::Value empty(rapidjson::kArrayType);
   auto add = [&](std::string_view plugin) {
-    if (json::Find(*plugins, plugin) == nullptr) {
-      patch.Add(fmt::format("/spec/plugins/{}", plugin), empty);
-    }
+    if (!present(plugin)) patch.Add(fmt::format("/spec/plugins/{}", plugin), empty);
   };
   if (need_svc) add(api::kSvcPlugin);
   if (need_ssh) add(api::kSshPlugin);
@@ -87,7 +92,7 @@ JobMutation MutateJob(const json::Value& job, std::string_view scheduler_name) {
     MutateTask(task, static_cast<size_t>(task.index()), mutation, min_sum);
   }
   if (spec.Int("minAvailable") == 0) patch.AddInt("/spec/minAvailable", min_sum);
-  MutatePlugins(*spec.value(), patch);
+  MutatePlugins(spec, patch);
   return mutation;
 }
 

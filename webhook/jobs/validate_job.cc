@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "common/api/batch.h"
 #include "common/api/field_reader.h"
 #include "common/api/vocabulary.h"
 #include "common/util/status.h"
@@ -33,18 +34,23 @@ const std::vector<std::string>& TopologyPolicies() {
 
 std::string_view JobName(api::FieldReader& job) { return job.Child("metadata").View("name"); }
 
-// Value of a Go-style flag (`--name=v`, `-name=v`, `--name v`) in a plugin argument list.
-std::optional<std::string> FlagValue(const json::Value* args, std::string_view flag) {
-  if (args == nullptr || !args->IsArray()) return std::nullopt;
-  for (rapidjson::SizeType i = 0; i < args->Size(); ++i) {
-    std::string_view arg = json::AsView((*args)[i]);
+// Value of a Go-style flag (`--name=v`, `-name=v`, `--name v`) in the argument list of
+// spec.plugins[plugin] (an argument that is not a string reads as "").
+std::optional<std::string> FlagValue(api::FieldReader& plugins, std::string_view plugin,
+                                     std::string_view flag) {
+  std::vector<std::string_view> args;
+  plugins.ForEachString(plugin, [&](std::optional<std::string_view> arg, size_t) {
+    args.push_back(arg.value_or(std::string_view()));
+  });
+  for (size_t i = 0; i < args.size(); ++i) {
+    std::string_view arg = args[i];
     if (arg.empty() || arg.front() != '-') continue;
     arg.remove_prefix(arg.size() > 1 && arg[1] == '-' ? 2 : 1);
     size_t eq = arg.find('=');
     if (eq != std::string_view::npos) {
       if (arg.substr(0, eq) == flag) return std::string(arg.substr(eq + 1));
-    } else if (arg == flag && i + 1 < args->Size()) {
-      return std::string(json::AsView((*args)[i + 1]));
+    } else if (arg == flag && i + 1 < args.size()) {
+      return std::string(args[i + 1]);
     }
   }
   return std::nullopt;
@@ -87,8 +93,7 @@ bool ValidateTaskCounts(api::FieldReader& task, const FieldPath& tp, std::string
                    fmt::format("'minAvailable' is greater than 'replicas' in task: {}, job: {}",
                                name, job_name));
   }
-  const json::Value* pp_value = task.Member("partitionPolicy");
-  if (pp_value == nullptr || !pp_value->IsObject()) return within_limit;
+  if (task.ObjectAt("partitionPolicy") == nullptr) return within_limit;
   api::FieldReader pp = task.Child("partitionPolicy");
   FieldPath pp_path = tp.Child("partitionPolicy");
   int64_t total = pp.Int("totalPartitions");
@@ -282,23 +287,20 @@ void ValidateDependencies(std::vector<api::FieldReader>& tasks,
   bool any = false;
   for (size_t i = 0; i < tasks.size(); ++i) {
     if (!tasks[i].Has("dependsOn")) continue;
-    const json::Value* names = tasks[i].Child("dependsOn").Member("name");
-    if (names == nullptr || !names->IsArray()) continue;
-    for (rapidjson::SizeType k = 0; k < names->Size(); ++k) {
-      const json::Value& dep_value = (*names)[k];
-      std::string_view dep = dep_value.IsString() ? std::string_view(dep_value.GetString(),
-                                                                     dep_value.GetStringLength())
-                                                  : std::string_view();
-      auto it = index.find(dep);
-      if (it == index.end()) {
-        errors.Invalid(
-            path.Index(i).Child("dependsOn").Child("name").Index(k),
-            fmt::format("task \"{}\" depends on unknown task \"{}\"", task_names[i], dep));
-        continue;
-      }
-      edges[i].push_back(it->second);
-      any = true;
-    }
+    tasks[i]
+        .Child("dependsOn")
+        .ForEachString("name", [&](std::optional<std::string_view> name, size_t k) {
+          const std::string_view dep = name.value_or(std::string_view());
+          auto it = index.find(dep);
+          if (it == index.end()) {
+            errors.Invalid(
+                path.Index(i).Child("dependsOn").Child("name").Index(k),
+                fmt::format("task \"{}\" depends on unknown task \"{}\"", task_names[i], dep));
+            return;
+          }
+          edges[i].push_back(it->second);
+          any = true;
+        });
   }
   if (!any) return;
   // Kahn's algorithm: repeatedly remove tasks whose dependencies are all removed.
@@ -330,17 +332,14 @@ void ValidateDependencies(std::vector<api::FieldReader>& tasks,
 
 void ValidatePlugins(api::FieldReader& spec, const std::vector<std::string_view>& task_names,
                      const FieldPath& path, ErrorList& errors) {
-  const json::Value* plugins = spec.Member("plugins");
-  if (plugins == nullptr || !plugins->IsObject()) return;
-  for (const auto& member : plugins->GetObject()) {
-    std::string_view name = json::AsView(member.name);
+  spec.ForEachEntry("plugins", [&](std::string_view name, std::optional<std::string_view>) {
     if (!api::IsSupportedJobPlugin(name)) {
       errors.Invalid(path.Key(name), fmt::format("unable to find job plugin: {}", name));
     }
-  }
+  });
   api::FieldReader plugin_args = spec.Child("plugins");
-  if (const json::Value* mpi = plugin_args.Member(api::kMpiPlugin)) {
-    std::string master = FlagValue(mpi, "master").value_or("master");
+  if (plugin_args.Has(api::kMpiPlugin)) {
+    std::string master = FlagValue(plugin_args, api::kMpiPlugin, "master").value_or("master");
     bool found = std::find(task_names.begin(), task_names.end(), master) != task_names.end();
     if (!found) {
       errors.Invalid(path.Key(api::kMpiPlugin),
@@ -350,8 +349,8 @@ void ValidatePlugins(api::FieldReader& spec, const std::vector<std::string_view>
     }
   }
   // ray: every pod of the job is refused by the plugin (PluginError) without its head task.
-  if (const json::Value* ray = plugin_args.Member(api::kRayPlugin)) {
-    std::string head = FlagValue(ray, "head").value_or("head");
+  if (plugin_args.Has(api::kRayPlugin)) {
+    std::string head = FlagValue(plugin_args, api::kRayPlugin, "head").value_or("head");
     bool found = std::find(task_names.begin(), task_names.end(), head) != task_names.end();
     if (!found) {
       errors.Invalid(path.Key(api::kRayPlugin),
@@ -397,53 +396,6 @@ void DiffPaths(const json::Value* a, const json::Value* b, const FieldPath& path
   if (*a != *b) out.push_back(path.str());
 }
 
-// Removes obj[key], keeping the order of the other members (json::Remove swaps in the last
-// member, which would reorder the paths reported to the user).
-void EraseMember(json::Value& obj, std::string_view key) {
-  if (!obj.IsObject()) return;
-  auto it = obj.FindMember(json::Value(rapidjson::StringRef(key.data(), key.size())));
-  if (it != obj.MemberEnd()) obj.EraseMember(it);
-}
-
-// Removes from both copies the fields an update may change.
-void StripMutableFields(json::Value& old_spec, json::Value& new_spec) {
-  for (json::Value* spec : {&old_spec, &new_spec}) {
-    EraseMember(*spec, "minAvailable");
-    EraseMember(*spec, "priorityClassName");
-  }
-  json::Value* old_tasks = json::FindMutable(old_spec, "tasks");
-  json::Value* new_tasks = json::FindMutable(new_spec, "tasks");
-  if (old_tasks && new_tasks && old_tasks->IsArray() && new_tasks->IsArray()) {
-    if (old_tasks->Size() != new_tasks->Size()) {
-      // Reported on its own ("may not add or remove tasks").
-      EraseMember(old_spec, "tasks");
-      EraseMember(new_spec, "tasks");
-    } else {
-      for (rapidjson::SizeType i = 0; i < old_tasks->Size(); ++i) {
-        for (json::Value* task : {&(*old_tasks)[i], &(*new_tasks)[i]}) {
-          EraseMember(*task, "replicas");
-          EraseMember(*task, "minAvailable");
-        }
-      }
-    }
-  }
-  json::Value* old_volumes = json::FindMutable(old_spec, "volumes");
-  json::Value* new_volumes = json::FindMutable(new_spec, "volumes");
-  if (old_volumes && new_volumes && old_volumes->IsArray() && new_volumes->IsArray()) {
-    rapidjson::SizeType n = std::min(old_volumes->Size(), new_volumes->Size());
-    for (rapidjson::SizeType i = 0; i < n; ++i) {
-      json::Value& old_volume = (*old_volumes)[i];
-      const json::Value* claim = json::Find(old_volume, "volumeClaim");
-      // The job controller writes the generated PVC name back into the spec.
-      if (claim != nullptr && !claim->IsNull() &&
-          json::GetString(old_volume, "volumeClaimName").empty()) {
-        EraseMember(old_volume, "volumeClaimName");
-        EraseMember((*new_volumes)[i], "volumeClaimName");
-      }
-    }
-  }
-}
-
 }  // namespace
 
 const std::vector<std::string>& KnownJobPlugins() {
@@ -461,12 +413,11 @@ ErrorList ValidateJobCreate(const json::Value& job, const ClusterLister& lister,
   // API server's schema refuses it before admission), so the reader's own error is not used.
   api::FieldReader reader(&job, "");
   api::FieldReader spec = reader.Child("spec");
-  const json::Value* task_list = spec.Member("tasks");
-  if (task_list == nullptr || !task_list->IsArray() || task_list->Empty()) {
+  std::vector<api::FieldReader> tasks = spec.Items("tasks");  // none when not a list
+  if (tasks.empty()) {
     errors.Invalid(tasks_path, "No task specified in job spec");
     return errors;
   }
-  std::vector<api::FieldReader> tasks = spec.Items("tasks");
   std::vector<std::string_view> names_by_position;
   names_by_position.reserve(tasks.size());
   for (api::FieldReader& t : tasks) names_by_position.push_back(t.View("name"));
@@ -583,9 +534,8 @@ ErrorList ValidateJobUpdate(const json::Value& old_job, const json::Value& job,
     errors.Invalid(spec_path.Child("minAvailable"), "job 'minAvailable' must be >= 0.");
   }
   std::vector<api::FieldReader> tasks = spec_reader.Items("tasks");
-  const json::Value* old_tasks = old_spec_reader.Member("tasks");
   size_t task_count = tasks.size();
-  size_t old_task_count = old_tasks && old_tasks->IsArray() ? old_tasks->Size() : 0;
+  size_t old_task_count = old_spec_reader.Items("tasks").size();
   if (task_count != old_task_count) {
     errors.Invalid(spec_path.Child("tasks"), "job updates may not add or remove tasks");
   }
@@ -612,7 +562,7 @@ ErrorList ValidateJobUpdate(const json::Value& old_job, const json::Value& job,
     old_copy.CopyFrom(*old_spec, scratch.GetAllocator());
   }
   json::Value new_copy(*spec, scratch.GetAllocator());
-  StripMutableFields(old_copy, new_copy);
+  api::StripUpdatableJobSpecFields(old_copy, new_copy);
   std::vector<std::string> changed;
   DiffPaths(&old_copy, &new_copy, spec_path, changed);
   if (!changed.empty()) {

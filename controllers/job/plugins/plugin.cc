@@ -2,7 +2,9 @@
 
 #include <charconv>
 
+#include "common/api/codec.h"
 #include "common/api/vocabulary.h"
+#include "controllers/job/plugins/objects.h"
 #include "controllers/job/pods/pods.h"
 #include "fmt/format.h"
 
@@ -208,10 +210,7 @@ json::Document NewOwnedObject(const api::Job& job, std::string_view api_version,
   json::Value meta(rapidjson::kObjectType);
   json::Set(meta, "name", json::MakeString(name, a), a);
   json::Set(meta, "namespace", json::MakeString(job.namespace_name(), a), a);
-  json::Value labels(rapidjson::kObjectType);
-  json::Set(labels, api::kJobNameKey, json::MakeString(job.name(), a), a);
-  json::Set(labels, api::kJobNamespaceKey, json::MakeString(job.namespace_name(), a), a);
-  json::Set(meta, "labels", std::move(labels), a);
+  api::WriteStringMap(meta, "labels", JobPodSelector(job), a);
   json::Value owners(rapidjson::kArrayType);
   owners.PushBack(JobOwnerReference(job, a), a);
   json::Set(meta, "ownerReferences", std::move(owners), a);

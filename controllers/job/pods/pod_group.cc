@@ -4,6 +4,7 @@
 #include <numeric>
 #include <vector>
 
+#include "common/api/scheduling.h"
 #include "common/api/views.h"
 #include "common/api/vocabulary.h"
 #include "common/util/status.h"
@@ -12,11 +13,6 @@
 
 namespace basalt::controllers {
 namespace {
-
-void SetString(json::Value& obj, std::string_view key, std::string_view value,
-               json::Allocator& alloc) {
-  json::Set(obj, key, json::MakeString(value, alloc), alloc);
-}
 
 bool IsExtendedResource(std::string_view name) {
   // Native resources have no domain or a *kubernetes.io/ domain; requests.* are quota names.
@@ -75,17 +71,6 @@ absl::StatusOr<PodResources> ReadPodResources(const json::Value& spec) {
     if (overhead.Has(name)) out.limits.Set(name, q + overhead.Get(name));
   }
   return out;
-}
-
-json::Value NetworkTopologyJson(const api::NetworkTopology& nt, json::Allocator& a) {
-  json::Value t(rapidjson::kObjectType);
-  SetString(t, "mode", nt.mode.empty() ? "hard" : nt.mode, a);
-  if (nt.highest_tier_allowed) {
-    json::Set(t, "highestTierAllowed", json::Value(*nt.highest_tier_allowed), a);
-  } else if (!nt.highest_tier_name.empty()) {
-    SetString(t, "highestTierName", nt.highest_tier_name, a);
-  }
-  return t;
 }
 
 const json::Value& TemplateSpec(const api::TaskSpec& task) {
@@ -176,70 +161,43 @@ absl::StatusOr<ResourceList> MinResources(const api::JobSpec& spec,
 absl::StatusOr<json::Document> BuildPodGroup(const api::Job& job,
                                              const PriorityClassValues& priorities) {
   BASALT_ASSIGN_OR_RETURN(ResourceList min_resources, MinResources(job.spec(), priorities));
-  json::Document pg;
-  pg.SetObject();
-  auto& a = pg.GetAllocator();
-  SetString(pg, "apiVersion", api::kSchedulingApiVersion, a);
-  SetString(pg, "kind", api::kPodGroupKind, a);
+  api::PodGroup pg = api::PodGroup::Make(job.namespace_name(), job.name());
+  for (const auto& [k, v] : job.labels()) pg.SetLabel(k, v);
+  pg.SetLabel(api::kJobNameKey, job.name());
+  for (const auto& [k, v] : job.annotations()) pg.SetAnnotation(k, v);
+  pg.SetOwnerReferences({api::JobControllerRef(job)});
 
-  json::Value meta(rapidjson::kObjectType);
-  SetString(meta, "name", job.name(), a);
-  SetString(meta, "namespace", job.namespace_name(), a);
-  json::Value labels(rapidjson::kObjectType);
-  for (const auto& [k, v] : job.labels()) SetString(labels, k, v, a);
-  SetString(labels, api::kJobNameKey, job.name(), a);
-  json::Set(meta, "labels", std::move(labels), a);
-  json::Value annotations(rapidjson::kObjectType);
-  for (const auto& [k, v] : job.annotations()) SetString(annotations, k, v, a);
-  json::Set(meta, "annotations", std::move(annotations), a);
-  json::Value owners(rapidjson::kArrayType);
-  owners.PushBack(JobOwnerReference(job, a), a);
-  json::Set(meta, "ownerReferences", std::move(owners), a);
-  json::Set(pg, "metadata", std::move(meta), a);
-
-  json::Value spec(rapidjson::kObjectType);
-  json::Set(spec, "minMember", json::Value(job.spec().min_available), a);
-  json::Value mtm(rapidjson::kObjectType);
-  for (const auto& [task, n] : MinTaskMember(job.spec())) {
-    json::Set(mtm, task, json::Value(n), a);
-  }
-  json::Set(spec, "minTaskMember", std::move(mtm), a);
-  SetString(spec, "queue", job.spec().queue, a);
-  if (!job.spec().priority_class_name.empty()) {
-    SetString(spec, "priorityClassName", job.spec().priority_class_name, a);
-  }
-  json::Set(spec, "minResources", min_resources.ToJson(a), a);
-  if (job.spec().network_topology) {
-    json::Set(spec, "networkTopology", NetworkTopologyJson(*job.spec().network_topology, a), a);
-  }
-  json::Value sub_groups(rapidjson::kArrayType);
+  api::PodGroupSpec spec;
+  spec.min_member = job.spec().min_available;
+  spec.min_task_member = MinTaskMember(job.spec());
+  spec.min_resources = std::move(min_resources);
+  spec.queue = job.spec().queue;
+  spec.priority_class_name = job.spec().priority_class_name;
+  spec.network_topology = job.spec().network_topology;
+  pg.SetSpec(spec);
+  std::vector<api::SubGroupPolicy> sub_groups;
   for (const auto& task : job.spec().tasks) {
     if (!task.partition_policy) continue;
     const api::PartitionPolicy& pp = *task.partition_policy;
-    json::Value g(rapidjson::kObjectType);
-    SetString(g, "name", task.name, a);
-    json::Set(g, "subGroupSize", json::Value(pp.partition_size), a);
-    json::Set(g, "minSubGroups", json::Value(pp.min_partitions), a);
-    json::Value match(rapidjson::kObjectType);
-    SetString(match, api::kTaskSpecKey, task.name, a);
-    json::Value selector(rapidjson::kObjectType);
-    json::Set(selector, "matchLabels", std::move(match), a);
-    json::Set(g, "labelSelector", std::move(selector), a);
-    json::Value keys_list(rapidjson::kArrayType);
-    keys_list.PushBack(json::MakeString(api::kPartitionIdKey, a), a);
-    json::Set(g, "matchLabelKeys", std::move(keys_list), a);
-    if (pp.network_topology) {
-      json::Set(g, "networkTopology", NetworkTopologyJson(*pp.network_topology, a), a);
-    }
-    sub_groups.PushBack(std::move(g), a);
+    api::SubGroupPolicy g;
+    g.name = task.name;
+    g.sub_group_size = pp.partition_size;
+    g.min_sub_groups = pp.min_partitions;
+    g.label_selector_json =
+        api::MatchLabelsSelectorJson(api::StringMap{{std::string(api::kTaskSpecKey), task.name}});
+    g.match_label_keys = {std::string(api::kPartitionIdKey)};
+    g.network_topology = pp.network_topology;
+    sub_groups.push_back(std::move(g));
   }
-  if (!sub_groups.Empty()) json::Set(spec, "subGroupPolicy", std::move(sub_groups), a);
-  json::Set(pg, "spec", std::move(spec), a);
+  pg.SetSubGroupPolicy(sub_groups);
 
-  json::Value status(rapidjson::kObjectType);
-  SetString(status, "phase", "Pending", a);
-  json::Set(pg, "status", std::move(status), a);
-  return pg;
+  api::PodGroupStatus status;
+  status.phase = std::string(api::kPodGroupPending);
+  pg.SetStatus(status);
+  // The PodGroup control works on documents (as the informer caches them).
+  json::Document doc;
+  doc.CopyFrom(pg.doc(), doc.GetAllocator());
+  return doc;
 }
 
 bool PodGroupSpecDiffers(const json::Value& existing, const json::Value& desired) {

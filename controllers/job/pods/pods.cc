@@ -67,14 +67,7 @@ void AddJobVolumes(const api::Job& job, json::Value& spec, json::Allocator& allo
 }  // namespace
 
 json::Value JobOwnerReference(const api::Job& job, json::Allocator& alloc) {
-  json::Value ref(rapidjson::kObjectType);
-  SetString(ref, "apiVersion", api::kBatchApiVersion, alloc);
-  SetString(ref, "kind", api::kJobKind, alloc);
-  SetString(ref, "name", job.name(), alloc);
-  SetString(ref, "uid", job.uid(), alloc);
-  json::Set(ref, "controller", json::Value(true), alloc);
-  json::Set(ref, "blockOwnerDeletion", json::Value(true), alloc);
-  return ref;
+  return api::EncodeOwnerReference(api::JobControllerRef(job), alloc);
 }
 
 namespace {

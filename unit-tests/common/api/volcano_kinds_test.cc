@@ -370,6 +370,35 @@ TEST_CASE("PodGroup: subGroupPolicy is decoded and kept through SetSpec", "[api]
   CHECK(pg->ToJson().find(R"("futureField":true)") != std::string::npos);
 }
 
+TEST_CASE("PodGroup: SetSubGroupPolicy and a struct-only networkTopology write what parses back",
+          "[api][podgroup]") {
+  PodGroup pg = PodGroup::Make("ns", "job");
+  PodGroupSpec spec;
+  spec.min_member = 2;
+  spec.network_topology = basalt::api::NetworkTopology{"soft", std::nullopt, "rack"};
+  pg.SetSpec(spec);
+  basalt::api::SubGroupPolicy g;
+  g.name = "w";
+  g.sub_group_size = 2;
+  g.min_sub_groups = 1;
+  g.label_selector_json =
+      basalt::api::MatchLabelsSelectorJson(basalt::api::StringMap{{"volcano.sh/task-spec", "w"}});
+  g.match_label_keys = {"volcano.sh/partition-id"};
+  g.network_topology = basalt::api::NetworkTopology{"hard", 1, ""};
+  pg.SetSubGroupPolicy({g});
+  CHECK(pg.ToJson().find(R"("networkTopology":{"mode":"soft","highestTierName":"rack"})") !=
+        std::string::npos);
+  auto back = PodGroup::Parse(pg.ToJson());
+  REQUIRE(back.ok());
+  REQUIRE(back->spec().network_topology.has_value());
+  CHECK(*back->spec().network_topology == *spec.network_topology);
+  CHECK(back->spec().sub_group_policy == std::vector<basalt::api::SubGroupPolicy>{g});
+  CHECK(pg.spec().sub_group_policy == back->spec().sub_group_policy);
+  pg.SetSubGroupPolicy({});
+  CHECK(pg.ToJson().find("subGroupPolicy") == std::string::npos);
+  CHECK(pg.spec().sub_group_policy.empty());
+}
+
 TEST_CASE("Command: decodes action, target, reason and message", "[api][command]") {
   auto cmd = Command::Parse(R"({
     "apiVersion": "bus.volcano.sh/v1alpha1", "kind": "Command",

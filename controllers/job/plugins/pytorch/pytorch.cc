@@ -1,5 +1,6 @@
 #include "controllers/job/plugins/pytorch/pytorch.h"
 
+#include "controllers/job/plugins/objects.h"
 #include "fmt/format.h"
 
 namespace basalt::controllers {
@@ -68,14 +69,10 @@ class PytorchPlugin final : public JobPlugin {
         "timeout {0} sh -c 'until nc -z {1} {2}; do echo waiting for master {1}:{2}; sleep 2; "
         "done'",
         wait_timeout_, master_addr, port_);
-    json::Value command(rapidjson::kArrayType);
-    command.PushBack(json::MakeString("sh", a), a);
-    command.PushBack(json::MakeString("-c", a), a);
-    command.PushBack(json::MakeString(script, a), a);
     json::Value c(rapidjson::kObjectType);
     json::Set(c, "name", json::MakeString(kWaitForMasterName, a), a);
     json::Set(c, "image", json::MakeString(wait_image_, a), a);
-    json::Set(c, "command", std::move(command), a);
+    json::Set(c, "command", ShellCommand(script, a), a);
     // Runs before the user's init containers: they may already need the master.
     json::Value rebuilt(rapidjson::kArrayType);
     rebuilt.PushBack(std::move(c), a);

@@ -1,16 +1,13 @@
 #include "controllers/job/plugins/ray/ray.h"
 
+#include "controllers/job/plugins/objects.h"
 #include "fmt/format.h"
 
 namespace basalt::controllers {
 namespace {
 
 void SetCommand(json::Value& container, const std::string& script, json::Allocator& a) {
-  json::Value command(rapidjson::kArrayType);
-  command.PushBack(json::MakeString("sh", a), a);
-  command.PushBack(json::MakeString("-c", a), a);
-  command.PushBack(json::MakeString(script, a), a);
-  json::Set(container, "command", std::move(command), a);
+  json::Set(container, "command", ShellCommand(script, a), a);
 }
 
 class RayPlugin final : public JobPlugin {
@@ -60,30 +57,16 @@ class RayPlugin final : public JobPlugin {
   }
 
   absl::StatusOr<std::vector<json::Document>> OnJobAdd(const api::Job& job) override {
-    json::Document svc = NewOwnedObject(job, "v1", "Service", RayHeadServiceName(job.name()));
-    auto& a = svc.GetAllocator();
-    json::Value selector(rapidjson::kObjectType);
-    json::Set(selector, api::kJobNameKey, json::MakeString(job.name(), a), a);
-    json::Set(selector, api::kJobNamespaceKey, json::MakeString(job.namespace_name(), a), a);
-    json::Set(selector, api::kTaskSpecKey, json::MakeString(o_.head, a), a);
-    json::Value ports(rapidjson::kArrayType);
-    auto port = [&](std::string_view name, int64_t number) {
-      json::Value p(rapidjson::kObjectType);
-      json::Set(p, "name", json::MakeString(name, a), a);
-      json::Set(p, "port", json::Value(number), a);
-      json::Set(p, "targetPort", json::MakeString(name, a), a);
-      json::Set(p, "protocol", json::MakeString("TCP", a), a);
-      ports.PushBack(std::move(p), a);
-    };
-    port(kRayGcsPortName, o_.port);
-    port(kRayDashboardPortName, o_.dashboard_port);
-    port(kRayClientPortName, o_.client_port);
-    json::Value spec(rapidjson::kObjectType);
-    json::Set(spec, "selector", std::move(selector), a);
-    json::Set(spec, "ports", std::move(ports), a);
-    json::Set(svc, "spec", std::move(spec), a);
+    ServiceSpec spec;
+    spec.selector = JobPodSelector(job);
+    spec.selector[std::string(api::kTaskSpecKey)] = o_.head;
+    for (const auto& [name, number] :
+         {std::pair{kRayGcsPortName, o_.port}, std::pair{kRayDashboardPortName, o_.dashboard_port},
+          std::pair{kRayClientPortName, o_.client_port}}) {
+      spec.ports.push_back({std::string(name), number, std::string(name)});
+    }
     std::vector<json::Document> out;
-    out.push_back(std::move(svc));
+    out.push_back(BuildService(job, RayHeadServiceName(job.name()), spec));
     return out;
   }
 

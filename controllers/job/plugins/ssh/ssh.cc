@@ -2,7 +2,7 @@
 
 #include <charconv>
 
-#include "absl/strings/escaping.h"
+#include "controllers/job/plugins/objects.h"
 #include "controllers/job/plugins/ssh/key_pair.h"
 #include "fmt/format.h"
 
@@ -27,31 +27,17 @@ class SshPlugin final : public JobPlugin {
                            int32_t) override {
     auto& a = pod.GetAllocator();
     const std::string secret = SshSecretName(job.name());
-    json::Value items(rapidjson::kArrayType);
+    std::vector<KeyToPath> items;
     for (std::string_view key : {kSshPrivateKey, kSshPublicKey, kSshAuthorizedKeys, kSshConfig}) {
-      json::Value item(rapidjson::kObjectType);
-      json::Set(item, "key", json::MakeString(key, a), a);
-      json::Set(item, "path", json::MakeString(fmt::format("{}/{}", kSshRelativePath, key), a), a);
-      items.PushBack(std::move(item), a);
+      items.push_back({std::string(key), fmt::format("{}/{}", kSshRelativePath, key)});
     }
-    json::Value source(rapidjson::kObjectType);
-    json::Set(source, "secretName", json::MakeString(secret, a), a);
-    json::Set(source, "items", std::move(items), a);
     // ssh refuses private keys other users can read; a custom path is often shared with
     // non-root users, hence 0644 there (as Volcano does).
     const int mode = key_path_ == kSshDefaultKeyPath ? kModeOwnerReadWrite : kModeWorldReadable;
-    json::Set(source, "defaultMode", json::Value(mode), a);
-    json::Value volume(rapidjson::kObjectType);
-    json::Set(volume, "name", json::MakeString(secret, a), a);
-    json::Set(volume, "secret", std::move(source), a);
-    AddVolume(pod, std::move(volume));
-    ForEachContainer(pod, /*init=*/true, [&](json::Value& c) {
-      json::Value mount(rapidjson::kObjectType);
-      json::Set(mount, "name", json::MakeString(secret, a), a);
-      json::Set(mount, "mountPath", json::MakeString(key_path_, a), a);
-      json::Set(mount, "subPath", json::MakeString(kSshRelativePath, a), a);
-      AddVolumeMount(c, std::move(mount), a);
-    });
+    AddVolume(pod, SecretVolume(secret, secret, items, mode, a));
+    const VolumeMount mount{secret, key_path_, std::string(kSshRelativePath)};
+    ForEachContainer(pod, /*init=*/true,
+                     [&](json::Value& c) { AddVolumeMount(c, EncodeVolumeMount(mount, a), a); });
     return absl::OkStatus();
   }
 
@@ -73,23 +59,14 @@ class SshPlugin final : public JobPlugin {
         keys.public_key = *std::move(derived);
       }
     }
-    json::Document secret = NewOwnedObject(job, "v1", "Secret", SshSecretName(job.name()));
-    auto& a = secret.GetAllocator();
-    json::Set(secret, "type", json::MakeString("Opaque", a), a);
-    json::Value data(rapidjson::kObjectType);
-    auto put = [&](std::string_view key, std::string_view value) {
-      json::Set(
-          data, key,
-          json::MakeString(absl::Base64Escape(absl::string_view(value.data(), value.size())), a),
-          a);
+    const std::vector<std::pair<std::string, std::string>> data = {
+        {std::string(kSshPrivateKey), keys.private_key_pem},
+        {std::string(kSshPublicKey), keys.public_key},
+        {std::string(kSshAuthorizedKeys), keys.public_key},
+        {std::string(kSshConfig), SshConfig(job, port_)},
     };
-    put(kSshPrivateKey, keys.private_key_pem);
-    put(kSshPublicKey, keys.public_key);
-    put(kSshAuthorizedKeys, keys.public_key);
-    put(kSshConfig, SshConfig(job, port_));
-    json::Set(secret, "data", std::move(data), a);
     std::vector<json::Document> out;
-    out.push_back(std::move(secret));
+    out.push_back(BuildOpaqueSecret(job, SshSecretName(job.name()), data));
     return out;
   }
 

@@ -3,6 +3,7 @@
 #include <cctype>
 
 #include "common/api/vocabulary.h"
+#include "controllers/job/plugins/objects.h"
 #include "fmt/format.h"
 
 namespace basalt::controllers {
@@ -31,13 +32,6 @@ std::string Join(const std::vector<std::string>& v, std::string_view sep) {
   return out;
 }
 
-json::Value JobSelector(const api::Job& job, json::Allocator& a) {
-  json::Value sel(rapidjson::kObjectType);
-  json::Set(sel, api::kJobNameKey, json::MakeString(job.name(), a), a);
-  json::Set(sel, api::kJobNamespaceKey, json::MakeString(job.namespace_name(), a), a);
-  return sel;
-}
-
 class SvcPlugin final : public JobPlugin {
  public:
   SvcPlugin(bool publish_not_ready, bool disable_network_policy, bool inject_hosts_env)
@@ -60,17 +54,10 @@ class SvcPlugin final : public JobPlugin {
       json::Set(spec, "subdomain", json::MakeString(job.name(), a), a);
     }
     const std::string cm = SvcConfigMapName(job.name());
-    json::Value volume(rapidjson::kObjectType);
-    json::Set(volume, "name", json::MakeString(cm, a), a);
-    json::Value source(rapidjson::kObjectType);
-    json::Set(source, "name", json::MakeString(cm, a), a);
-    json::Set(volume, "configMap", std::move(source), a);
-    AddVolume(pod, std::move(volume));
+    AddVolume(pod, ConfigMapVolume(cm, cm, a));
+    const VolumeMount mount{cm, std::string(kSvcConfigMapMountPath), ""};
     ForEachContainer(pod, /*init=*/true, [&](json::Value& c) {
-      json::Value mount(rapidjson::kObjectType);
-      json::Set(mount, "name", json::MakeString(cm, a), a);
-      json::Set(mount, "mountPath", json::MakeString(kSvcConfigMapMountPath, a), a);
-      AddVolumeMount(c, std::move(mount), a);
+      AddVolumeMount(c, EncodeVolumeMount(mount, a), a);
       if (!inject_hosts_env_) return;
       for (const auto& task : job.spec().tasks) {
         const std::string hosts = HostsEnvName(task.name);
@@ -110,51 +97,19 @@ class SvcPlugin final : public JobPlugin {
 
  private:
   json::Document ConfigMap(const api::Job& job) const {
-    json::Document cm = NewOwnedObject(job, "v1", "ConfigMap", SvcConfigMapName(job.name()));
-    auto& a = cm.GetAllocator();
-    json::Value data(rapidjson::kObjectType);
-    for (const auto& [k, v] : SvcHostsData(job)) {
-      json::Set(data, k, json::MakeString(v, a), a);
-    }
-    json::Set(cm, "data", std::move(data), a);
-    return cm;
+    return BuildConfigMap(job, SvcConfigMapName(job.name()), SvcHostsData(job));
   }
 
   json::Document Service(const api::Job& job) const {
-    json::Document svc = NewOwnedObject(job, "v1", "Service", job.name());
-    auto& a = svc.GetAllocator();
-    json::Value spec(rapidjson::kObjectType);
-    json::Set(spec, "clusterIP", json::MakeString("None", a), a);
-    json::Set(spec, "selector", JobSelector(job, a), a);
-    json::Set(spec, "publishNotReadyAddresses", json::Value(publish_not_ready_), a);
-    json::Set(svc, "spec", std::move(spec), a);
-    return svc;
+    ServiceSpec spec;
+    spec.headless = true;
+    spec.selector = JobPodSelector(job);
+    spec.publish_not_ready_addresses = publish_not_ready_;
+    return BuildService(job, job.name(), spec);
   }
 
   json::Document NetworkPolicy(const api::Job& job) const {
-    json::Document np = NewOwnedObject(job, "networking.k8s.io/v1", "NetworkPolicy", job.name());
-    auto& a = np.GetAllocator();
-    auto pod_selector = [&] {
-      json::Value s(rapidjson::kObjectType);
-      json::Set(s, "matchLabels", JobSelector(job, a), a);
-      return s;
-    };
-    json::Value spec(rapidjson::kObjectType);
-    json::Set(spec, "podSelector", pod_selector(), a);
-    json::Value peer(rapidjson::kObjectType);
-    json::Set(peer, "podSelector", pod_selector(), a);
-    json::Value from(rapidjson::kArrayType);
-    from.PushBack(std::move(peer), a);
-    json::Value rule(rapidjson::kObjectType);
-    json::Set(rule, "from", std::move(from), a);
-    json::Value ingress(rapidjson::kArrayType);
-    ingress.PushBack(std::move(rule), a);
-    json::Set(spec, "ingress", std::move(ingress), a);
-    json::Value types(rapidjson::kArrayType);
-    types.PushBack(json::MakeString("Ingress", a), a);
-    json::Set(spec, "policyTypes", std::move(types), a);
-    json::Set(np, "spec", std::move(spec), a);
-    return np;
+    return BuildIngressFromPeersPolicy(job, job.name(), JobPodSelector(job));
   }
 
   const bool publish_not_ready_;
