@@ -17,6 +17,8 @@
 #   - the check has teeth: the simulator with another plugin configuration (bestfit instead of
 #     fgd, deviceshare's spread device policy) gives a different placement list.
 # Ties between equal nodes go to the first node by name in both (the session's node order).
+# The scheduler starts only once the pool's nodes are Ready and untainted (a node is born with
+# the not-ready taint; the simulator's nodes are usable from the start).
 # fgd learns the task types from every pod in the snapshot, so the cluster must hold no other
 # pods (checked first).
 # shellcheck source=lib.sh
@@ -182,6 +184,21 @@ status:
 YAML
   CLUSTER_OBJECTS+=("node/$pool-v$i")
 done
+# A new node carries the node.kubernetes.io/not-ready:NoSchedule taint until KWOK reports it
+# Ready and kube-controller-manager lifts the taint; on a freshly started cluster that can take
+# seconds. A scheduler that starts meanwhile passes over the tainted node (the simulator's nodes
+# are all usable from the start) and places differently, so the pool must be Ready and
+# untainted first.
+pool_ready() {
+  local n
+  n=$(kubectl get nodes -l "basalt.dev/pool=$pool" -o jsonpath='{range .items[*]}{.status.conditions[?(@.type=="Ready")].status}{" "}{.spec.taints[*].key}{"\n"}{end}' |
+    grep -c '^True $' || true)
+  ((n == 6))
+}
+# Twice, a second apart: a controller acting on a stale view of a node can still taint it just
+# after it became Ready (and lift the taint again soon after).
+pool_ready_steady() { pool_ready && sleep 1 && pool_ready; }
+wait_for "the pool's 6 nodes Ready and untainted" 60 pool_ready_steady
 start_scheduler --scheduler-conf="$work/conf.yaml"
 
 # settled NS FILE: every pod of FILE is bound or marked unschedulable.

@@ -315,6 +315,35 @@ double ExpectedGpuFragmentation(int64_t free_cpu, int64_t free_memory, const Fgd
   return sum;
 }
 
+FgdHostPerGpu HostPerGpuMilli(const std::vector<FgdTaskType>& types) {
+  double cpu = 0, memory = 0, gpu = 0;
+  for (const FgdTaskType& t : types) {
+    if (t.vgpu || t.gpu.count <= 0 || t.gpu.milli <= 0) continue;
+    cpu += t.weight * static_cast<double>(t.milli_cpu);
+    memory += t.weight * static_cast<double>(t.memory);
+    gpu += t.weight * t.gpu.count * t.gpu.milli;
+  }
+  if (gpu <= 0) return {};
+  return FgdHostPerGpu{cpu / gpu, memory / gpu};
+}
+
+double StrandedGpu(int64_t free_cpu, int64_t free_memory, const FgdGpuView& view,
+                   const FgdHostPerGpu& per_gpu) {
+  if (view.kind == FgdGpuView::Kind::kVgpu || view.kind == FgdGpuView::Kind::kNone) return 0;
+  double free = 0;
+  for (int32_t f : view.free) free += std::max(f, 0);
+  double usable = free;
+  if (per_gpu.milli_cpu > 0) {
+    usable =
+        std::min(usable, static_cast<double>(std::max<int64_t>(free_cpu, 0)) / per_gpu.milli_cpu);
+  }
+  if (per_gpu.memory > 0) {
+    usable =
+        std::min(usable, static_cast<double>(std::max<int64_t>(free_memory, 0)) / per_gpu.memory);
+  }
+  return free - usable;
+}
+
 namespace {
 
 FgdGpuView DevicesView(std::string_view model, const std::vector<int32_t>& free_gpus) {
@@ -407,6 +436,8 @@ namespace {
 // across sessions; each session's fgd sets them again).
 struct FgdState {
   std::vector<FgdTaskType> types;
+  double stranding_weight = 0;
+  FgdHostPerGpu per_gpu;                         // of `types`, for the stranding term
   std::unordered_map<std::string, double> memo;  // StateKey -> expected fragmentation
 
   // Packs what the fragmentation depends on: free CPU and memory, kind, device memory, sorted
@@ -431,7 +462,8 @@ struct FgdState {
     std::string key = StateKey(cpu, memory, view);
     auto it = memo.find(key);
     if (it != memo.end()) return it->second;
-    const double f = ExpectedGpuFragmentation(cpu, memory, view, types);
+    double f = ExpectedGpuFragmentation(cpu, memory, view, types);
+    if (stranding_weight > 0) f += stranding_weight * StrandedGpu(cpu, memory, view, per_gpu);
     memo.emplace(std::move(key), f);
     return f;
   }
@@ -440,14 +472,17 @@ struct FgdState {
 class FgdPlugin final : public Plugin {
  public:
   // `target`: the workload's task types given up front (fgd.workloadFrom), null to learn them.
-  FgdPlugin(double weight, std::shared_ptr<const std::vector<FgdTaskType>> target)
-      : weight_(weight), target_(std::move(target)) {}
+  FgdPlugin(double weight, double stranding_weight,
+            std::shared_ptr<const std::vector<FgdTaskType>> target)
+      : weight_(weight), stranding_weight_(stranding_weight), target_(std::move(target)) {}
   std::string_view Name() const override { return kFgdPluginName; }
 
   void OnSessionOpen(Session& ssn) override {
     if (weight_ == 0) return;
     state_ = std::make_shared<FgdState>();
     state_->types = target_ != nullptr ? *target_ : FgdTaskTypes(ssn.cluster());
+    state_->stranding_weight = stranding_weight_;
+    if (stranding_weight_ > 0) state_->per_gpu = HostPerGpuMilli(state_->types);
     // Inside a node, a shared task takes the GPU whose use grows the node's expected
     // fragmentation least (the GPU choice hooks of GpuDevices and VgpuDevices).
     // One cost per GPU model (it depends on the node only through the model), shared by the
@@ -569,6 +604,7 @@ class FgdPlugin final : public Plugin {
   }
 
   double weight_;
+  double stranding_weight_;
   std::shared_ptr<const std::vector<FgdTaskType>> target_;
   double max_capacity_ = 0;
   std::shared_ptr<FgdState> state_;
@@ -619,13 +655,19 @@ absl::StatusOr<std::shared_ptr<const std::vector<FgdTaskType>>> CachedWorkload(
 absl::StatusOr<std::unique_ptr<Plugin>> NewFgdPlugin(const Arguments& args) {
   auto weight = args.GetFloat("fgd.weight", 1);
   if (!weight.ok()) return weight.status();
+  auto stranding = args.GetFloat("fgd.strandingWeight", 0);
+  if (!stranding.ok()) return stranding.status();
+  if (*stranding < 0) {
+    return absl::InvalidArgumentError(
+        fmt::format("fgd.strandingWeight must be >= 0, got {}", *stranding));
+  }
   std::shared_ptr<const std::vector<FgdTaskType>> target;
   if (const std::string path = args.GetString("fgd.workloadFrom", ""); !path.empty()) {
     auto types = CachedWorkload(path);
     if (!types.ok()) return absl::InvalidArgumentError(types.status().message());
     target = *std::move(types);
   }
-  return std::make_unique<FgdPlugin>(*weight, std::move(target));
+  return std::make_unique<FgdPlugin>(*weight, *stranding, std::move(target));
 }
 
 }  // namespace basalt::sched

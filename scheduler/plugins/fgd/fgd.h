@@ -32,6 +32,9 @@
 //
 // Arguments:
 //   fgd.weight (float, default 1);
+//   fgd.strandingWeight (float >= 0, default 0): adds this multiple of StrandedGpu (below) to a
+//     node's expected fragmentation, so the score also counts the GPUs a placement leaves
+//     without enough CPU or memory for the workload's GPU tasks; 0 is the paper's measure;
 //   fgd.workloadFrom (path, default none: learned from the snapshot): a CSV file with a header
 //     naming at least cpu_milli, memory_mib, num_gpu and gpu_milli, optionally gpu_spec (GPU
 //     models, ParseGpuModels syntax) and weight (> 0, default 1); one row per task or task type,
@@ -92,6 +95,26 @@ std::vector<FgdTaskType> FgdTaskTypes(const ClusterInfo& cluster);
 // the order FgdTaskTypes uses; kInvalidArgument naming the line on bad input, kNotFound if the
 // file cannot be read.
 absl::StatusOr<std::vector<FgdTaskType>> ReadFgdWorkload(const std::string& path);
+
+// CPU (milli) and memory (bytes) the workload's GPU task types ask per milli-GPU, weighing the
+// types by popularity: sum(weight * cpu) / sum(weight * GPUs * milli) over the types that ask
+// for whole or shared GPUs (not vGPU types, whose share depends on the node). Zero when no type
+// asks for a GPU.
+struct FgdHostPerGpu {
+  double milli_cpu = 0;
+  double memory = 0;
+};
+FgdHostPerGpu HostPerGpuMilli(const std::vector<FgdTaskType>& types);
+
+// The free GPU capacity (milli-GPU) of a node that GPU tasks asking for CPU and memory in the
+// workload's proportion (`per_gpu`) could not use because the node's CPU or memory would run out
+// first: free - min(free, free_cpu / per_gpu.milli_cpu, free_memory / per_gpu.memory). The
+// fragmentation above looks at one task at a time (a node is fragmented for a type only once
+// that task no longer fits); this looks at the node's remaining CPU and memory against all of its
+// free GPUs, so a placement that eats a GPU node's CPU without using its GPUs is seen as
+// stranding them before they are lost. 0 for vGPU views and when `per_gpu` is zero.
+double StrandedGpu(int64_t free_cpu, int64_t free_memory, const FgdGpuView& view,
+                   const FgdHostPerGpu& per_gpu);
 
 // Fragmentation (milli-GPU) of a node with `free_cpu`, `free_memory`, GPU `model` and per-GPU
 // free shares `free_gpus`, for one task type.

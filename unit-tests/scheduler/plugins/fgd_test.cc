@@ -327,6 +327,86 @@ TEST_CASE("fgd: fgd.workloadFrom replaces the learned distribution in the node s
   CHECK(target->NodeOrder(task, *target->FindNode("n2")) == Approx(15));
 }
 
+TEST_CASE("fgd: the workload's CPU and memory per milli-GPU and the GPUs they strand",
+          "[sched][fgd]") {
+  // 40% whole-GPU tasks with 10 CPUs and 8 GiB, 40% half-GPU tasks with 2 CPUs and 4 GiB, 20%
+  // CPU-only tasks (not counted: they ask for no GPU). Per milli-GPU: CPU (0.4 * 10000 + 0.4 *
+  // 2000) / (0.4 * 1000 + 0.4 * 500) = 4800 / 600 = 8; memory (0.4 * 8 + 0.4 * 4) GiB / 600 =
+  // 4.8 GiB / 600.
+  FgdTaskType whole = Type(10000, 1, 1000, 0.4), half = Type(2000, 1, 500, 0.4),
+              cpu_only = Type(4000, 0, 0, 0.2);
+  whole.memory = int64_t{8} << 30;
+  half.memory = int64_t{4} << 30;
+  const FgdHostPerGpu per = HostPerGpuMilli({whole, half, cpu_only});
+  CHECK(per.milli_cpu == Approx(8));
+  CHECK(per.memory == Approx(4.8 * (1 << 30) / 600));
+  CHECK(HostPerGpuMilli({cpu_only}).milli_cpu == 0);
+
+  FgdGpuView two;
+  two.kind = FgdGpuView::Kind::kDevices;
+  two.free = {1000, 1000};
+  const FgdHostPerGpu cpu8{8, 0};
+  // 32 CPUs host 4000 milli-GPU of such tasks: both GPUs usable.
+  CHECK(StrandedGpu(32000, 0, two, cpu8) == Approx(0));
+  // 12 CPUs host 1500: 500 of the 2000 free are stranded.
+  CHECK(StrandedGpu(12000, 0, two, cpu8) == Approx(500));
+  // No CPU left: all of them.
+  CHECK(StrandedGpu(0, 0, two, cpu8) == Approx(2000));
+  // Memory binds first: 1 MiB per milli-GPU and 1000 MiB free host 1000 of the 2000.
+  CHECK(StrandedGpu(32000, int64_t{1000} << 20, two, FgdHostPerGpu{8, 1 << 20}) == Approx(1000));
+  // No ratio (no GPU type), or vGPU devices: nothing is counted.
+  CHECK(StrandedGpu(0, 0, two, FgdHostPerGpu{}) == Approx(0));
+  FgdGpuView vgpu = two;
+  vgpu.kind = FgdGpuView::Kind::kVgpu;
+  CHECK(StrandedGpu(0, 0, vgpu, cpu8) == Approx(0));
+}
+
+TEST_CASE("fgd: fgd.strandingWeight keeps CPU-only tasks off GPU nodes short of CPU",
+          "[sched][fgd]") {
+  // Target workload: whole-GPU tasks with 8 CPUs (8 milli-CPU per milli-GPU, no memory). Two
+  // empty nodes with 2 GPUs each: "dense" with 16 CPUs, "rich" with 64. A CPU-only task asks for
+  // 4 CPUs.
+  //   The paper's measure: after the task, both nodes still fit a whole-GPU task on either GPU:
+  //   no fragment, delta 0 on both, scores 50 and 50 (a tie).
+  //   With fgd.strandingWeight 1: dense 16000 / 8 = 2000 usable -> 12000 / 8 = 1500, so 500
+  //   stranded: delta +500, score 50 * (1 - 500 / 2000) = 37.5; rich 60000 / 8 = 7500 >= 2000,
+  //   delta 0, score 50 (rich wins). Weight 2: dense 50 * (1 - 1000 / 2000) = 25.
+  TempFile workload("stranding.csv", "cpu_milli,memory_mib,num_gpu,gpu_milli\n8000,0,1,1000\n");
+  auto open = [&workload](const std::string& extra) {
+    ClusterInfo c;
+    REQUIRE(c.AddQueue(testing::MakeQueue("default")).ok());
+    for (auto [name, cpus] : {std::pair{"dense", "16"}, std::pair{"rich", "64"}}) {
+      NodeInfo node = MakeNode(name)
+                          .Allocatable("cpu", cpus)
+                          .Allocatable("memory", "256Gi")
+                          .Allocatable("nvidia.com/gpu", 2);
+      node.set_gpus(GpuDevices("V100", 2));
+      REQUIRE(c.AddNode(std::move(node)).ok());
+    }
+    auto config = ParseSchedulerConfig(
+        "actions: \"allocate\"\ntiers:\n- plugins:\n  - name: fgd\n    arguments:\n"
+        "      fgd.workloadFrom: \"" +
+        workload.path + "\"\n" + extra);
+    REQUIRE(config.ok());
+    auto ssn = Session::Open(std::move(c), *config, NewInTreeRegistry(),
+                             SessionOptions{"s", {}, nullptr, nullptr});
+    REQUIRE(ssn.ok());
+    return *std::move(ssn);
+  };
+  const TaskInfo task = MakeTask("cpu-only").Request("cpu", "4");
+  auto paper = open("");
+  CHECK(paper->NodeOrder(task, *paper->FindNode("dense")) == Approx(50));
+  CHECK(paper->NodeOrder(task, *paper->FindNode("rich")) == Approx(50));
+  auto one = open("      fgd.strandingWeight: 1\n");
+  CHECK(one->NodeOrder(task, *one->FindNode("dense")) == Approx(37.5));
+  CHECK(one->NodeOrder(task, *one->FindNode("rich")) == Approx(50));
+  auto two = open("      fgd.strandingWeight: 2\n");
+  CHECK(two->NodeOrder(task, *two->FindNode("dense")) == Approx(25));
+  // A negative weight is refused.
+  CHECK_FALSE(NewFgdPlugin(testing::Args({{"fgd.strandingWeight", "-1"}})).ok());
+  CHECK(NewFgdPlugin(testing::Args({{"fgd.strandingWeight", "0.5"}})).ok());
+}
+
 TEST_CASE("deviceshare: the predicate names why the GPUs do not fit", "[sched][deviceshare]") {
   std::vector<TaskInfo> h;
   NodeInfo node = NodeWithFree("n", {400, 1000}, h);
