@@ -153,16 +153,7 @@ expect_eq "bare pods of the open queue bound" "$(bound_with_prefix "$ns4" open-)
 
 # 5. A queue at capability (300m CPU: three of the 100m pods) holds the other bare pods.
 capq=cap-$RANDOM
-kubectl apply -f - >/dev/null <<YAML
-apiVersion: scheduling.volcano.sh/v1beta1
-kind: Queue
-metadata: {name: $capq}
-spec:
-  weight: 1
-  reclaimable: true
-  capability: {cpu: 300m}
-YAML
-CLUSTER_OBJECTS+=("queue/$capq")
+make_queue "$capq" 1 "" 300m
 ns5=$(new_namespace sched-bare-cap)
 bare_pods "$ns5" cap 5 "$capq"
 wait_for "3 of 5 bare pods bound in a queue capped at 300m CPU" 30 bound_is "$ns5" 3
