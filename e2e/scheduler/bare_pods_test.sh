@@ -10,6 +10,9 @@
 #      annotation.
 #   4. A bare pod naming a Closed queue, or a queue that does not exist, is not bound and shows
 #      PodScheduled=False.
+#   5. A queue at its capability holds bare pods back, before and after their PodGroups arrive
+#      (each PodGroup names the pod's queue; the pod is counted once, not once as a shadow job
+#      and again in its PodGroup), and frees exactly one place when a bound pod goes.
 # shellcheck source=lib.sh
 source "$(dirname "$0")/lib.sh"
 
@@ -147,6 +150,34 @@ sched_message() { kubectl -n "$ns4" get pod "$1" -o jsonpath='{.status.condition
 expect_contains "closed-0's PodScheduled message" "$(sched_message closed-0)" "queue $closed is Closed: it admits no new jobs"
 expect_contains "missing-0's PodScheduled message" "$(sched_message missing-0)" "does not exist"
 expect_eq "bare pods of the open queue bound" "$(bound_with_prefix "$ns4" open-)" "2"
+
+# 5. A queue at capability (300m CPU: three of the 100m pods) holds the other bare pods.
+capq=cap-$RANDOM
+make_queue "$capq" 1 "" 300m
+ns5=$(new_namespace sched-bare-cap)
+bare_pods "$ns5" cap 5 "$capq"
+wait_for "3 of 5 bare pods bound in a queue capped at 300m CPU" 30 bound_is "$ns5" 3
+sleep 3 # several cycles
+expect_eq "bare pods bound beyond the queue's capability (shadow jobs)" "$(bound_count "$ns5")" "3"
+cm_start
+pg_queues() { kubectl -n "$ns5" get podgroups -o jsonpath='{range .items[*]}{.spec.queue}{"\n"}{end}' | sort | uniq -c | awk '{print $1, $2}'; }
+pg_count_is() { [[ $(podgroup_count "$ns5") == "$1" ]]; }
+wait_for "5 PodGroups made for the capped queue's pods" 30 pg_count_is 5
+expect_eq "the PodGroups' queue" "$(pg_queues)" "5 $capq"
+running_pgs() { kubectl -n "$ns5" get podgroups -o jsonpath='{range .items[*]}{.status.phase}{"\n"}{end}' | grep -c '^Running$' || true; }
+running_pgs_is() { [[ $(running_pgs) == "$1" ]]; }
+wait_for "3 PodGroups Running (the bound pods)" 30 running_pgs_is 3
+sleep 3 # several cycles with the PodGroups in place
+expect_eq "bare pods bound beyond the queue's capability (PodGroups)" "$(bound_count "$ns5")" "3"
+expect_eq "PodGroups Running in the capped queue" "$(running_pgs)" "3"
+# One bound pod goes: exactly one waiting pod takes its place (counted once, not twice).
+gone=$(kubectl -n "$ns5" get pods -o jsonpath='{range .items[*]}{.metadata.name} {.spec.nodeName}{"\n"}{end}' | awk 'NF == 2 {print $1; exit}')
+kubectl -n "$ns5" delete pod "$gone" --grace-period=0 --force >/dev/null 2>&1
+kubectl -n "$ns5" wait --for=delete "pod/$gone" --timeout=30s >/dev/null 2>&1 || true
+wait_for "a waiting bare pod bound after $gone went" 30 bound_is "$ns5" 3
+sleep 3
+expect_eq "bare pods bound after one went (capability still held)" "$(bound_count "$ns5")" "3"
+cm_stop
 
 expect_no_oversubscription
 if stop_scheduler; then pass "SIGTERM: vc-scheduler exited 0"; else fail "SIGTERM: non-zero exit"; fi

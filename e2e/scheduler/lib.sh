@@ -152,10 +152,14 @@ sched_cleanup() {
 }
 trap sched_cleanup EXIT
 
-# make_queue NAME WEIGHT [GPU_CAPABILITY]
+# make_queue NAME WEIGHT [GPU_CAPABILITY] [CPU_CAPABILITY]
 make_queue() {
-  local cap=""
-  [[ -n ${3:-} ]] && cap="  capability: {nvidia.com/gpu: \"$3\"}"
+  local cap="" dims=()
+  [[ -n ${3:-} ]] && dims+=("nvidia.com/gpu: \"$3\"")
+  [[ -n ${4:-} ]] && dims+=("cpu: $4")
+  if ((${#dims[@]} > 0)); then
+    cap="  capability: {$(IFS=,; echo "${dims[*]}")}"
+  fi
   kubectl apply -f - >/dev/null <<YAML
 apiVersion: scheduling.volcano.sh/v1beta1
 kind: Queue
