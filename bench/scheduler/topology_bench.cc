@@ -128,7 +128,7 @@ void AddGang(ClusterInfo& c, const std::string& name, int created, int pods, Mod
     TaskInfo t = bench::GpuTask(name, task, "bench/" + task);
     if (mode == Mode::kPartitions) {
       t.labels.Update(
-          [&](auto& m) { m["volcano.sh/partition-id"] = std::to_string(p / kPartitionSize); });
+          [&](auto& m) { m.Set("volcano.sh/partition-id", std::to_string(p / kPartitionSize)); });
     }
     if (auto it = placed.find(t.uid); it != placed.end()) {
       t.node_name = it->second;

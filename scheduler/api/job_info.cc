@@ -125,7 +125,8 @@ std::optional<std::string> JobInfo::SubGroupOf(const TaskInfo& task, size_t* pol
         all = false;
         break;
       }
-      name += "-" + it->second;
+      name += '-';
+      name += it->second;
     }
     if (!all) continue;
     if (policy != nullptr) *policy = i;

@@ -59,9 +59,15 @@ std::optional<int64_t> ParseInt(std::string_view s) {
   if (ec != std::errc() || ptr != s.data() + s.size()) return std::nullopt;
   return v;
 }
-}  // namespace
 
-bool NodeSelectorRequirement::Matches(const std::map<std::string, std::string>& labels) const {
+// Requirement and selector matching over node labels (std::map) and pod labels (LabelSet):
+// both have find / end and entries whose second compares with a std::string.
+template <typename Labels>
+bool RequirementMatches(const NodeSelectorRequirement& r, const Labels& labels) {
+  using Operator = NodeSelectorRequirement::Operator;
+  const std::string& key = r.key;
+  const Operator op = r.op;
+  const std::vector<std::string>& values = r.values;
   auto it = labels.find(key);
   const bool present = it != labels.end();
   auto in_values = [&] {
@@ -88,6 +94,26 @@ bool NodeSelectorRequirement::Matches(const std::map<std::string, std::string>& 
   return false;
 }
 
+template <typename Labels>
+bool SelectorMatches(const LabelSelector& s, const Labels& labels) {
+  for (const auto& [key, value] : s.match_labels) {
+    auto it = labels.find(key);
+    if (it == labels.end() || it->second != value) return false;
+  }
+  for (const auto& req : s.match_expressions) {
+    if (!RequirementMatches(req, labels)) return false;
+  }
+  return true;
+}
+}  // namespace
+
+bool NodeSelectorRequirement::Matches(const std::map<std::string, std::string>& labels) const {
+  return RequirementMatches(*this, labels);
+}
+bool NodeSelectorRequirement::Matches(const LabelSet& labels) const {
+  return RequirementMatches(*this, labels);
+}
+
 bool NodeSelectorTerm::Matches(std::string_view node_name,
                                const std::map<std::string, std::string>& labels) const {
   if (match_expressions.empty() && match_node_names.empty()) return false;
@@ -108,18 +134,12 @@ bool HostPort::ConflictsWith(const HostPort& other) const {
 }
 
 bool LabelSelector::Matches(const std::map<std::string, std::string>& labels) const {
-  for (const auto& [key, value] : match_labels) {
-    auto it = labels.find(key);
-    if (it == labels.end() || it->second != value) return false;
-  }
-  for (const auto& req : match_expressions) {
-    if (!req.Matches(labels)) return false;
-  }
-  return true;
+  return SelectorMatches(*this, labels);
 }
+bool LabelSelector::Matches(const LabelSet& labels) const { return SelectorMatches(*this, labels); }
 
 bool PodAffinityTerm::MatchesPod(const std::string& pod_namespace,
-                                 const std::map<std::string, std::string>& pod_labels) const {
+                                 const LabelSet& pod_labels) const {
   if (!selector.has_value()) return false;
   bool in_namespace =
       std::find(namespaces.begin(), namespaces.end(), pod_namespace) != namespaces.end();
@@ -127,7 +147,8 @@ bool PodAffinityTerm::MatchesPod(const std::string& pod_namespace,
     if (namespace_selector->match_labels.empty() && namespace_selector->match_expressions.empty()) {
       in_namespace = true;
     } else {
-      in_namespace = namespace_selector->Matches({{"kubernetes.io/metadata.name", pod_namespace}});
+      in_namespace =
+          namespace_selector->Matches(LabelSet{{"kubernetes.io/metadata.name", pod_namespace}});
     }
   }
   return in_namespace && selector->Matches(pod_labels);

@@ -13,6 +13,7 @@
 
 #include "common/api/gpu_attributes.h"
 #include "scheduler/api/gpu_devices.h"
+#include "scheduler/api/label_set.h"
 #include "scheduler/api/resource.h"
 #include "scheduler/api/shared.h"
 #include "scheduler/api/vgpu.h"
@@ -70,7 +71,9 @@ struct NodeSelectorRequirement {
   std::string key;
   Operator op = Operator::kIn;
   std::vector<std::string> values;
+  // Node labels (a map) or a pod's (LabelSet, through a LabelSelector).
   bool Matches(const std::map<std::string, std::string>& labels) const;
+  bool Matches(const LabelSet& labels) const;
   friend bool operator==(const NodeSelectorRequirement&, const NodeSelectorRequirement&) = default;
 };
 // Requirements ANDed; an empty term matches nothing (Kubernetes semantics).
@@ -109,6 +112,7 @@ struct LabelSelector {
   std::vector<std::pair<std::string, std::string>> match_labels;
   std::vector<NodeSelectorRequirement> match_expressions;
   bool Matches(const std::map<std::string, std::string>& labels) const;
+  bool Matches(const LabelSet& labels) const;
   friend bool operator==(const LabelSelector&, const LabelSelector&) = default;
 };
 
@@ -126,8 +130,7 @@ struct PodAffinityTerm {
   std::string topology_key;
 
   // True if a pod in `pod_namespace` with `pod_labels` is one this term talks about.
-  bool MatchesPod(const std::string& pod_namespace,
-                  const std::map<std::string, std::string>& pod_labels) const;
+  bool MatchesPod(const std::string& pod_namespace, const LabelSet& pod_labels) const;
   friend bool operator==(const PodAffinityTerm&, const PodAffinityTerm&) = default;
 };
 struct WeightedPodAffinityTerm {
@@ -202,7 +205,7 @@ struct TaskInfo {
 
   // The pod's placement inputs, immutable while the pod is unchanged: every copy of the task
   // (the cache's and each snapshot's) shares one value (Shared); assign to change one.
-  Shared<std::map<std::string, std::string>> labels;
+  Shared<LabelSet> labels;
   Shared<std::map<std::string, std::string>> node_selector;
   Shared<NodeAffinity> affinity;
   // Null when the pod has no pod (anti-)affinity terms.

@@ -32,6 +32,16 @@ struct StringMapHash {
     return h;
   }
 };
+struct LabelSetHash {
+  size_t operator()(const LabelSet& m) const {
+    size_t h = m.size();
+    for (const auto& [k, v] : m) {
+      h = HashCombine(h, std::hash<std::string_view>{}(k));
+      h = HashCombine(h, std::hash<std::string_view>{}(v));
+    }
+    return h;
+  }
+};
 struct TolerationsHash {
   size_t operator()(const std::vector<Toleration>& ts) const {
     size_t h = ts.size();
@@ -49,6 +59,10 @@ struct TolerationsHash {
 // immutable.
 SharedPool<std::map<std::string, std::string>, StringMapHash>& StringMapPool() {
   static auto* pool = new SharedPool<std::map<std::string, std::string>, StringMapHash>();
+  return *pool;
+}
+SharedPool<LabelSet, LabelSetHash>& LabelSetPool() {
+  static auto* pool = new SharedPool<LabelSet, LabelSetHash>();
   return *pool;
 }
 SharedPool<std::vector<Toleration>, TolerationsHash>& TolerationsPool() {
@@ -373,8 +387,7 @@ void PrepareTaskInputs(CachedPod& cached) {
   // Empty inputs keep the process-wide empty value (most pods have no ports or affinity).
   // Equal label sets, node selectors and tolerations (pods of one template) share one value.
   if (!p.labels.empty()) {
-    cached.labels = StringMapPool().Intern(
-        std::map<std::string, std::string>(p.labels.begin(), p.labels.end()));
+    cached.labels = LabelSetPool().Intern(LabelSet(p.labels.begin(), p.labels.end()));
   }
   if (!p.node_selector.empty()) {
     cached.node_selector = StringMapPool().Intern(

@@ -50,7 +50,7 @@ struct CachedPod {
   // tolerations, host_ports and affinity_json are empty: nothing else reads them.
   bool task_inputs_prepared = false;
   Resource request;  // the effective request (pod.request before)
-  Shared<std::map<std::string, std::string>> labels;
+  Shared<LabelSet> labels;
   Shared<std::map<std::string, std::string>> node_selector;
   Shared<NodeAffinity> affinity;
   std::shared_ptr<const PodAffinity> pod_affinity;  // null: no pod (anti-)affinity terms

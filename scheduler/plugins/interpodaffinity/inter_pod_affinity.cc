@@ -86,7 +86,7 @@ bool InterPodAffinity::SameSignature(const TaskInfo& task) const {
   if (task.namespace_name != state_.namespace_name) return false;
   for (const std::string& key : selector_keys_) {
     auto mine = task.labels->find(key);
-    auto theirs = state_.labels.find(key);
+    auto theirs = state_.labels->find(key);
     const bool has_mine = mine != task.labels.end();
     if (has_mine != (theirs != state_.labels.end())) return false;
     if (has_mine && mine->second != theirs->second) return false;

@@ -75,7 +75,7 @@ class InterPodAffinity {
     bool shareable = true;
     // The pod the counts are for.
     std::string namespace_name;
-    std::map<std::string, std::string> labels;
+    Shared<LabelSet> labels;  // shared with the task
     std::shared_ptr<const PodAffinity> terms;
     TopologyCounts affinity;       // placed pods matching all of the pod's affinity terms
     TopologyCounts anti_affinity;  // placed pods matching one of the pod's anti-affinity terms

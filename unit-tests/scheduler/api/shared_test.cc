@@ -52,7 +52,7 @@ TEST_CASE("Shared: a job's deep copy shares its tasks' labels and tolerations", 
   t.name = "p1";
   t.namespace_name = "ns";
   t.job_id = "ns/j";
-  t.labels = Labels{{"volcano.sh/job-name", "j"}};
+  t.labels = LabelSet{{"volcano.sh/job-name", "j"}};
   Toleration gpu;
   gpu.key = "nvidia.com/gpu";
   t.tolerations = std::vector<Toleration>{gpu};

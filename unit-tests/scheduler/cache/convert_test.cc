@@ -281,7 +281,7 @@ TEST_CASE("convert: a PodGroup's subGroupPolicy groups the job's tasks by partit
     t.uid = name;
     t.name = std::move(name);
     t.job_id = "ns/job";
-    t.labels = std::move(labels);
+    t.labels = LabelSet(labels);
     return t;
   };
   size_t policy = 9;

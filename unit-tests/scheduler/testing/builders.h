@@ -169,7 +169,7 @@ class MakeTask {
     return *this;
   }
   MakeTask& Label(std::string k, std::string v) {
-    t_.labels.Update([&](auto& m) { m[std::move(k)] = std::move(v); });
+    t_.labels.Update([&](auto& m) { m.Set(k, v); });
     return *this;
   }
   MakeTask& PodAffinity(PodAffinityTerm term) {
