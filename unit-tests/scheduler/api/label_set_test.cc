@@ -24,7 +24,8 @@ TEST_CASE("LabelSet: reads like the sorted map it was made from", "[label_set]")
   CHECK_FALSE(s == LabelSet{{"app", "web"}, {"e", ""}, {"tier", "back"}});
 }
 
-TEST_CASE("LabelSet: a repeated key keeps its last value; Set adds or replaces", "[label_set]") {
+TEST_CASE("LabelSet: a repeated key keeps its last value, and Set adds or replaces",
+          "[label_set]") {
   const std::vector<std::pair<std::string, std::string>> in = {{"a", "1"}, {"b", "2"}, {"a", "3"}};
   LabelSet s(in.begin(), in.end());
   CHECK(s == LabelSet{{"a", "3"}, {"b", "2"}});
@@ -33,7 +34,8 @@ TEST_CASE("LabelSet: a repeated key keeps its last value; Set adds or replaces",
   CHECK(s == LabelSet{{"a", "2"}, {"b", "2"}, {"c", "4"}});
 }
 
-TEST_CASE("LabelSet: copies and moves own their values; keys are interned once", "[label_set]") {
+TEST_CASE("LabelSet: copies and moves own their values, and keys are interned once",
+          "[label_set]") {
   std::string value = "job-0123456789-abcdef";
   LabelSet original{{"volcano.sh/job-name", value}};
   value.assign(value.size(), 'x');  // the set holds its own copy
