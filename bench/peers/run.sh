@@ -6,6 +6,7 @@
 #   bench/peers/run.sh [--quick] [--reps N] [--nodes N] [--scenarios "s1 s2 s3"]
 #                      [--systems "ceiling basalt basalt-shadow volcano kube50 kube2000"] [--out DIR]
 #                      [--basalt-controller-flags "--bare-pod-podgroups=false ..."]
+#                      [--basalt-scheduler-flags "--schedule-period=2s ..."]
 #
 # Scenarios (pods ask for 100m CPU and 256Mi; webhooks off; client QPS 2000 for every system
 # unless named otherwise):
@@ -29,7 +30,7 @@ BUILD=${BASALT_BUILD_DIR:-$REPO/_output/build}
 PEERS=${BASALT_PEERS_DIR:-$REPO/../shared/peers/volcano-v1.15.1}
 REPS=2 NODES=1000 SCENARIOS="s1 s2 s3" SYSTEMS="ceiling basalt volcano kube50 kube2000"
 S1_GANGS="500 2000" S2_JOBS=1000 S2_GANGS=50 S3_PODS=4000 QPS=2000 TIMEOUT=900
-BASALT_CONTROLLER_FLAGS=""
+BASALT_CONTROLLER_FLAGS="" BASALT_SCHEDULER_FLAGS=""
 while (($#)); do
   case $1 in
     --quick) NODES=100 REPS=1 S1_GANGS=250 S2_JOBS=200 S2_GANGS=10 S3_PODS=500; shift ;;
@@ -46,7 +47,9 @@ while (($#)); do
     # Extra flags for Basalt's vc-controller-manager (word-split), e.g.
     # --bare-pod-podgroups=false (bare pods then get no PodGroup: the scheduler's shadow job).
     --basalt-controller-flags) BASALT_CONTROLLER_FLAGS=$2; shift 2 ;;
-    -h | --help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    # Extra flags for Basalt's vc-scheduler (word-split, after the bench's own, so they win).
+    --basalt-scheduler-flags) BASALT_SCHEDULER_FLAGS=$2; shift 2 ;;
+    -h | --help) sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "unknown flag $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -161,9 +164,11 @@ YAML
 start_scheduler() { # SYSTEM LOG
   case $1 in
     basalt | basalt-shadow)
+      # shellcheck disable=SC2086 # the extra flags are meant to split into words
       start scheduler "$2" "$BUILD/scheduler/vc-scheduler" --kubeconfig="$KUBECONFIG" \
         --leader-elect=false --metrics-addr=127.0.0.1:0 --health-addr=127.0.0.1:0 \
-        --schedule-period=1s --kube-api-qps="$QPS" --kube-api-burst="$QPS" --scheduler-conf="$SCHED_CONF"
+        --schedule-period=1s --kube-api-qps="$QPS" --kube-api-burst="$QPS" \
+        --scheduler-conf="$SCHED_CONF" $BASALT_SCHEDULER_FLAGS
       wait_log "$2" "Caches synced" 120 ;;
     volcano)
       start scheduler "$2" "$OUT/bin/vc-scheduler" --kubeconfig="$KUBECONFIG" --leader-elect=false \
