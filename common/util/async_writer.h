@@ -12,10 +12,16 @@
 //    the key's items at least `min_interval` apart (after the previous one was handled); what
 //    arrives meanwhile coalesces, so a fast-changing object is written at most once per
 //    interval with its latest content. Other items pass the waiting one.
+//  - EnqueueHeld(key, item, hold) queues a keyed item that is handled no sooner than `hold`
+//    from now: for an object that is expected to change again shortly, so that one write
+//    carries both changes. A newer item of the key replaces the held one while it waits (an
+//    Enqueue releases it at once; another EnqueueHeld keeps the earlier deadline, so a hold
+//    never delays a write by more than `hold`); Flush() and Shutdown() send held items at once.
 //  - A bounded writer (`capacity` > 0) refuses items when full; nothing is dropped silently:
 //    Enqueue says why it refused, and stats() counts it.
-//  - Flush() waits until everything queued so far has been handled; Shutdown() stops accepting,
-//    lets the workers drain the queue, and joins them.
+//  - Flush() waits until everything queued so far has been handled (held items are sent without
+//    waiting out their hold); Shutdown() stops accepting, lets the workers drain the queue, and
+//    joins them.
 //
 //   AsyncWriter<BindRequest> binds({.name = "binder", .workers = 4},
 //                                  [&](BindRequest& r) { Send(r); });
@@ -35,6 +41,7 @@
 #include <functional>
 #include <list>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <unordered_map>
@@ -58,6 +65,7 @@ struct AsyncWriterOptions {
 struct AsyncWriterStats {
   uint64_t enqueued = 0;          // accepted as a new queue entry
   uint64_t coalesced = 0;         // replaced a waiting item with the same key
+  uint64_t held = 0;              // EnqueueHeld calls accepted (queued or coalesced)
   uint64_t handled = 0;           // handler returned
   uint64_t refused_full = 0;      // Enqueue found the queue at capacity
   uint64_t refused_shutdown = 0;  // Enqueue after Shutdown()
@@ -96,10 +104,22 @@ class AsyncWriter {
     return Add(std::move(key), std::move(item), min_interval);
   }
 
+  // As Enqueue(key, item), but handled no sooner than `hold` from now unless replaced (an empty
+  // `key` is not held: it is an Enqueue(item)): a newer
+  // Enqueue(key, ...) of the key releases it at once (with the newer content), a newer
+  // EnqueueHeld keeps the earliest deadline. Flush() and Shutdown() ignore holds.
+  Admission EnqueueHeld(std::string key, Item item, Clock::Duration hold) {
+    return Add(std::move(key), std::move(item), {}, hold);
+  }
+
   // Blocks until the queue is empty and no handler runs (items queued meanwhile included).
+  // Held items are handled at once while a Flush() waits.
   void Flush() {
     std::unique_lock<std::mutex> l(mu_);
+    ++flushing_;
+    ready_.notify_all();
     idle_.wait(l, [this] { return queue_.empty() && in_flight_ == 0; });
+    --flushing_;
   }
 
   // Refuses new items, handles those queued, then joins the workers. Idempotent; concurrent
@@ -140,9 +160,13 @@ class AsyncWriter {
     std::string key;  // "" for FIFO items
     Item item;
     Clock::Duration min_interval{};
+    bool held = false;  // not handled before `held_until` (EnqueueHeld)
+    Clock::TimePoint held_until{};
   };
 
-  Admission Add(std::string key, Item item, Clock::Duration min_interval = {}) {
+  // `hold`: EnqueueHeld's hold (nullopt for the other Enqueues).
+  Admission Add(std::string key, Item item, Clock::Duration min_interval = {},
+                std::optional<Clock::Duration> hold = std::nullopt) {
     {
       std::lock_guard<std::mutex> l(mu_);
       if (stopping_) {
@@ -152,8 +176,16 @@ class AsyncWriter {
       if (!key.empty()) {
         auto waiting = by_key_.find(key);
         if (waiting != by_key_.end()) {
-          waiting->second->item = std::move(item);
+          Entry& e = *waiting->second;
+          e.item = std::move(item);
           ++stats_.coalesced;
+          if (hold.has_value()) ++stats_.held;
+          if (!hold.has_value()) {
+            e.held = false;  // the newer content is not expected to change: send it now
+          } else if (e.held) {
+            e.held_until = std::min(e.held_until, clock_->Now() + *hold);
+          }
+          if (!e.held) ready_.notify_all();  // it may have been held until now
           return Admission::kCoalesced;
         }
       }
@@ -161,22 +193,32 @@ class AsyncWriter {
         ++stats_.refused_full;
         return Admission::kFull;
       }
-      queue_.push_back(Entry{key, std::move(item), min_interval});
+      Entry e{key, std::move(item), min_interval};
+      if (hold.has_value() && !key.empty()) {
+        e.held = true;
+        e.held_until = clock_->Now() + *hold;
+      }
+      queue_.push_back(std::move(e));
       if (!key.empty()) by_key_.emplace(std::move(key), std::prev(queue_.end()));
       ++stats_.enqueued;
+      if (hold.has_value()) ++stats_.held;
     }
     ready_.notify_one();
     return Admission::kQueued;
   }
 
   // The first entry that may be handled now, or queue_.end(); `*wake` is then the earliest
-  // time an interval-held entry becomes ready (TimePoint::max() if none: wait for a
-  // notification). Requires mu_.
+  // time an entry held by an interval or a hold becomes ready (TimePoint::max() if none:
+  // wait for a notification). Requires mu_.
   typename std::list<Entry>::iterator NextReady(Clock::TimePoint now, Clock::TimePoint* wake) {
     *wake = Clock::TimePoint::max();
     for (auto it = queue_.begin(); it != queue_.end(); ++it) {
       if (it->key.empty()) return it;
       if (in_flight_keys_.count(it->key) != 0) continue;
+      if (it->held && !stopping_ && flushing_ == 0 && it->held_until > now) {
+        *wake = std::min(*wake, it->held_until);
+        continue;
+      }
       if (it->min_interval > Clock::Duration::zero() && !stopping_) {
         auto last = last_done_.find(it->key);
         if (last != last_done_.end()) {
@@ -251,7 +293,8 @@ class AsyncWriter {
   std::unordered_map<std::string, Clock::TimePoint> last_done_;  // keys with an interval; mu_
   std::size_t in_flight_ = 0;                                    // guarded by mu_
   bool stopping_ = false;                                        // guarded by mu_
-  AsyncWriterStats stats_;                                       // guarded by mu_
+  int flushing_ = 0;        // Flush() calls waiting (holds are then ignored); guarded by mu_
+  AsyncWriterStats stats_;  // guarded by mu_
 
   std::mutex join_mu_;  // serializes the joins of concurrent Shutdown() calls
   std::vector<std::thread> workers_;

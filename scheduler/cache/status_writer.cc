@@ -141,8 +141,11 @@ void ApiStatusWriter::Rediscover() { (void)DetectPodGroupStatusSubresource(); }
 
 ApiStatusWriter::~ApiStatusWriter() { Shutdown(); }
 
-bool ApiStatusWriter::Enqueue(std::string key, Write write, Clock::Duration min_interval) {
-  if (writer_.Enqueue(key, std::move(write), min_interval) != Admission::kShutdown) return true;
+bool ApiStatusWriter::Enqueue(std::string key, Write write, Clock::Duration min_interval,
+                              std::optional<Clock::Duration> hold) {
+  const Admission a = hold.has_value() ? writer_.EnqueueHeld(key, std::move(write), *hold)
+                                       : writer_.Enqueue(key, std::move(write), min_interval);
+  if (a != Admission::kShutdown) return true;
   BASALT_LOG_WARNING("Status not written: the writer is shut down", "object", key);
   return false;
 }
@@ -151,7 +154,9 @@ void ApiStatusWriter::UpdatePodGroupStatus(PodGroupStatusUpdate update) {
   state_->SetPodGroupStatus(update.job_id, update.status);
   std::string key = "pg/" + update.job_id;
   const std::string job_id = update.job_id;
-  if (!Enqueue(std::move(key), std::move(update))) state_->ForgetPodGroupStatus(job_id);
+  std::optional<Clock::Duration> hold;
+  if (update.settling) hold = kSettlingHold;
+  if (!Enqueue(std::move(key), std::move(update), {}, hold)) state_->ForgetPodGroupStatus(job_id);
 }
 
 void ApiStatusWriter::UpdatePodCondition(PodConditionUpdate update) {

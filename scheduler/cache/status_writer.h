@@ -6,7 +6,10 @@
 // blocking the scheduling thread:
 //
 //   PodGroup status  merge patch of phase, counts and conditions on podgroups/<name>/status, or
-//                    on podgroups/<name> itself when the CRD has no status subresource
+//                    on podgroups/<name> itself when the CRD has no status subresource; a
+//                    settling one (Running, its pods bound but not running yet) is held up to
+//                    kSettlingHold, so that the write of status.running, which follows once
+//                    the kubelet reports the pods running, replaces it (one write, not two)
 //   pod condition    strategic merge patch of PodScheduled=False (and nominatedNodeName) on
 //                    pods/<name>/status
 //   queue allocated  merge patch of status.allocated on queues/<name>/status, at most once
@@ -38,6 +41,7 @@
 #include <atomic>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <variant>
 
@@ -57,6 +61,10 @@ namespace basalt::sched::cache {
 class ApiStatusWriter : public StatusSink {
  public:
   static constexpr Clock::Duration kQueueWriteInterval = std::chrono::seconds(1);
+  // How long a settling PodGroup status (PodGroupStatusUpdate::settling: Running, pods bound
+  // but not running yet) is held before it is written, unless the next update of the PodGroup
+  // (status.running grown) replaces it first and goes at once, carrying both changes.
+  static constexpr Clock::Duration kSettlingHold = std::chrono::seconds(2);
 
   // `registry` receives the writer's metrics; null: a registry of its own (tests, tools).
   // `clock` stamps the pod conditions' lastTransitionTime (nullptr: Clock::Real()).
@@ -95,7 +103,9 @@ class ApiStatusWriter : public StatusSink {
   };
   using Write = std::variant<PodGroupStatusUpdate, PodConditionUpdate, QueueWrite>;
   // False (and logged) when shut down.
-  bool Enqueue(std::string key, Write write, Clock::Duration min_interval = {});
+  // `hold`: written no sooner than that from now unless a newer write of the key replaces it.
+  bool Enqueue(std::string key, Write write, Clock::Duration min_interval = {},
+               std::optional<Clock::Duration> hold = std::nullopt);
   void Send(const Write& write);
   void SendPodGroup(const PodGroupStatusUpdate& pg);
   // The merge patch on podgroups/<name>/status (`via_status`) or on podgroups/<name>.

@@ -59,6 +59,10 @@ struct PodGroupStatusUpdate {
   std::string namespace_name;
   std::string name;
   PodGroupStatus status;
+  // The status will change again shortly by itself: the PodGroup is Running with tasks bound
+  // (or being bound) that do not run yet, so status.running is about to grow. The sink may
+  // hold the write briefly so that the next one carries both.
+  bool settling = false;
 };
 
 struct PodConditionUpdate {

@@ -213,7 +213,11 @@ void Session::WriteJobStatus(JobInfo& job, StatusSink* sink) {
   if (status.SameAs(old)) return;
   if (sink == nullptr) return;
   if (job.shadow) return;  // no PodGroup object: nothing to write, no PodGroup event
-  sink->UpdatePodGroupStatus(PodGroupStatusUpdate{job.uid, job.namespace_name, job.name, status});
+  const bool settling =
+      status.phase == PodGroupPhase::kRunning &&
+      (job.TaskCount(TaskStatus::kBinding) > 0 || job.TaskCount(TaskStatus::kBound) > 0);
+  sink->UpdatePodGroupStatus(
+      PodGroupStatusUpdate{job.uid, job.namespace_name, job.name, status, settling});
   // Deliberately differs from Volcano, which emits this event on every cycle: Basalt emits it
   // only when the PodGroup's phase or conditions changed (not its pod counts), so a
   // long-pending gang does not flood the API and a running one does not repeat "Scheduled"

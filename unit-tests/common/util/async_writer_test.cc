@@ -199,5 +199,89 @@ TEST_CASE("AsyncWriter: Shutdown writes what an interval holds without waiting i
   CHECK(written == std::vector<std::string>{"v1", "v2"});
 }
 
+// A writer on a fake clock whose handler records (item, time written).
+struct TimedWrites {
+  FakeClock clock;
+  std::mutex mu;
+  std::condition_variable cv;
+  std::vector<std::pair<std::string, Clock::TimePoint>> written;
+  AsyncWriter<std::string> writer{{.name = "test", .workers = 2, .clock = &clock},
+                                  [this](std::string& s) {
+                                    std::lock_guard<std::mutex> l(mu);
+                                    written.emplace_back(s, clock.Now());
+                                    cv.notify_all();
+                                  }};
+  bool WaitWritten(size_t n) {
+    std::unique_lock<std::mutex> l(mu);
+    return cv.wait_for(l, std::chrono::seconds(10), [&] { return written.size() >= n; });
+  }
+  std::vector<std::pair<std::string, Clock::TimePoint>> Written() {
+    std::lock_guard<std::mutex> l(mu);
+    return written;
+  }
+};
+
+TEST_CASE("AsyncWriter: a held item waits out its hold while other items pass it",
+          "[asyncwriter]") {
+  TimedWrites t;
+  const Clock::TimePoint t0 = t.clock.Now();
+  const auto hold = std::chrono::seconds(2);
+  CHECK(t.writer.EnqueueHeld("pg", "running", hold) == Admission::kQueued);
+  REQUIRE(t.clock.WaitForTimerBy(t0 + hold));  // a worker waits for the hold to end
+  t.writer.Enqueue("other", "x");
+  t.writer.Enqueue("fifo");
+  REQUIRE(t.WaitWritten(2));
+  for (const auto& [item, at] : t.Written()) CHECK(item != "running");  // still held
+  t.clock.Advance(hold);
+  REQUIRE(t.WaitWritten(3));
+  const auto w = t.Written();
+  REQUIRE(w.size() == 3);
+  CHECK(w[2] == std::make_pair(std::string("running"), t0 + hold));
+  CHECK(t.writer.stats().held == 1);
+}
+
+TEST_CASE("AsyncWriter: a newer Enqueue of a held key replaces it and goes at once",
+          "[asyncwriter]") {
+  TimedWrites t;
+  const Clock::TimePoint t0 = t.clock.Now();
+  t.writer.EnqueueHeld("pg", "running", std::chrono::seconds(2));
+  REQUIRE(t.clock.WaitForTimerBy(t0 + std::chrono::seconds(2)));
+  CHECK(t.writer.Enqueue("pg", "running=1") == Admission::kCoalesced);
+  REQUIRE(t.WaitWritten(1));
+  t.writer.Flush();
+  const auto w = t.Written();
+  REQUIRE(w.size() == 1);  // one write carries both changes, without waiting for the hold
+  CHECK(w[0] == std::make_pair(std::string("running=1"), t0));
+}
+
+TEST_CASE("AsyncWriter: a newer EnqueueHeld keeps the earlier deadline", "[asyncwriter]") {
+  TimedWrites t;
+  const Clock::TimePoint t0 = t.clock.Now();
+  t.writer.EnqueueHeld("pg", "v1", std::chrono::seconds(2));
+  REQUIRE(t.clock.WaitForTimerBy(t0 + std::chrono::seconds(2)));
+  t.clock.Advance(std::chrono::seconds(1));
+  CHECK(t.writer.EnqueueHeld("pg", "v2", std::chrono::seconds(2)) == Admission::kCoalesced);
+  t.clock.Advance(std::chrono::seconds(1));  // two seconds after v1, one after v2
+  REQUIRE(t.WaitWritten(1));
+  const auto w = t.Written();
+  REQUIRE(w.size() == 1);
+  CHECK(w[0] == std::make_pair(std::string("v2"), t0 + std::chrono::seconds(2)));
+}
+
+TEST_CASE("AsyncWriter: Flush and Shutdown send held items without waiting out the hold",
+          "[asyncwriter]") {
+  TimedWrites t;
+  const Clock::TimePoint t0 = t.clock.Now();
+  t.writer.EnqueueHeld("a", "a1", std::chrono::hours(1));
+  t.writer.Flush();
+  t.writer.EnqueueHeld("b", "b1", std::chrono::hours(1));
+  REQUIRE(t.clock.WaitForTimerBy(t0 + std::chrono::hours(1)));
+  t.writer.Shutdown();
+  const auto w = t.Written();
+  REQUIRE(w.size() == 2);
+  CHECK(w[0] == std::make_pair(std::string("a1"), t0));
+  CHECK(w[1] == std::make_pair(std::string("b1"), t0));
+}
+
 }  // namespace
 }  // namespace basalt

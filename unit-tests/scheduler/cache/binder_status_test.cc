@@ -1,13 +1,17 @@
 #include <atomic>
 #include <catch2/catch.hpp>
+#include <chrono>
+#include <condition_variable>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
 #include "common/client/client.h"
 #include "common/client/testing/fake_transport.h"
 #include "common/resource/resource_list.h"
+#include "common/util/clock.h"
 #include "fmt/format.h"
 #include "prometheus/metric_family.h"
 #include "prometheus/registry.h"
@@ -323,6 +327,65 @@ TEST_CASE(
   CHECK(MetricValue(f.registry, "basalt_scheduler_status_writes_dropped_total",
                     {{"kind", "pod"}, {"reason", "forbidden"}}) == 1);
   CHECK(f.PhaseInCache() == PodGroupPhase::kPending);  // forgotten: the API's status again
+}
+
+TEST_CASE(
+    "ApiStatusWriter: a settling PodGroup status is held and the next update of the PodGroup "
+    "carries both in one write",
+    "[sched][cache][status]") {
+  PodGroupFixture f;
+  f.transport->AddJson("PATCH", kPgStatus, 200, PodGroupJson("Running"));
+  FakeClock clock;
+  const Clock::TimePoint t0 = clock.Now();
+  ApiStatusWriter writer(f.client.get(), &f.state, nullptr, 1, &f.registry, &clock);
+  PodGroupStatusUpdate bound = f.Running();
+  bound.status.running = 0;  // placed, its pod bound but not running yet
+  bound.settling = true;
+  writer.UpdatePodGroupStatus(bound);
+  CHECK(f.PhaseInCache() == PodGroupPhase::kRunning);  // recorded at once for the next cycle
+  REQUIRE(clock.WaitForTimerBy(t0 + ApiStatusWriter::kSettlingHold));
+  CHECK(f.Calls().empty());
+  writer.UpdatePodGroupStatus(f.Running());  // running=1: replaces the held one, sent now
+  writer.Flush();
+  REQUIRE(f.Calls() == std::vector<std::string>{std::string("PATCH ") + kPgStatus});
+  CHECK(f.transport->last_request().body.find(R"("running":1)") != std::string::npos);
+  CHECK(clock.Now() == t0);
+  writer.Shutdown();
+  CHECK(writer.writer_stats().held == 1);
+  CHECK(writer.writer_stats().coalesced == 1);
+}
+
+TEST_CASE("ApiStatusWriter: a settling PodGroup status alone is written after the hold",
+          "[sched][cache][status]") {
+  PodGroupFixture f;
+  std::mutex mu;
+  std::condition_variable cv;
+  Clock::TimePoint written_at{};
+  FakeClock clock;
+  f.transport->SetFallback([&](const client::Request&) -> absl::StatusOr<client::Response> {
+    std::lock_guard<std::mutex> l(mu);
+    written_at = clock.Now();
+    cv.notify_all();
+    return client::Response{200, {}, PodGroupJson("Running")};
+  });
+  const Clock::TimePoint t0 = clock.Now();
+  ApiStatusWriter writer(f.client.get(), &f.state, nullptr, 1, &f.registry, &clock);
+  PodGroupStatusUpdate bound = f.Running();
+  bound.status.running = 0;
+  bound.settling = true;
+  writer.UpdatePodGroupStatus(bound);
+  REQUIRE(clock.WaitForTimerBy(t0 + ApiStatusWriter::kSettlingHold));
+  CHECK(f.Calls().empty());
+  clock.Advance(ApiStatusWriter::kSettlingHold);
+  {
+    std::unique_lock<std::mutex> l(mu);
+    REQUIRE(
+        cv.wait_for(l, std::chrono::seconds(10), [&] { return written_at != Clock::TimePoint{}; }));
+    CHECK(written_at == t0 + ApiStatusWriter::kSettlingHold);
+  }
+  writer.Shutdown();
+  REQUIRE(f.Calls() == std::vector<std::string>{std::string("PATCH ") + kPgStatus});
+  CHECK(f.transport->last_request().body.find(R"("phase":"Running")") != std::string::npos);
 }
 
 }  // namespace
