@@ -161,9 +161,13 @@ YAML
 start_scheduler() { # SYSTEM LOG
   case $1 in
     basalt | basalt-shadow)
+      local shadow=()
+      # No group annotation on the bindings either, as the controller's flag says.
+      [[ $1 == basalt-shadow ]] && shadow=(--bare-pod-podgroups=false)
       start scheduler "$2" "$BUILD/scheduler/vc-scheduler" --kubeconfig="$KUBECONFIG" \
         --leader-elect=false --metrics-addr=127.0.0.1:0 --health-addr=127.0.0.1:0 \
-        --schedule-period=1s --kube-api-qps="$QPS" --kube-api-burst="$QPS" --scheduler-conf="$SCHED_CONF"
+        --schedule-period=1s --kube-api-qps="$QPS" --kube-api-burst="$QPS" --scheduler-conf="$SCHED_CONF" \
+        "${shadow[@]}"
       wait_log "$2" "Caches synced" 120 ;;
     volcano)
       start scheduler "$2" "$OUT/bin/vc-scheduler" --kubeconfig="$KUBECONFIG" --leader-elect=false \
