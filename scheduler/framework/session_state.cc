@@ -198,10 +198,6 @@ PodGroupPhase NewPhase(const JobInfo& job, const std::string& session_uid) {
   return PodGroupPhase::kPending;
 }
 
-}  // namespace
-
-namespace {
-
 // The PodGroup the podgroup controller makes for one bare pod: made for pods that precede it,
 // and named podgroup-<uid> after its one task (the pod that owns it).
 bool IsBarePodGroup(const JobInfo& job) {
