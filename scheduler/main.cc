@@ -132,7 +132,8 @@ int Main(int argc, char** argv) {
   controller::EventRecorder recorder(client->get(), std::move(recorder_options));
   cache::ApiBinder binder(
       client->get(), &state, &recorder, options.bind_workers,
-      [&metrics](const cache::BindResult& r) { metrics.ObserveBind(r); }, clock);
+      [&metrics](const cache::BindResult& r) { metrics.ObserveBind(r); }, clock,
+      options.bare_pod_podgroups);
   cache::ApiStatusWriter status_writer(client->get(), &state, &recorder, options.status_workers,
                                        runner.metrics_registry().get(), clock);
   cache::ApiEvictor evictor(client->get(), &state, &recorder,

@@ -164,11 +164,14 @@ YAML
 start_scheduler() { # SYSTEM LOG
   case $1 in
     basalt | basalt-shadow)
+      local shadow=()
+      # No group annotation on the bindings either, as the controller's flag says.
+      [[ $1 == basalt-shadow ]] && shadow=(--bare-pod-podgroups=false)
       # shellcheck disable=SC2086 # the extra flags are meant to split into words
       start scheduler "$2" "$BUILD/scheduler/vc-scheduler" --kubeconfig="$KUBECONFIG" \
         --leader-elect=false --metrics-addr=127.0.0.1:0 --health-addr=127.0.0.1:0 \
         --schedule-period=1s --kube-api-qps="$QPS" --kube-api-burst="$QPS" \
-        --scheduler-conf="$SCHED_CONF" $BASALT_SCHEDULER_FLAGS
+        --scheduler-conf="$SCHED_CONF" "${shadow[@]}" $BASALT_SCHEDULER_FLAGS
       wait_log "$2" "Caches synced" 120 ;;
     volcano)
       start scheduler "$2" "$OUT/bin/vc-scheduler" --kubeconfig="$KUBECONFIG" --leader-elect=false \

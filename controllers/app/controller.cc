@@ -103,6 +103,19 @@ json::Document TrimPodForControllers(const json::Value& pod) {
   if (const json::Value* status = json::Find(pod, "status")) {
     json::Value s(rapidjson::kObjectType);
     CopyMember(*status, "phase", s, a);
+    // PodScheduled alone (type and status): the podgroup controller waits for it.
+    if (const json::Value* conds = json::Find(*status, "conditions");
+        conds != nullptr && conds->IsArray()) {
+      json::Value kept(rapidjson::kArrayType);
+      for (auto it = conds->Begin(); it != conds->End(); ++it) {
+        if (!it->IsObject() || json::GetString(*it, "type") != "PodScheduled") continue;
+        json::Value c(rapidjson::kObjectType);
+        CopyMember(*it, "type", c, a);
+        CopyMember(*it, "status", c, a);
+        kept.PushBack(std::move(c), a);
+      }
+      if (!kept.Empty()) json::Set(s, "conditions", std::move(kept), a);
+    }
     for (std::string_view k : {"containerStatuses", "initContainerStatuses"}) {
       if (json::Find(*status, k) != nullptr) {
         json::Set(s, k, TrimContainers(json::Find(*status, k), true, a), a);

@@ -81,9 +81,9 @@ std::string LeaseNameFor(const std::vector<std::string>& controllers);
 
 // What the controllers keep of a pod in their cache: metadata without managedFields;
 // spec.schedulerName, priorityClassName, nodeName, overhead and the containers' and init
-// containers' names and resources; status.phase and the container statuses' ready,
-// restartCount and terminated exit code. A whole pod document is several times larger, and
-// 10,000 of them made most of the process's memory.
+// containers' names and resources; status.phase, the PodScheduled condition's type and status,
+// and the container statuses' ready, restartCount and terminated exit code. A whole pod document is
+// several times larger, and 10,000 of them made most of the process's memory.
 json::Document TrimPodForControllers(const json::Value& pod);
 // Informer transform: pod document -> TrimPodForControllers document (name "controller-pod").
 informer::Transform ControllerPodTransform();

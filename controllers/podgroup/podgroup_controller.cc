@@ -47,6 +47,17 @@ bool HasControllerOwner(const json::Value& pod) {
   return false;
 }
 
+// No controller owner and no gang declared: the scheduler places it through a shadow job.
+bool IsBarePod(const json::Value& pod) {
+  return !HasControllerOwner(pod) &&
+         json::FindPath(pod, {"metadata", "annotations", api::kGroupMinMemberAnnotation}) ==
+             nullptr;
+}
+
+std::string BarePodGroupName(const json::Value& pod) {
+  return fmt::format("podgroup-{}", StringAt(pod, {"metadata", "uid"}));
+}
+
 bool NeedsPodGroup(const json::Value& pod, const std::vector<std::string>& scheduler_names,
                    bool bare_pod_podgroups) {
   const std::string_view scheduler = StringAt(pod, {"spec", "schedulerName"});
@@ -54,19 +65,55 @@ bool NeedsPodGroup(const json::Value& pod, const std::vector<std::string>& sched
       scheduler_names.end()) {
     return false;
   }
-  if (!StringAt(pod, {"metadata", "annotations", api::kGroupNameAnnotation}).empty()) return false;
+  const bool bare = IsBarePod(pod);
+  if (!bare_pod_podgroups && bare) return false;  // the scheduler's shadow job places it
   if (!StringAt(pod, {"metadata", "annotations", api::kVolcanoGroupNameAnnotation}).empty())
     return false;
-  if (json::FindPath(pod, {"metadata", "deletionTimestamp"}) != nullptr) return false;
-  if (!bare_pod_podgroups && !HasControllerOwner(pod) &&
-      json::FindPath(pod, {"metadata", "annotations", api::kGroupMinMemberAnnotation}) == nullptr) {
-    return false;  // the scheduler's shadow job places it
+  // The scheduler's binding names a bare pod's PodGroup-to-be (vc-scheduler
+  // --bare-pod-podgroups): that annotation still asks for the PodGroup.
+  if (const std::string_view group =
+          StringAt(pod, {"metadata", "annotations", api::kGroupNameAnnotation});
+      !group.empty() && !(bare && group == BarePodGroupName(pod))) {
+    return false;
   }
+  if (json::FindPath(pod, {"metadata", "deletionTimestamp"}) != nullptr) return false;
   const std::string_view phase = StringAt(pod, {"status", "phase"});
   return phase != "Succeeded" && phase != "Failed";
 }
 
+// The scheduler has decided about the pod: bound, or reported unschedulable.
+bool PlacementDecided(const json::Value& pod) {
+  if (!StringAt(pod, {"spec", "nodeName"}).empty()) return true;
+  const json::Value* conditions = json::FindPath(pod, {"status", "conditions"});
+  if (conditions == nullptr || !conditions->IsArray()) return false;
+  for (auto it = conditions->Begin(); it != conditions->End(); ++it) {
+    if (json::GetString(*it, "type") == "PodScheduled" && json::GetString(*it, "status") == "False")
+      return true;
+  }
+  return false;
+}
+
+bool Known(const BarePodWait& wait, const std::string& pg_key) {
+  return (wait.pod_groups != nullptr && wait.pod_groups->Get(pg_key)) ||
+         (wait.created != nullptr && wait.created->Contains(pg_key));
+}
+
 }  // namespace
+
+void CreatedPodGroups::Add(const std::string& key) {
+  absl::MutexLock l(&mu_);
+  keys_.insert(key);
+}
+
+void CreatedPodGroups::Erase(const std::string& key) {
+  absl::MutexLock l(&mu_);
+  keys_.erase(key);
+}
+
+bool CreatedPodGroups::Contains(const std::string& key) const {
+  absl::MutexLock l(&mu_);
+  return keys_.count(key) != 0;
+}
 
 std::optional<BarePodGroupPlan> PlanBarePodGroup(
     const json::Value& pod, const std::vector<std::string>& scheduler_names,
@@ -118,15 +165,27 @@ std::optional<BarePodGroupPlan> PlanBarePodGroup(
   return plan;
 }
 
-absl::Status ReconcileBarePod(client::Client& client, const informer::Store& pods,
-                              const std::vector<std::string>& scheduler_names,
-                              const std::string& key, bool bare_pod_podgroups) {
+absl::StatusOr<std::optional<Clock::Duration>> ReconcileBarePod(
+    client::Client& client, const informer::Store& pods,
+    const std::vector<std::string>& scheduler_names, const std::string& key,
+    bool bare_pod_podgroups, const BarePodWait& wait) {
+  const std::optional<Clock::Duration> done;
   informer::Object cached = pods.Get(key);
   if (!cached || !NeedsPodGroup(cached.doc(), scheduler_names, bare_pod_podgroups)) {
-    return absl::OkStatus();
+    return done;
   }
   std::map<std::string, std::string> owner_annotations;
   BASALT_ASSIGN_OR_RETURN(api::Object pod, api::Object::CopyOf(cached.doc()));
+  if (IsBarePod(cached.doc()) && !PlacementDecided(cached.doc())) {
+    if (std::optional<api::Time> created = pod.creation_timestamp()) {
+      Clock* clock = wait.clock != nullptr ? wait.clock : Clock::Real();
+      const auto age = clock->WallNow() - *created;
+      if (age < wait.unbound_wait) {
+        return std::optional<Clock::Duration>(
+            std::chrono::duration_cast<Clock::Duration>(wait.unbound_wait - age));
+      }
+    }
+  }
   if (std::optional<api::OwnerReference> owner = pod.controller_ref()) {
     if (auto ref = OwnerResource(owner->api_version, owner->kind)) {
       absl::StatusOr<json::Document> got = client.Get(*ref, pod.namespace_name(), owner->name);
@@ -145,18 +204,23 @@ absl::Status ReconcileBarePod(client::Client& client, const informer::Store& pod
   }
   std::optional<BarePodGroupPlan> plan =
       PlanBarePodGroup(cached.doc(), scheduler_names, owner_annotations, bare_pod_podgroups);
-  if (!plan) return absl::OkStatus();
-  absl::StatusOr<json::Document> created =
-      client.Create(client::PodGroups(), pod.namespace_name(), plan->pod_group_json);
-  if (!created.ok() && !absl::IsAlreadyExists(created.status())) return created.status();
-  if (created.ok()) {
-    BASALT_LOG_INFO("Created PodGroup for pod", "pod", key, "podgroup", plan->name);
+  if (!plan) return done;
+  const std::string pg_key = fmt::format("{}/{}", pod.namespace_name(), plan->name);
+  if (!Known(wait, pg_key)) {
+    absl::StatusOr<json::Document> created =
+        client.Create(client::PodGroups(), pod.namespace_name(), plan->pod_group_json);
+    if (!created.ok() && !absl::IsAlreadyExists(created.status())) return created.status();
+    if (created.ok()) {
+      if (wait.created != nullptr) wait.created->Add(pg_key);
+      BASALT_LOG_INFO("Created PodGroup for pod", "pod", key, "podgroup", plan->name);
+    }
   }
+  if (pod.annotation(api::kGroupNameAnnotation).value_or("") == plan->name) return done;
   absl::StatusOr<json::Document> patched =
       client.Patch(client::Pods(), pod.namespace_name(), pod.name(), client::PatchType::kMerge,
                    plan->pod_patch_json);
   if (!patched.ok() && !absl::IsNotFound(patched.status())) return patched.status();
-  return absl::OkStatus();
+  return done;
 }
 
 namespace {
@@ -165,20 +229,34 @@ class PodGroupController final : public Controller {
  public:
   explicit PodGroupController(const ControllerContext& ctx) : ctx_(ctx) {
     pods_ = SharedPodInformer(*ctx.informers, {{kPodsByJobIndex, PodsByJobIndexFunc()}});
+    pod_groups_ = ctx.informers->InformerFor(client::PodGroups());
+    pod_groups_->AddEventHandler(informer::EventHandler{
+        .on_add = [this](const informer::Object& o) { created_.Erase(o.key()); },
+        .on_update = nullptr,
+        .on_delete = [this](const informer::Object& o, bool) { created_.Erase(o.key()); }});
+    wait_ =
+        BarePodWait{.pod_groups = &pod_groups_->store(), .created = &created_, .clock = ctx.clock};
     loop_ = std::make_unique<ReconcileLoop>(
         ReconcileLoopOptions{.name = "podgroup",
                              .clock = ctx.clock,
                              .metrics = ctx.metrics,
                              .queue_metrics = ctx.queue_metrics},
         [this](const std::string& key) -> ReconcileResult {
-          BASALT_RETURN_IF_ERROR(ReconcileBarePod(
-              *ctx_.client, pods_->store(), ctx_.scheduler_names, key, ctx_.bare_pod_podgroups));
-          return std::optional<Clock::Duration>();
+          return ReconcileBarePod(*ctx_.client, pods_->store(), ctx_.scheduler_names, key,
+                                  ctx_.bare_pod_podgroups, wait_);
         });
     auto consider = [this](const informer::Object& o) {
-      if (NeedsPodGroup(o.doc(), ctx_.scheduler_names, ctx_.bare_pod_podgroups)) {
-        loop_->Add(o.key());
+      if (!NeedsPodGroup(o.doc(), ctx_.scheduler_names, ctx_.bare_pod_podgroups)) return;
+      // A bare pod the scheduler annotated whose PodGroup is made: nothing to do (each of its
+      // status changes comes here).
+      if (IsBarePod(o.doc()) &&
+          StringAt(o.doc(), {"metadata", "annotations", api::kGroupNameAnnotation}) ==
+              BarePodGroupName(o.doc()) &&
+          Known(wait_, fmt::format("{}/{}", StringAt(o.doc(), {"metadata", "namespace"}),
+                                   BarePodGroupName(o.doc())))) {
+        return;
       }
+      loop_->Add(o.key());
     };
     pods_->AddEventHandler(
         informer::EventHandler{.on_add = consider,
@@ -188,15 +266,18 @@ class PodGroupController final : public Controller {
   }
 
   std::string_view Name() const override { return "podgroup"; }
-  // Twice the job controller's workers: each reconcile is two API round trips (create the
-  // PodGroup, annotate the pod) and nothing else, and a burst of bare pods waits here before
-  // the scheduler can see any of them (with 4 workers, ~19 pods/s at ~100 ms per request).
+  // Twice the job controller's workers: each reconcile is one or two API round trips (create
+  // the PodGroup, annotate the pod if the binding did not) and nothing else; the PodGroups of a
+  // burst of bare pods should not lag far behind their binds.
   void Run(std::stop_token stop) override { loop_->Run(stop, std::max(1, ctx_.workers * 2)); }
-  bool HasSynced() const override { return pods_->HasSynced(); }
+  bool HasSynced() const override { return pods_->HasSynced() && pod_groups_->HasSynced(); }
 
  private:
   const ControllerContext ctx_;
   informer::SharedInformer* pods_;
+  informer::SharedInformer* pod_groups_;
+  CreatedPodGroups created_;
+  BarePodWait wait_;
   std::unique_ptr<ReconcileLoop> loop_;
 };
 

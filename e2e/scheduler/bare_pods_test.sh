@@ -2,12 +2,17 @@
 # Bare pods (no controller owner, schedulerName volcano, no group annotation) as a user sees
 # them (issue 17): the scheduler places them through a shadow job of its cache, without waiting
 # for a PodGroup.
-#   1. With no controller running at all, bare pods are bound, and no PodGroup exists.
+#   1. With no controller running at all, bare pods are bound, and no PodGroup exists; each
+#      pod names podgroup-<its uid> in its group annotation, set by its binding (vc-scheduler
+#      --bare-pod-podgroups, default on: the API server copies a Binding's annotations to the
+#      pod).
 #   2. With the podgroup controller running (default --bare-pod-podgroups=true, Volcano's
 #      behaviour), every bare pod is bound and gets PodGroup podgroup-<pod uid> and the group
-#      annotation; the PodGroup ends Running (the task moved into it, bound once).
-#   3. With --bare-pod-podgroups=false, bare pods are bound and get no PodGroup and no
-#      annotation.
+#      annotation; the PodGroup ends Running with running 1 (the task moved into it, bound
+#      once) and has no Scheduled event of its own (the pod has one). The pods of step 1 get
+#      their PodGroups too.
+#   3. With --bare-pod-podgroups=false (controller and scheduler), bare pods are bound and get
+#      no PodGroup and no annotation.
 #   4. A bare pod naming a Closed queue, or a queue that does not exist, is not bound and shows
 #      PodScheduled=False.
 #   5. A queue at its capability holds bare pods back, before and after their PodGroups arrive
@@ -94,7 +99,10 @@ bare_pods "$ns" solo 10 "$q"
 wait_for "10 bare pods bound with no controller running" 30 bound_is "$ns" 10
 e2e_log "10 bare pods bound in $((SECONDS - start))s with no controller"
 expect_eq "PodGroups made with no controller" "$(podgroup_count "$ns")" "0"
-expect_eq "pods annotated with no controller" "$(annotated_count "$ns")" "0"
+# The annotation rides on the binding (it used to be the controller's PATCH, so 0 here).
+expect_eq "pods annotated by their binding with no controller" "$(annotated_count "$ns")" "10"
+uid0=$(kubectl -n "$ns" get pod solo-0 -o jsonpath='{.metadata.uid}')
+expect_eq "solo-0's group annotation" "$(kubectl -n "$ns" get pod solo-0 -o jsonpath='{.metadata.annotations.scheduling\.k8s\.io/group-name}')" "podgroup-$uid0"
 ev=$(kubectl -n "$ns" get events --field-selector involvedObject.name=solo-0,reason=Scheduled -o name | grep -c . || true)
 if ((ev >= 1)); then pass "solo-0 has its Scheduled event"; else fail "solo-0 has no Scheduled event"; fi
 
@@ -109,11 +117,20 @@ expect_eq "PodGroups made (default --bare-pod-podgroups)" "$(podgroup_count "$ns
 twice=$(kubectl -n "$ns2" get events --field-selector reason=Scheduled -o jsonpath='{range .items[*]}{.involvedObject.name} {.count}{"\n"}{end}' |
   awk '$2 > 1 || seen[$1]++' | wc -l)
 expect_eq "pods with more than one Scheduled event" "$twice" "0"
+# What kubectl get podgroups shows: Running, one running pod, the queue.
+running_queue() { kubectl -n "$ns2" get podgroups -o jsonpath='{range .items[*]}{.status.running} {.spec.queue}{"\n"}{end}' | sort | uniq -c | awk '{print $1, $2, $3}'; }
+running_queue_is() { [[ $(running_queue) == "10 1 $q" ]]; }
+wait_for "10 PodGroups with running 1 in queue $q" 30 running_queue_is
+# A bare pod's PodGroup gets no Scheduled event (its pod's says the same).
+pg_sched=$(kubectl -n "$ns2" get events --field-selector involvedObject.kind=PodGroup,reason=Scheduled -o name | grep -c . || true)
+expect_eq "Scheduled events of bare pods' PodGroups" "$pg_sched" "0"
 # The pods that were bound in step 1 before any PodGroup existed get theirs too.
 wait_for "the pods of step 1 get their PodGroups once the controller runs" 30 bash -c "[[ \$(kubectl -n $ns get podgroups -o name | grep -c .) == 10 ]]"
 cm_stop
 
-# 3. Controller with --bare-pod-podgroups=false: no PodGroup, no annotation.
+# 3. Controller and scheduler with --bare-pod-podgroups=false: no PodGroup, no annotation.
+stop_scheduler || fail "vc-scheduler did not exit 0 on SIGTERM"
+start_scheduler --bare-pod-podgroups=false
 cm_start --bare-pod-podgroups=false
 ns3=$(new_namespace sched-bare-nopg)
 bare_pods "$ns3" nopg 10 "$q"
@@ -122,6 +139,8 @@ sleep 2 # what the controller would have written by now
 expect_eq "PodGroups made (--bare-pod-podgroups=false)" "$(podgroup_count "$ns3")" "0"
 expect_eq "pods annotated (--bare-pod-podgroups=false)" "$(annotated_count "$ns3")" "0"
 cm_stop
+stop_scheduler || fail "vc-scheduler did not exit 0 on SIGTERM"
+start_scheduler
 # An invalid value is refused.
 if "$CM_BIN" --kubeconfig="$KUBECONFIG" --bare-pod-podgroups=maybe >/dev/null 2>&1; then
   fail "--bare-pod-podgroups=maybe accepted"

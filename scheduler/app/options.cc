@@ -26,6 +26,10 @@ void SchedulerOptions::AddFlags(client::FlagSet& flags) {
             "lower bound of the adaptive percentage of nodes to find");
   flags.Int("bind-workers", &bind_workers, "concurrent pods/binding requests");
   flags.Int("status-workers", &status_workers, "concurrent status patches");
+  flags.Bool("bare-pod-podgroups", &bare_pod_podgroups,
+             "a bare pod's binding also sets scheduling.k8s.io/group-name to the PodGroup "
+             "vc-controller-manager makes for it (podgroup-<pod uid>); set as that controller's "
+             "--bare-pod-podgroups");
   flags.StringList("node-selector", &node_selector,
                    "accepted for Volcano compatibility, not implemented (all nodes are used)");
 }

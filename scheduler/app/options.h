@@ -43,6 +43,9 @@ struct SchedulerOptions {
   int minimum_percentage_nodes_to_find = 5;
   int bind_workers = 16;
   int status_workers = 4;
+  // --bare-pod-podgroups: a bare pod's binding also sets its group annotation (see
+  // cache::ApiBinder); matches vc-controller-manager's flag of the same name.
+  bool bare_pod_podgroups = true;
   std::vector<std::string> node_selector;
 
   void AddFlags(client::FlagSet& flags);

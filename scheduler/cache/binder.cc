@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "common/api/vocabulary.h"
 #include "common/util/log.h"
 #include "common/util/status.h"
 #include "fmt/format.h"
@@ -11,12 +12,14 @@ namespace basalt::sched::cache {
 
 ApiBinder::ApiBinder(client::Client* client, ClusterState* state,
                      controller::EventRecorder* recorder, int workers,
-                     std::function<void(const BindResult&)> on_result, Clock* clock)
+                     std::function<void(const BindResult&)> on_result, Clock* clock,
+                     bool bare_pod_podgroups)
     : client_(client),
       state_(state),
       recorder_(recorder),
       on_result_(std::move(on_result)),
       clock_(clock != nullptr ? clock : Clock::Real()),
+      bare_pod_podgroups_(bare_pod_podgroups),
       writer_(AsyncWriterOptions{.name = "binds", .workers = workers},
               [this](Item& item) { Send(item); }) {}
 
@@ -34,7 +37,8 @@ void ApiBinder::Bind(const std::string& job_id, std::vector<BindRequest> request
       continue;
     }
     const std::string uid = r.task_uid;
-    if (writer_.Enqueue(Item{std::move(r), now}) != Admission::kQueued) {
+    std::string group_name = bare_pod_podgroups_ ? state_->BarePodGroupName(uid) : "";
+    if (writer_.Enqueue(Item{std::move(r), now, std::move(group_name)}) != Admission::kQueued) {
       // Shut down: nothing will send it, so the placement must not stay assumed.
       state_->Forget(uid);
       if (on_result_) on_result_(BindResult{false, {}});
@@ -52,6 +56,9 @@ void ApiBinder::Send(const Item& item) {
                                       std::chrono::duration_cast<std::chrono::seconds>(
                                           std::chrono::system_clock::now().time_since_epoch())
                                           .count());
+  }
+  if (!item.group_name.empty()) {
+    annotations.emplace_back(std::string(api::kGroupNameAnnotation), item.group_name);
   }
   absl::Status s =
       client_->Bind(r.namespace_name, r.pod_name, r.node_name, r.task_uid, annotations);

@@ -7,6 +7,12 @@
 // placement back (the pod is Pending again in the next cycle) and emits a Warning event
 // `FailedScheduling` ("failed to bind to node <node>: <error>").
 //
+// With `bare_pod_podgroups` (the scheduler's --bare-pod-podgroups, matching the controller's
+// flag of that name), the binding of a bare pod with no group annotation also carries
+// scheduling.k8s.io/group-name: podgroup-<pod uid> (ClusterState::BarePodGroupName): the API
+// server copies a Binding's annotations to the pod, so the pod names the PodGroup the podgroup
+// controller makes for it without a PATCH of its own (Volcano's controller patches it).
+//
 // The POSTs go through an AsyncWriter (FIFO, `workers` threads).
 //
 // Thread-safety: Bind() from the scheduling thread; Shutdown() from any thread. Ownership:
@@ -37,7 +43,7 @@ class ApiBinder : public Binder {
   // `clock` times the binds (nullptr: Clock::Real()).
   ApiBinder(client::Client* client, ClusterState* state, controller::EventRecorder* recorder,
             int workers, std::function<void(const BindResult&)> on_result = {},
-            Clock* clock = nullptr);
+            Clock* clock = nullptr, bool bare_pod_podgroups = false);
   ~ApiBinder() override;  // Shutdown()
   ApiBinder(const ApiBinder&) = delete;
   ApiBinder& operator=(const ApiBinder&) = delete;
@@ -54,6 +60,7 @@ class ApiBinder : public Binder {
   struct Item {
     BindRequest request;
     Clock::TimePoint queued;
+    std::string group_name;  // the group annotation to set with the bind ("" = none)
   };
   void Send(const Item& item);
 
@@ -62,6 +69,7 @@ class ApiBinder : public Binder {
   controller::EventRecorder* const recorder_;
   const std::function<void(const BindResult&)> on_result_;
   Clock* const clock_;
+  const bool bare_pod_podgroups_;
   AsyncWriter<Item> writer_;  // last: its workers use the members above
 };
 

@@ -660,6 +660,16 @@ Resource ClusterState::QueueAllocatedInApi(const std::string& queue) const {
   return it == queue_api_allocated_.end() ? Resource() : it->second;
 }
 
+std::string ClusterState::BarePodGroupName(const std::string& task_uid) const {
+  std::lock_guard<std::mutex> l(mu_);
+  auto it = pods_.find(task_uid);
+  if (it == pods_.end()) return "";
+  const CachedPod& cached = *it->second.pod;
+  if (!cached.pod.group_name.empty()) return "";
+  if (options_.scheduler_names.count(cached.pod.scheduler_name) == 0) return "";
+  return ShadowJobName(cached);
+}
+
 std::optional<api::ObjectReference> ClusterState::PodReference(const std::string& namespace_name,
                                                                const std::string& name) const {
   std::lock_guard<std::mutex> l(mu_);

@@ -185,6 +185,11 @@ class ClusterState {
   QueueShareStatus SetQueueShare(const std::string& queue, const std::optional<Resource>& deserved,
                                  const std::optional<Resource>& guarantee);
 
+  // The group annotation to write on a pod with its bind (issue 17): the name of its shadow
+  // job (podgroup-<pod uid>, the PodGroup the podgroup controller makes for it) when the pod
+  // may have one and carries no group annotation yet; "" otherwise (unknown pod included).
+  std::string BarePodGroupName(const std::string& task_uid) const;
+
   // References for events (uid included); nullopt if unknown.
   std::optional<api::ObjectReference> PodReference(const std::string& namespace_name,
                                                    const std::string& name) const;

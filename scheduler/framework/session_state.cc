@@ -198,6 +198,15 @@ PodGroupPhase NewPhase(const JobInfo& job, const std::string& session_uid) {
   return PodGroupPhase::kPending;
 }
 
+// The PodGroup the podgroup controller makes for one bare pod: made for pods that precede it,
+// and named podgroup-<uid> after its one task (the pod that owns it).
+bool IsBarePodGroup(const JobInfo& job) {
+  if (!job.pods_precede_group || job.tasks().size() != 1) return false;
+  constexpr std::string_view kPrefix = "podgroup-";
+  return job.name.size() > kPrefix.size() && job.name.compare(0, kPrefix.size(), kPrefix) == 0 &&
+         job.tasks().count(job.name.substr(kPrefix.size())) != 0;
+}
+
 }  // namespace
 
 void Session::WriteJobStatus(JobInfo& job, StatusSink* sink) {
@@ -251,6 +260,10 @@ void Session::WriteJobStatus(JobInfo& job, StatusSink* sink) {
         fmt::format("{}/{} tasks in gang unschedulable: {}", job.TaskCount(TaskStatus::kPending),
                     job.tasks().size(), job.FitError());
   } else {
+    // Deliberately differs from Volcano: a bare pod's PodGroup gets no `Scheduled` event; its
+    // pod's own `Scheduled` event says where it went (issue 17: one event write per bare pod,
+    // as kube-scheduler).
+    if (IsBarePodGroup(job)) return;
     event.type = "Normal";
     event.reason = "Scheduled";
     event.message = std::string(kPodGroupReady);

@@ -199,5 +199,22 @@ TEST_CASE("TrimPodForControllers: keeps what the controllers read, drops the res
   CHECK(json::Find(cs, "image") == nullptr);
 }
 
+TEST_CASE("TrimPodForControllers: keeps the PodScheduled condition's type and status alone",
+          "[controllers][app]") {
+  json::Document pod = *json::Parse(R"({
+    "apiVersion":"v1","kind":"Pod","metadata":{"name":"p","namespace":"ns"},
+    "status":{"phase":"Pending","conditions":[
+      {"type":"Ready","status":"False"},
+      {"type":"PodScheduled","status":"False","reason":"Unschedulable","message":"0/3 nodes"}]}})");
+  json::Document t = TrimPodForControllers(pod);
+  const json::Value* conditions = json::FindPath(t, {"status", "conditions"});
+  REQUIRE(conditions != nullptr);
+  REQUIRE(conditions->Size() == 1);
+  const json::Value& c = *conditions->Begin();
+  CHECK(json::GetString(c, "type") == "PodScheduled");
+  CHECK(json::GetString(c, "status") == "False");
+  CHECK(json::Find(c, "message") == nullptr);
+}
+
 }  // namespace
 }  // namespace basalt::controllers

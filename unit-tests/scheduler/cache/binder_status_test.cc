@@ -125,6 +125,48 @@ TEST_CASE("ApiBinder: a pod that vanished is not sent", "[sched][cache][binder]"
   CHECK(f.transport->requests().empty());
 }
 
+TEST_CASE(
+    "ApiBinder: with bare-pod-podgroups a bare pod's binding names its PodGroup-to-be, and "
+    "nothing else's does",
+    "[sched][cache][binder]") {
+  constexpr std::string_view kAnnotation =
+      R"("annotations":{"scheduling.k8s.io/group-name":"podgroup-uid-p0"})";
+  auto bind_body = [](bool flag, std::shared_ptr<const CachedPod> pod) {
+    Fixture f;
+    f.state.UpsertPod(std::move(pod));
+    f.transport->AddJson("POST", kBinding, 201, R"({"kind":"Status","status":"Success"})");
+    ApiBinder binder(f.client.get(), &f.state, nullptr, 1, {}, nullptr, flag);
+    binder.Bind("ns/podgroup-uid-p0", {BindRequest{"uid-p0", "ns", "p0", "n1"}});
+    binder.Shutdown();
+    REQUIRE(f.transport->requests().size() == 1);
+    return f.transport->requests()[0].body;
+  };
+  // A bare pod of ours with no group annotation: the annotation rides on the binding.
+  CHECK(bind_body(true, Pod()).find(kAnnotation) != std::string::npos);
+  // The flag off: a plain binding.
+  CHECK(bind_body(false, Pod()).find("group-name") == std::string::npos);
+  // What the binder asks the cache: only a bare pod of ours with no group annotation yet.
+  ClusterState state{{}};
+  state.UpsertPod(Pod());
+  CHECK(state.BarePodGroupName("uid-p0") == "podgroup-uid-p0");
+  CHECK(state.BarePodGroupName("uid-unknown").empty());
+  // Already naming its group (the controller's PATCH came first, or a vcjob's pod).
+  auto grouped = std::make_shared<CachedPod>(*Pod());
+  grouped->pod.group_name = "job-a";
+  state.UpsertPod(grouped);
+  CHECK(state.BarePodGroupName("uid-p0").empty());
+  // Owned (a ReplicaSet's): it waits for its PodGroup and is never annotated by the scheduler.
+  auto owned = std::make_shared<CachedPod>(*Pod());
+  owned->pod.owner_uid = "rs-uid";
+  state.UpsertPod(owned);
+  CHECK(state.BarePodGroupName("uid-p0").empty());
+  // Another scheduler's.
+  auto other = std::make_shared<CachedPod>(*Pod());
+  other->pod.scheduler_name = "default-scheduler";
+  state.UpsertPod(other);
+  CHECK(state.BarePodGroupName("uid-p0").empty());
+}
+
 TEST_CASE("ApiStatusWriter: writes through the status subresources and forgets failed writes",
           "[sched][cache][status]") {
   Fixture f;

@@ -352,6 +352,44 @@ TEST_CASE("Session: Close writes only changed PodGroup status and pod conditions
   CHECK(sink.queues[0].allocated.milli_cpu() == 2000);
 }
 
+TEST_CASE(
+    "Session: a bare pod's PodGroup (podgroup-<its pod uid>) turning Running gets its status but "
+    "no Scheduled event",
+    "[sched][session]") {
+  ClusterInfo c;
+  (void)c.AddQueue(MakeQueue("default"));
+  (void)c.AddNode(MakeNode("n1").Allocatable("cpu", "8"));
+  JobInfo bare = MakeJob("ns", "podgroup-uid-b").MinAvailable(1);
+  bare.pods_precede_group = true;  // owned by a Pod (or a workload controller)
+  (void)c.AddJob(std::move(bare));
+  (void)c.AddTask(MakeTask("b")
+                      .Job("ns/podgroup-uid-b")
+                      .Request("cpu", "1")
+                      .Node("n1")
+                      .Status(TaskStatus::kRunning));
+  // A ReplicaSet's PodGroup (named after the ReplicaSet, not its pod) keeps its event.
+  JobInfo rs = MakeJob("ns", "podgroup-rs-uid").MinAvailable(1);
+  rs.pods_precede_group = true;
+  (void)c.AddJob(std::move(rs));
+  (void)c.AddTask(MakeTask("r")
+                      .Job("ns/podgroup-rs-uid")
+                      .Request("cpu", "1")
+                      .Node("n1")
+                      .Status(TaskStatus::kRunning));
+  Harness h;
+  auto ssn = h.Open(std::move(c));
+  testing::RecordingStatusSink sink;
+  ssn->Close(&sink);
+  REQUIRE(sink.podgroups.size() == 2);
+  for (const auto& pg : sink.podgroups) {
+    CHECK(pg.status.phase == PodGroupPhase::kRunning);
+    CHECK(pg.status.running == 1);
+  }
+  REQUIRE(sink.events.size() == 1);
+  CHECK(sink.events[0].name == "podgroup-rs-uid");
+  CHECK(sink.events[0].reason == "Scheduled");
+}
+
 TEST_CASE("Session: Close writes a queue's deserved and guarantee only when they changed",
           "[sched][session]") {
   Resource four_gpus;
