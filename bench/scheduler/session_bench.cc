@@ -6,7 +6,7 @@
 //
 //   sched_session_bench --nodes=1000 --pods=10000 [--max-gang=64] [--seed=1]
 //                       [--gpu-every=8] [--batches=1] [--full-snapshots] [--conf=FILE]
-//                       [--percentage-nodes-to-find=0]
+//                       [--percentage-nodes-to-find=0] [--placements=FILE]
 //
 // --batches=1: every job is pending before the first cycle (a backlog drained at once).
 // --batches=N: the jobs arrive in N equal batches, one before each cycle, so sessions run on a
@@ -17,9 +17,16 @@
 // weights 1..4; pods ask 500m cpu and 1Gi (every gpu-every-th job also 1 nvidia.com/gpu per pod);
 // nodes have 32 cpu, 128Gi, 8 GPUs, 110 pods. One run per process so that peak RSS belongs to
 // one case (bench/scheduler/run.sh runs the matrix). Prints one line of figures.
+// Cycle times are given as wall time and as the thread's CPU time (cycle_cpu_ms_*: what the
+// cycle cost, less sensitive to other processes on a shared machine). placement_digest is a
+// hash of every bind in order (pod uid, node): two builds that place the same way print the
+// same digest for the same flags; --placements=FILE writes the binds, one "uid node" a line.
+
+#include <time.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -62,6 +69,7 @@ struct Options {
   bool full_snapshots = false;       // --full-snapshots: a complete copy every cycle
   int batches = 1;  // the workload arrives in this many equal batches, one before each cycle
   std::string conf;
+  std::string placements;  // --placements=FILE: every bind, "uid node" a line
 };
 
 bool ParseFlag(std::string_view arg, std::string_view name, std::string* value) {
@@ -98,16 +106,35 @@ class LoopbackBinder final : public basalt::sched::Binder {
       it->second = bound;
       state_->UpsertPod(std::move(bound));
       ++bound_;
+      Mix(r.task_uid);
+      Mix(r.node_name);
+      if (placements != nullptr)
+        std::fprintf(placements, "%s %s\n", r.task_uid.c_str(), r.node_name.c_str());
     }
   }
   int64_t bound() const { return bound_; }
+  uint64_t digest() const { return digest_; }
   int64_t failed = 0;
+  std::FILE* placements = nullptr;
 
  private:
   cache::ClusterState* state_;
   std::unordered_map<std::string, std::shared_ptr<const cache::CachedPod>>* pods_;
   int64_t bound_ = 0;
+  uint64_t digest_ = 14695981039346656037ull;  // FNV-1a over the binds in order
+
+  void Mix(std::string_view s) {
+    for (char c : s) digest_ = (digest_ ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+    digest_ = (digest_ ^ 0xff) * 1099511628211ull;  // a separator no name contains
+  }
 };
+
+// CPU time of the calling thread (the cycle runs on it), in milliseconds.
+double ThreadCpuMs() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) / 1e6;
+}
 
 // The status writer: what the session writes is what the cache believes next cycle.
 class LoopbackSink final : public basalt::sched::StatusSink {
@@ -165,6 +192,8 @@ int main(int argc, char** argv) {
       o.batches = std::max(1, std::atoi(v.c_str()));
     } else if (ParseFlag(a, "conf", &v)) {
       o.conf = v;
+    } else if (ParseFlag(a, "placements", &v)) {
+      o.placements = v;
     } else {
       std::fprintf(stderr, "unknown flag %s\n", argv[i]);
       return 2;
@@ -276,6 +305,13 @@ int main(int argc, char** argv) {
 
   // ---- Cycles ----
   LoopbackBinder binder(&state, &pods);
+  if (!o.placements.empty()) {
+    binder.placements = std::fopen(o.placements.c_str(), "w");
+    if (binder.placements == nullptr) {
+      std::fprintf(stderr, "--placements: cannot write %s\n", o.placements.c_str());
+      return 2;
+    }
+  }
   LoopbackSink sink(&state);
   basalt::sched::NodeSamplingOptions sampling;
   sampling.percentage_nodes_to_find = o.percentage_nodes_to_find;
@@ -283,12 +319,14 @@ int main(int argc, char** argv) {
   basalt::sched::CycleDeps deps{&plugins, &actions, &binder, nullptr, &sink, &sampler};
   std::vector<double> snapshot_ms;
   std::vector<double> session_ms;
+  std::vector<double> cycle_cpu_ms;
   const auto run_start = Clock::now();
   int idle_cycles = 0;
   for (int cycle = 0; binder.bound() < o.pods && idle_cycles < 2 && cycle < 10000; ++cycle) {
     arrive(static_cast<int64_t>(o.pods) * (cycle + 1) / o.batches);
     const int64_t before = binder.bound();
     const int64_t writes_before = sink.writes;
+    const double cpu0 = ThreadCpuMs();
     const auto t0 = Clock::now();
     cache::ClusterState::Snapshot snap = state.TakeSnapshot();
     const auto t1 = Clock::now();
@@ -298,6 +336,7 @@ int main(int argc, char** argv) {
     const auto t2 = Clock::now();
     if (s.ok() && !o.full_snapshots) state.ReturnSnapshot(std::move(snap.cluster), snap.handout);
     const auto t3 = Clock::now();
+    cycle_cpu_ms.push_back(ThreadCpuMs() - cpu0);
     if (!s.ok()) {
       std::fprintf(stderr, "cycle failed: %s\n", std::string(s.message()).c_str());
       return 1;
@@ -310,21 +349,25 @@ int main(int argc, char** argv) {
   }
   const double run_s = std::chrono::duration<double>(Clock::now() - run_start).count();
   const long rss = basalt::bench::PeakRssKiB();
+  if (binder.placements != nullptr) std::fclose(binder.placements);
 
   std::vector<double> cycle_ms(session_ms.size());
   for (size_t i = 0; i < cycle_ms.size(); ++i) cycle_ms[i] = snapshot_ms[i] + session_ms[i];
   std::printf(
       "nodes=%d pods=%d batches=%d pct=%d jobs=%d bound=%lld cycles=%zu run_s=%.2f pods_per_s=%.0f "
-      "cycle_ms_p50=%.1f cycle_ms_p99=%.1f cycle_ms_max=%.1f session_ms_p50=%.1f "
+      "cycle_ms_p50=%.1f cycle_ms_p99=%.1f cycle_ms_max=%.1f cycle_cpu_ms_p50=%.1f "
+      "cycle_cpu_ms_p99=%.1f session_ms_p50=%.1f "
       "session_ms_p99=%.1f snapshot_ms_p50=%.1f snapshot_ms_p99=%.1f build_ms=%.0f "
-      "rss_start_mib=%.1f peak_rss_mib=%.1f bind_failures=%lld status_writes=%lld events=%lld\n",
+      "rss_start_mib=%.1f peak_rss_mib=%.1f bind_failures=%lld status_writes=%lld events=%lld "
+      "placement_digest=%016llx\n",
       o.nodes, o.pods, o.batches, o.percentage_nodes_to_find, jobs,
       static_cast<long long>(binder.bound()), session_ms.size(), run_s,
       static_cast<double>(binder.bound()) / run_s, Percentile(cycle_ms, 0.5),
-      Percentile(cycle_ms, 0.99), Percentile(cycle_ms, 1.0), Percentile(session_ms, 0.5),
-      Percentile(session_ms, 0.99), Percentile(snapshot_ms, 0.5), Percentile(snapshot_ms, 0.99),
-      build_ms, static_cast<double>(rss_start) / 1024.0, static_cast<double>(rss) / 1024.0,
+      Percentile(cycle_ms, 0.99), Percentile(cycle_ms, 1.0), Percentile(cycle_cpu_ms, 0.5),
+      Percentile(cycle_cpu_ms, 0.99), Percentile(session_ms, 0.5), Percentile(session_ms, 0.99),
+      Percentile(snapshot_ms, 0.5), Percentile(snapshot_ms, 0.99), build_ms,
+      static_cast<double>(rss_start) / 1024.0, static_cast<double>(rss) / 1024.0,
       static_cast<long long>(binder.failed), static_cast<long long>(sink.writes),
-      static_cast<long long>(sink.events));
+      static_cast<long long>(sink.events), static_cast<unsigned long long>(binder.digest()));
   return 0;
 }

@@ -51,6 +51,7 @@ std::vector<NodeInfo*> PredicateSampledNodes(const Session& ssn, const TaskInfo&
       static_cast<size_t>(NumFeasibleNodesToFind(sampler.options(), static_cast<int64_t>(n)));
   const size_t start = sampler.Start(n);
   std::vector<size_t> feasible;
+  feasible.reserve(std::min(wanted, n));
   size_t processed = 0;
   for (; processed < n && feasible.size() < wanted; ++processed) {
     const size_t i = (start + processed) % n;

@@ -7,11 +7,11 @@
 namespace basalt::sched {
 
 NodeInfo::NodeInfo(std::string name, Resource allocatable, int64_t max_pods)
-    : name_(std::move(name)),
-      allocatable_(allocatable),
+    : future_idle_(allocatable),
       idle_(allocatable),
-      future_idle_(allocatable),
-      max_pods_(max_pods) {}
+      max_pods_(max_pods),
+      allocatable_(allocatable),
+      name_(std::move(name)) {}
 
 void NodeInfo::Account(const TaskInfo& task, TaskStatus status, int sign) {
   const Resource& req = task.resreq;

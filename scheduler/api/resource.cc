@@ -137,11 +137,17 @@ int64_t RhsValue(const Resource& rhs, std::string_view name, MissingAs missing) 
 
 bool Resource::LessEqual(const Resource& rhs, MissingAs missing) const {
   if (milli_cpu_ > rhs.milli_cpu_ || memory_ > rhs.memory_) return false;
+  // A scalar's name is never cpu or memory (Set routes those to their fields), so the scalars
+  // are looked up directly; this runs for every task/node pair of a predicate pass.
   for (const auto& [name, v] : scalars_) {
-    if (v > RhsValue(rhs, name, missing)) return false;
+    auto it = rhs.scalars_.find(name);
+    const int64_t avail = it != rhs.scalars_.end()          ? it->second
+                          : missing == MissingAs::kInfinity ? kUnbounded
+                                                            : 0;
+    if (v > avail) return false;
   }
   for (const auto& [name, v] : rhs.scalars_) {
-    if (!Has(name) && v < 0) return false;
+    if (v < 0 && scalars_.find(name) == scalars_.end()) return false;
   }
   return true;
 }
@@ -182,7 +188,8 @@ std::optional<std::string_view> Resource::FirstInsufficientName(const Resource& 
   if (milli_cpu_ > avail.milli_cpu_) return kCpu;
   if (memory_ > avail.memory_) return kMemory;
   for (const auto& [name, v] : scalars_) {
-    if (v > avail.Get(name)) return std::string_view(name);
+    auto it = avail.scalars_.find(name);  // never cpu or memory (see LessEqual)
+    if (v > (it != avail.scalars_.end() ? it->second : 0)) return std::string_view(name);
   }
   return std::nullopt;
 }

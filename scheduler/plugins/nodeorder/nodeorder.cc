@@ -54,33 +54,31 @@ int64_t MostRequestedScore(const TaskInfo& task, const NodeInfo& node) {
 }
 
 int64_t BalancedAllocationScore(const TaskInfo& task, const NodeInfo& node) {
-  std::vector<double> fractions;
-  fractions.reserve(3);
-  auto add = [&](std::string_view name) {
-    const int64_t alloc = node.allocatable().Get(name);
-    if (alloc == 0) return;
-    const int64_t req = SaturatingAdd(node.used().Get(name), task.resreq.Get(name));
-    fractions.push_back(std::min(1.0, static_cast<double>(req) / static_cast<double>(alloc)));
-  };
+  // At most three fractions (cpu, memory, GPU): a fixed array, as this runs for every sampled
+  // node of every task.
+  double fractions[3];
+  size_t count = 0;
   auto add_fraction = [&](int64_t alloc, int64_t req) {
     if (alloc == 0) return;
-    fractions.push_back(std::min(1.0, static_cast<double>(req) / static_cast<double>(alloc)));
+    fractions[count++] = std::min(1.0, static_cast<double>(req) / static_cast<double>(alloc));
   };
   add_fraction(node.allocatable().milli_cpu(),
                SaturatingAdd(node.used().milli_cpu(), task.resreq.milli_cpu()));
   add_fraction(node.allocatable().memory(),
                SaturatingAdd(node.used().memory(), task.resreq.memory()));
-  if (task.resreq.Get(kGpu) > 0) add(kGpu);
+  if (const int64_t gpu = task.resreq.Get(kGpu); gpu > 0) {
+    add_fraction(node.allocatable().Get(kGpu), SaturatingAdd(node.used().Get(kGpu), gpu));
+  }
   double stddev = 0;
-  if (fractions.size() == 2) {
+  if (count == 2) {
     stddev = std::abs(fractions[0] - fractions[1]) / 2;
-  } else if (fractions.size() > 2) {
+  } else if (count > 2) {
     double mean = 0;
-    for (double f : fractions) mean += f;
-    mean /= static_cast<double>(fractions.size());
+    for (size_t i = 0; i < count; ++i) mean += fractions[i];
+    mean /= static_cast<double>(count);
     double sum = 0;
-    for (double f : fractions) sum += (f - mean) * (f - mean);
-    stddev = std::sqrt(sum / static_cast<double>(fractions.size()));
+    for (size_t i = 0; i < count; ++i) sum += (fractions[i] - mean) * (fractions[i] - mean);
+    stddev = std::sqrt(sum / static_cast<double>(count));
   }
   return static_cast<int64_t>((1 - stddev) * kMaxNodeScore);
 }

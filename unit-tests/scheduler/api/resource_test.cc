@@ -39,6 +39,30 @@ TEST_CASE("Resource: LessEqual treats dimensions missing on the right per Missin
   CHECK(big_mem.LessEqualOn(cpu_only, Res({{"cpu", "1"}})));
 }
 
+TEST_CASE("Resource: LessEqual and FirstInsufficient read scalars by name, negative idle counts",
+          "[sched][resource]") {
+  // A node whose idle GPUs went negative (pods the kubelet runs beyond its allocatable): a
+  // request without GPUs still does not fit, one that asks for GPUs fails on them.
+  Resource idle = Res({{"cpu", "8"}, {"memory", "8Gi"}});
+  idle.Set("nvidia.com/gpu", -1000);
+  Resource cpu_req = Res({{"cpu", "1"}});
+  CHECK_FALSE(cpu_req.LessEqual(idle));
+  CHECK_FALSE(cpu_req.FirstInsufficient(idle).has_value());  // no dimension it asks for is short
+  Resource gpu_req = Res({{"cpu", "1"}, {"nvidia.com/gpu", "1"}});
+  CHECK_FALSE(gpu_req.LessEqual(idle));
+  CHECK(gpu_req.FirstInsufficient(idle) == "nvidia.com/gpu");
+  // A zero request for the negative dimension is still a request for it: compared, not fit.
+  Resource zero_gpu = Res({{"cpu", "1"}});
+  zero_gpu.Set("nvidia.com/gpu", 0);
+  CHECK_FALSE(zero_gpu.LessEqual(idle));
+  // Scalars are found among several, in name order.
+  Resource wide = Res({{"cpu", "8"}, {"a.io/x", "1"}, {"nvidia.com/gpu", "2"}, {"z.io/y", "3"}});
+  CHECK(Res({{"nvidia.com/gpu", "2"}, {"z.io/y", "3"}}).LessEqual(wide));
+  CHECK(Res({{"z.io/y", "4"}}).FirstInsufficient(wide) == "z.io/y");
+  CHECK_FALSE(Res({{"b.io/q", "1"}}).LessEqual(wide));
+  CHECK(Res({{"b.io/q", "1"}}).LessEqual(wide, MissingAs::kInfinity));
+}
+
 TEST_CASE("Resource: IsEmpty, FirstInsufficient and ToString", "[sched][resource]") {
   CHECK(Resource().IsEmpty());
   CHECK(Res({{"nvidia.com/gpu", "0"}}).IsEmpty());
