@@ -73,7 +73,7 @@ bool WaitForObject(Client& client, const ResourceRef& ref, const std::string& ns
   const auto deadline = steady_clock::now() + timeout;
   while (steady_clock::now() < deadline) {
     ListOptions options;
-    options.field_selector = "metadata.name=" + name;
+    options.field_selector = fmt::format("metadata.name={}", name);
     absl::StatusOr<ObjectList> list = client.List(ref, ns, options);
     INFO(MessageOf(list.status()));
     REQUIRE(list.ok());
@@ -426,8 +426,8 @@ TEST_CASE("watch: a CRD is created, its objects watched from another thread, and
     created = client->Create(widgets, ns.name(), widget).status();
     if (!absl::IsNotFound(created) || steady_clock::now() >= served_by) break;
     ListOptions next;
-    next.field_selector = "metadata.name=" + crd_name;
-    next.resource_version = "0";
+    next.field_selector = fmt::format("metadata.name={}", crd_name);
+    next.resource_version.push_back('0');  // "0": the CRD as cached, then changes
     next.timeout_seconds = 1;
     bool initial = true;
     (void)client->Watch(CustomResourceDefinitions(), "", next, [&](WatchEvent&& e) {

@@ -146,7 +146,7 @@ bool WaitForRenewals(client::Client& c, const std::string& ns, const std::string
   const auto deadline = steady_clock::now() + timeout;
   while (seen < renewals && steady_clock::now() < deadline) {
     client::ListOptions options;
-    options.field_selector = "metadata.name=" + name;
+    options.field_selector = fmt::format("metadata.name={}", name);
     options.resource_version = rv;
     options.timeout_seconds = std::max<int64_t>(
         1, std::chrono::duration_cast<seconds>(deadline - steady_clock::now()).count());

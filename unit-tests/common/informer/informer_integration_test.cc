@@ -326,7 +326,7 @@ bool WaitForObject(client::Client* c, const client::ResourceRef& resource, const
                    const std::string& name, seconds timeout) {
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   client::ListOptions o;
-  o.field_selector = "metadata.name=" + name;
+  o.field_selector = fmt::format("metadata.name={}", name);
   while (std::chrono::steady_clock::now() < deadline) {
     absl::StatusOr<client::ObjectList> list = c->List(resource, ns, o);
     if (!list.ok()) FAIL("list " << name << ": " << list.status().ToString());
