@@ -53,4 +53,21 @@ inline std::vector<int> IntTupleOrExit(std::string_view flag, std::string_view t
   return out;
 }
 
+// The size of the cluster a one-cycle benchmark builds: --nodes, --jobs, --pods (per job; a
+// benchmark may name it otherwise, e.g. --workers) and --reps.
+struct CycleSize {
+  int nodes;
+  int jobs;
+  int pods;
+  int reps;
+
+  void AddFlags(FlagSet& flags, std::string_view pods_name = "pods",
+                std::string_view pods_help = "pods per job") {
+    flags.Int("nodes", &nodes, "nodes");
+    flags.Int("jobs", &jobs, "jobs");
+    flags.Int(pods_name, &pods, pods_help);
+    flags.Int("reps", &reps, "repetitions");
+  }
+};
+
 }  // namespace basalt::bench

@@ -106,13 +106,11 @@ basalt::sched::SchedulerConfig Config(bool tree) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  int nodes = 5000, jobs = 5000, pods = 10, reps = 5;
+  basalt::bench::CycleSize size{5000, 5000, 10, 5};
   basalt::FlagSet flags("sched_capacity_bench");
-  flags.Int("nodes", &nodes, "nodes");
-  flags.Int("jobs", &jobs, "jobs");
-  flags.Int("pods", &pods, "pods per job");
-  flags.Int("reps", &reps, "repetitions");
+  size.AddFlags(flags);
   basalt::bench::ParseFlagsOrExit(flags, argc, argv);
+  const auto [nodes, jobs, pods, reps] = size;
   auto plugins = basalt::sched::NewInTreeRegistry();
   auto actions = basalt::sched::NewInTreeActionRegistry();
   std::printf("%d nodes, %d jobs x %d pods, %d repetitions\n", nodes, jobs, pods, reps);

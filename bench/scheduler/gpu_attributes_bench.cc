@@ -92,13 +92,11 @@ struct Run {
 }  // namespace
 
 int main(int argc, char** argv) {
-  int nodes = 5000, jobs = 1000, pods = 8, reps = 3;
+  basalt::bench::CycleSize size{5000, 1000, 8, 3};
   basalt::FlagSet flags("sched_gpu_attributes_bench");
-  flags.Int("nodes", &nodes, "nodes");
-  flags.Int("jobs", &jobs, "jobs");
-  flags.Int("pods", &pods, "pods per job");
-  flags.Int("reps", &reps, "repetitions");
+  size.AddFlags(flags);
   basalt::bench::ParseFlagsOrExit(flags, argc, argv);
+  const auto [nodes, jobs, pods, reps] = size;
   auto plugins = basalt::sched::NewInTreeRegistry();
   auto actions = basalt::sched::NewInTreeActionRegistry();
   const auto off = bench::ConfigOrDie(bench::DefaultConfig());

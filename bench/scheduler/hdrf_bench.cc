@@ -95,15 +95,13 @@ basalt::sched::SchedulerConfig Config(bool tree) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  int nodes = 5000, jobs = 5000, pods = 10, reps = 3;
+  basalt::bench::CycleSize size{5000, 5000, 10, 3};
   std::string only;
   basalt::FlagSet flags("sched_hdrf_bench");
-  flags.Int("nodes", &nodes, "nodes");
-  flags.Int("jobs", &jobs, "jobs");
-  flags.Int("pods", &pods, "pods per job");
-  flags.Int("reps", &reps, "repetitions");
+  size.AddFlags(flags);
   flags.String("only", &only, "run one configuration: flat or hdrf (default both)");
   basalt::bench::ParseFlagsOrExit(flags, argc, argv);
+  const auto [nodes, jobs, pods, reps] = size;
   auto plugins = basalt::sched::NewInTreeRegistry();
   auto actions = basalt::sched::NewInTreeActionRegistry();
   std::printf("%d nodes, %d jobs x %d pods, %d repetitions\n", nodes, jobs, pods, reps);

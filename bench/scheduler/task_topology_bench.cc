@@ -80,13 +80,11 @@ struct Run {
 }  // namespace
 
 int main(int argc, char** argv) {
-  int nodes = 1000, jobs = 500, workers = 7, reps = 3;
+  basalt::bench::CycleSize size{1000, 500, 7, 3};
   basalt::FlagSet flags("sched_task_topology_bench");
-  flags.Int("nodes", &nodes, "nodes");
-  flags.Int("jobs", &jobs, "jobs");
-  flags.Int("workers", &workers, "workers per job");
-  flags.Int("reps", &reps, "repetitions");
+  size.AddFlags(flags, "workers", "workers per job");
   basalt::bench::ParseFlagsOrExit(flags, argc, argv);
+  const auto [nodes, jobs, workers, reps] = size;
   auto plugins = basalt::sched::NewInTreeRegistry();
   auto actions = basalt::sched::NewInTreeActionRegistry();
   const auto off = bench::ConfigOrDie(bench::DefaultConfig());
