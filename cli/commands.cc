@@ -67,14 +67,7 @@ absl::StatusOr<View> DecodeOne(json::Document doc) {
 
 api::OwnerReference RefTo(const api::Object& obj, std::string_view api_version,
                           std::string_view kind) {
-  api::OwnerReference ref;
-  ref.api_version = std::string(api_version);
-  ref.kind = std::string(kind);
-  ref.name = std::string(obj.name());
-  ref.uid = std::string(obj.uid());
-  ref.controller = true;
-  ref.block_owner_deletion = true;
-  return ref;
+  return api::ControllerRef(api_version, kind, obj.name(), obj.uid());
 }
 
 std::vector<std::string_view> Split(std::string_view s, char sep) {

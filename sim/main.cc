@@ -13,6 +13,8 @@
 #include <sstream>
 #include <string>
 
+#include "absl/status/status.h"
+#include "common/util/flags.h"
 #include "fmt/format.h"
 #include "scheduler/actions/registry.h"
 #include "scheduler/framework/framework.h"
@@ -54,55 +56,30 @@ int main(int argc, char** argv) {
   double demand = 1.3, period = 10;
   int scale = 1;
   bool quiet = false, fgd_learned = false;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    auto value = [&](std::string* out) {
-      if (i + 1 >= argc) return false;
-      *out = argv[++i];
-      return true;
-    };
-    std::string v;
-    try {
-      if (a == "--nodes" && value(&nodes_path)) continue;
-      if (a == "--tasks" && value(&tasks_path)) continue;
-      if (a == "--workload" && value(&workload_path)) continue;
-      if (a == "--scheduler-conf" && value(&conf_path)) continue;
-      if (a == "--csv" && value(&csv_path)) continue;
-      if (a == "--placements" && value(&placements_path)) continue;
-      if (a == "--seed" && value(&v)) {
-        seed = std::stoull(v);
-        continue;
-      }
-      if (a == "--demand" && value(&v)) {
-        demand = std::stod(v);
-        continue;
-      }
-      if (a == "--period" && value(&v)) {
-        period = std::stod(v);
-        continue;
-      }
-      if (a == "--scale" && value(&v)) {
-        scale = std::stoi(v);
-        continue;
-      }
-    } catch (const std::exception&) {
-      return Fail(fmt::format("{}: not a number: \"{}\"", a, v));
-    }
-    if (a == "--quiet") {
-      quiet = true;
-      continue;
-    }
-    if (a == "--fgd-learned") {
-      fgd_learned = true;
-      continue;
-    }
-    if (a == "--help" || a == "-h") {
-      std::cout << kUsage;
+  int64_t seed_flag = 1;
+  basalt::FlagSet flags("basalt-sim");
+  flags.String("nodes", &nodes_path, "OpenB node list (CSV)");
+  flags.String("tasks", &tasks_path, "OpenB pod list (CSV)");
+  flags.String("workload", &workload_path, "a workload (YAML), instead of --nodes/--tasks");
+  flags.String("scheduler-conf", &conf_path, "scheduler configuration (Volcano's YAML)");
+  flags.String("csv", &csv_path, "write the per-step series here (CSV)");
+  flags.String("placements", &placements_path, "write each task's placement here (CSV)");
+  flags.Int64("seed", &seed_flag, "random seed (>= 0)");
+  flags.Double("demand", &demand, "tasks to submit, as a share of the cluster's GPUs");
+  flags.Double("period", &period, "virtual seconds between arrivals");
+  flags.Int("scale", &scale, "copies of the node list");
+  flags.Bool("quiet", &quiet, "no progress on stderr");
+  flags.Bool("fgd-learned", &fgd_learned, "fgd learns its target workload from the tasks seen");
+  if (absl::Status s = flags.Parse(argc, argv); !s.ok()) {
+    if (absl::IsCancelled(s)) {  // --help
+      std::cout << kUsage << flags.FlagsUsage();
       return 0;
     }
     std::cerr << kUsage;
-    return Fail(fmt::format("unknown or incomplete argument \"{}\"", a));
+    return Fail(std::string(s.message()));
   }
+  if (seed_flag < 0) return Fail("--seed must be >= 0");
+  seed = static_cast<uint64_t>(seed_flag);
   if (conf_path.empty()) return Fail("--scheduler-conf is required");
   if (workload_path.empty() == (nodes_path.empty() || tasks_path.empty())) {
     return Fail("give either --workload or both --nodes and --tasks");

@@ -16,6 +16,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench/common/flags.h"
 #include "bench/common/process_memory.h"
 #include "common/client/client.h"
 #include "common/client/testing/fake_transport.h"
@@ -210,24 +211,16 @@ int Watch(const std::string& kubeconfig, int objects) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string mode = argc > 1 ? argv[1] : "";
   std::string kubeconfig;
   int threads = 1, requests = 2000, objects = 5000;
-  for (int i = 2; i + 1 < argc; i += 2) {
-    std::string f = argv[i], v = argv[i + 1];
-    if (f == "--kubeconfig")
-      kubeconfig = v;
-    else if (f == "--threads")
-      threads = std::stoi(v);
-    else if (f == "--requests")
-      requests = std::stoi(v);
-    else if (f == "--objects")
-      objects = std::stoi(v);
-    else {
-      std::fprintf(stderr, "unknown flag %s\n", f.c_str());
-      return 2;
-    }
-  }
+  basalt::FlagSet flags("client_bench decode|watch-decode|get|watch");
+  flags.String("kubeconfig", &kubeconfig, "kubeconfig (get, watch)");
+  flags.Int("threads", &threads, "concurrent callers (get)");
+  flags.Int("requests", &requests, "requests in all (get)");
+  flags.Int("objects", &objects, "configmaps the writers create (watch)");
+  std::vector<std::string> positional;
+  basalt::bench::ParseFlagsOrExit(flags, argc, argv, &positional);
+  const std::string mode = positional.size() == 1 ? positional[0] : "";
   int rc;
   if (mode == "decode")
     rc = Decode();

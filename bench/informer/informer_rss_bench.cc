@@ -19,6 +19,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench/common/flags.h"
 #include "bench/common/process_memory.h"
 #include "common/client/client.h"
 #include "common/informer/shared_informer.h"
@@ -121,22 +122,15 @@ int Measure(const std::string& kubeconfig, const std::string& ns, bool compact) 
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string mode = argc > 1 ? argv[1] : "";
   std::string kubeconfig, ns = "informer-rss-bench";
   int pods = 50000;
-  for (int i = 2; i + 1 < argc; i += 2) {
-    std::string f = argv[i], v = argv[i + 1];
-    if (f == "--kubeconfig") {
-      kubeconfig = v;
-    } else if (f == "--namespace") {
-      ns = v;
-    } else if (f == "--pods") {
-      pods = std::atoi(v.c_str());
-    } else {
-      std::fprintf(stderr, "unknown flag %s\n", f.c_str());
-      return 2;
-    }
-  }
+  basalt::FlagSet flags("informer_rss_bench create|document|compact");
+  flags.String("kubeconfig", &kubeconfig, "kubeconfig");
+  flags.String("namespace", &ns, "namespace of the pods");
+  flags.Int("pods", &pods, "pods to create (create)");
+  std::vector<std::string> positional;
+  basalt::bench::ParseFlagsOrExit(flags, argc, argv, &positional);
+  const std::string mode = positional.size() == 1 ? positional[0] : "";
   if (mode == "create") return Create(kubeconfig, ns, pods);
   if (mode == "document") return Measure(kubeconfig, ns, false);
   if (mode == "compact") return Measure(kubeconfig, ns, true);

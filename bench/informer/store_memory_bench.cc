@@ -21,6 +21,7 @@
 #include <memory>
 #include <string>
 
+#include "bench/common/flags.h"
 #include "bench/common/process_memory.h"
 #include "common/informer/store.h"
 #include "common/informer/transforms.h"
@@ -172,10 +173,10 @@ void RunMode(const char* mode, int from, int pods) {
 int main(int argc, char** argv) {
   int from = 5000;
   int pods = 20000;
-  for (int i = 1; i + 1 < argc; ++i) {
-    if (std::strcmp(argv[i], "--pods") == 0) pods = std::atoi(argv[i + 1]);
-    if (std::strcmp(argv[i], "--from") == 0) from = std::atoi(argv[i + 1]);
-  }
+  basalt::FlagSet flags("informer_store_memory_bench");
+  flags.Int("from", &from, "pods at the first point of the slope");
+  flags.Int("pods", &pods, "pods at the last point of the slope");
+  basalt::bench::ParseFlagsOrExit(flags, argc, argv);
   if (from <= 0 || pods <= from) {
     std::fprintf(stderr, "--from must be > 0 and --pods > --from (got %d and %d)\n", from, pods);
     return 2;

@@ -30,6 +30,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/common/flags.h"
 #include "bench/common/process_memory.h"
 #include "common/informer/store.h"
 #include "common/informer/transforms.h"
@@ -241,13 +242,13 @@ Stages RunChild(const Options& o, int pods) {
 int main(int argc, char** argv) {
   Options o;
   int one = 0;
-  for (int i = 1; i + 1 < argc; ++i) {
-    if (std::strcmp(argv[i], "--one") == 0) one = std::atoi(argv[i + 1]);
-    if (std::strcmp(argv[i], "--from") == 0) o.from = std::atoi(argv[i + 1]);
-    if (std::strcmp(argv[i], "--pods") == 0) o.pods = std::atoi(argv[i + 1]);
-    if (std::strcmp(argv[i], "--pods-per-job") == 0) o.pods_per_job = std::atoi(argv[i + 1]);
-    if (std::strcmp(argv[i], "--pending-every") == 0) o.pending_every = std::atoi(argv[i + 1]);
-  }
+  basalt::FlagSet flags("sched_cache_memory_bench");
+  flags.Int("one", &one, "measure one cache of this many pods only (0: the slope)");
+  flags.Int("from", &o.from, "pods at the first point of the slope");
+  flags.Int("pods", &o.pods, "pods at the last point of the slope");
+  flags.Int("pods-per-job", &o.pods_per_job, "pods per job");
+  flags.Int("pending-every", &o.pending_every, "every Nth pod is pending");
+  basalt::bench::ParseFlagsOrExit(flags, argc, argv);
   if (o.from <= 0 || o.pods <= o.from || o.pods_per_job <= 0 || o.pending_every <= 0) {
     std::fprintf(stderr, "need 0 < --from < --pods, --pods-per-job > 0, --pending-every > 0\n");
     return 2;

@@ -3,7 +3,7 @@
 // (issue 14's measure): 10 organisations x 10 departments x 9 teams (1010 queues, jobs in the
 // 900 leaves), N nodes, J gangs of P pods, all admitted and pending.
 //
-//   sched_capacity_bench [nodes jobs pods_per_job repetitions]
+//   sched_capacity_bench [--nodes=5000 --jobs=5000 --pods=10 --reps=5]
 // Prints per configuration: cycle ms p50 and p99 (nearest rank) and pods bound, then the ratio.
 
 #include <algorithm>
@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/common/flags.h"
 #include "bench/scheduler/bench_cluster.h"
 #include "scheduler/actions/registry.h"
 #include "scheduler/conf/config.h"
@@ -105,10 +106,11 @@ basalt::sched::SchedulerConfig Config(bool tree) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const int nodes = argc > 1 ? std::atoi(argv[1]) : 5000;
-  const int jobs = argc > 2 ? std::atoi(argv[2]) : 5000;
-  const int pods = argc > 3 ? std::atoi(argv[3]) : 10;
-  const int reps = argc > 4 ? std::atoi(argv[4]) : 5;
+  basalt::bench::CycleSize size{5000, 5000, 10, 5};
+  basalt::FlagSet flags("sched_capacity_bench");
+  size.AddFlags(flags);
+  basalt::bench::ParseFlagsOrExit(flags, argc, argv);
+  const auto [nodes, jobs, pods, reps] = size;
   auto plugins = basalt::sched::NewInTreeRegistry();
   auto actions = basalt::sched::NewInTreeActionRegistry();
   std::printf("%d nodes, %d jobs x %d pods, %d repetitions\n", nodes, jobs, pods, reps);

@@ -2,7 +2,7 @@
 // default plugins) on synthetic clusters, in the spirit of the action-level benchmarks asked for
 // in volcano#3244: N nodes, J gangs of P pods each, all admitted and pending.
 //
-//   sched_cycle_bench [nodes jobs pods_per_job]...
+//   sched_cycle_bench [--case=NODES,JOBS,PODS_PER_JOB]...
 // Prints: nodes, jobs, pods, pods bound, cycle milliseconds, pods/s.
 
 #include <chrono>
@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/common/flags.h"
 #include "scheduler/actions/registry.h"
 #include "scheduler/framework/framework.h"
 #include "scheduler/plugins/registry.h"
@@ -73,10 +74,13 @@ ClusterInfo Build(int nodes, int jobs, int pods_per_job) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  std::vector<std::string> case_flags;
+  basalt::FlagSet flags("sched_cycle_bench");
+  flags.StringArray("case", &case_flags, "NODES,JOBS,PODS (pods per job), repeatable");
+  basalt::bench::ParseFlagsOrExit(flags, argc, argv);
   std::vector<std::vector<int>> cases;
-  for (int i = 1; i + 2 < argc; i += 3) {
-    cases.push_back({std::atoi(argv[i]), std::atoi(argv[i + 1]), std::atoi(argv[i + 2])});
-  }
+  for (const std::string& c : case_flags)
+    cases.push_back(basalt::bench::IntTupleOrExit("case", c, 3));
   if (cases.empty()) cases = {{100, 50, 10}, {1000, 500, 10}, {1000, 100, 100}};
   auto plugins = basalt::sched::NewInTreeRegistry();
   auto actions = basalt::sched::NewInTreeActionRegistry();

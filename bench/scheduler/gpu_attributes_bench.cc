@@ -13,7 +13,7 @@
 // Each mode runs `reps` times in turn (interleaved), the median is printed with the ratio of
 // cycle time against "off", and for on-attrs how many 16Gi pods took an A100.
 //
-//   sched_gpu_attributes_bench [nodes jobs pods_per_job reps]
+//   sched_gpu_attributes_bench [--nodes=5000 --jobs=1000 --pods=8 --reps=3]
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/common/flags.h"
 #include "bench/scheduler/bench_cluster.h"
 #include "common/api/gpu_attributes.h"
 #include "scheduler/actions/registry.h"
@@ -91,10 +92,11 @@ struct Run {
 }  // namespace
 
 int main(int argc, char** argv) {
-  int nodes = argc > 1 ? std::atoi(argv[1]) : 5000;
-  int jobs = argc > 2 ? std::atoi(argv[2]) : 1000;
-  int pods = argc > 3 ? std::atoi(argv[3]) : 8;
-  int reps = argc > 4 ? std::atoi(argv[4]) : 3;
+  basalt::bench::CycleSize size{5000, 1000, 8, 3};
+  basalt::FlagSet flags("sched_gpu_attributes_bench");
+  size.AddFlags(flags);
+  basalt::bench::ParseFlagsOrExit(flags, argc, argv);
+  const auto [nodes, jobs, pods, reps] = size;
   auto plugins = basalt::sched::NewInTreeRegistry();
   auto actions = basalt::sched::NewInTreeActionRegistry();
   const auto off = bench::ConfigOrDie(bench::DefaultConfig());

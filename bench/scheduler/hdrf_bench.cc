@@ -5,7 +5,7 @@
 // cpu, 2Gi, one GPU each; nodes of 32 cpu, 128Gi, 16 GPUs, so that every pod fits), all
 // admitted and pending.
 //
-//   sched_hdrf_bench [nodes jobs pods_per_job repetitions [flat|hdrf]]   (default: both)
+//   sched_hdrf_bench [--nodes=5000 --jobs=5000 --pods=10 --reps=3] [--only=flat|hdrf]
 // Prints per configuration: cycle ms p50 and p99 (nearest rank) and pods bound, then the ratio.
 
 #include <cstdio>
@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/common/flags.h"
 #include "bench/scheduler/bench_cluster.h"
 #include "scheduler/actions/registry.h"
 #include "scheduler/conf/config.h"
@@ -94,17 +95,19 @@ basalt::sched::SchedulerConfig Config(bool tree) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const int nodes = argc > 1 ? std::atoi(argv[1]) : 5000;
-  const int jobs = argc > 2 ? std::atoi(argv[2]) : 5000;
-  const int pods = argc > 3 ? std::atoi(argv[3]) : 10;
-  const int reps = argc > 4 ? std::atoi(argv[4]) : 3;
+  basalt::bench::CycleSize size{5000, 5000, 10, 3};
+  std::string only;
+  basalt::FlagSet flags("sched_hdrf_bench");
+  size.AddFlags(flags);
+  flags.String("only", &only, "run one configuration: flat or hdrf (default both)");
+  basalt::bench::ParseFlagsOrExit(flags, argc, argv);
+  const auto [nodes, jobs, pods, reps] = size;
   auto plugins = basalt::sched::NewInTreeRegistry();
   auto actions = basalt::sched::NewInTreeActionRegistry();
   std::printf("%d nodes, %d jobs x %d pods, %d repetitions\n", nodes, jobs, pods, reps);
   std::printf("%-28s %10s %10s %8s\n", "configuration", "p50_ms", "p99_ms", "bound");
   double p50[2] = {0, 0};
   double p99[2] = {0, 0};
-  const std::string only = argc > 5 ? argv[5] : "";
   for (const bool tree : {false, true}) {
     if (!only.empty() && only != (tree ? "hdrf" : "flat")) continue;
     const auto config = Config(tree);

@@ -38,6 +38,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "bench/common/flags.h"
 #include "bench/common/process_memory.h"
 #include "common/api/compact.h"
 #include "common/api/scheduling.h"
@@ -71,13 +72,6 @@ struct Options {
   std::string conf;
   std::string placements;  // --placements=FILE: every bind, "uid node" a line
 };
-
-bool ParseFlag(std::string_view arg, std::string_view name, std::string* value) {
-  const std::string prefix = fmt::format("--{}=", name);
-  if (arg.substr(0, prefix.size()) != prefix) return false;
-  *value = std::string(arg.substr(prefix.size()));
-  return true;
-}
 
 resource::Quantity Parse(std::string_view q) {
   absl::StatusOr<resource::Quantity> v = resource::Quantity::Parse(q);
@@ -171,34 +165,24 @@ double Percentile(std::vector<double> v, double p) {
 
 int main(int argc, char** argv) {
   Options o;
-  for (int i = 1; i < argc; ++i) {
-    std::string v;
-    std::string_view a = argv[i];
-    if (ParseFlag(a, "nodes", &v)) {
-      o.nodes = std::atoi(v.c_str());
-    } else if (ParseFlag(a, "pods", &v)) {
-      o.pods = std::atoi(v.c_str());
-    } else if (ParseFlag(a, "max-gang", &v)) {
-      o.max_gang = std::max(1, std::atoi(v.c_str()));
-    } else if (ParseFlag(a, "gpu-every", &v)) {
-      o.gpu_every = std::max(1, std::atoi(v.c_str()));
-    } else if (ParseFlag(a, "seed", &v)) {
-      o.seed = static_cast<unsigned>(std::atoi(v.c_str()));
-    } else if (ParseFlag(a, "percentage-nodes-to-find", &v)) {
-      o.percentage_nodes_to_find = std::atoi(v.c_str());
-    } else if (a == "--full-snapshots") {
-      o.full_snapshots = true;
-    } else if (ParseFlag(a, "batches", &v)) {
-      o.batches = std::max(1, std::atoi(v.c_str()));
-    } else if (ParseFlag(a, "conf", &v)) {
-      o.conf = v;
-    } else if (ParseFlag(a, "placements", &v)) {
-      o.placements = v;
-    } else {
-      std::fprintf(stderr, "unknown flag %s\n", argv[i]);
-      return 2;
-    }
-  }
+  int seed = 1;
+  basalt::FlagSet flags("sched_session_bench");
+  flags.Int("nodes", &o.nodes, "nodes");
+  flags.Int("pods", &o.pods, "pods");
+  flags.Int("max-gang", &o.max_gang, "largest gang (jobs of 1..max-gang pods)");
+  flags.Int("gpu-every", &o.gpu_every, "every Nth job asks for GPUs");
+  flags.Int("seed", &seed, "random seed");
+  flags.Int("percentage-nodes-to-find", &o.percentage_nodes_to_find,
+            "as vc-scheduler's flag: 0 = adaptive");
+  flags.Bool("full-snapshots", &o.full_snapshots, "a complete copy of the cache every cycle");
+  flags.Int("batches", &o.batches, "the workload arrives in this many equal batches");
+  flags.String("conf", &o.conf, "scheduler configuration file (default: Volcano's)");
+  flags.String("placements", &o.placements, "write every bind to this file, \"uid node\" a line");
+  basalt::bench::ParseFlagsOrExit(flags, argc, argv);
+  o.seed = static_cast<unsigned>(seed);
+  o.max_gang = std::max(1, o.max_gang);
+  o.gpu_every = std::max(1, o.gpu_every);
+  o.batches = std::max(1, o.batches);
 
   auto plugins = basalt::sched::NewInTreeRegistry();
   auto actions = basalt::sched::NewInTreeActionRegistry();

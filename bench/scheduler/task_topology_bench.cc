@@ -12,7 +12,7 @@
 // Each mode runs `reps` times in turn (interleaved); the median cycle is printed with its ratio
 // against "off", and the mean number of distinct nodes a job's pods landed on.
 //
-//   sched_task_topology_bench [nodes jobs workers_per_job reps]
+//   sched_task_topology_bench [--nodes=1000 --jobs=500 --workers=7 --reps=3]
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/common/flags.h"
 #include "bench/scheduler/bench_cluster.h"
 #include "common/api/task_topology.h"
 #include "scheduler/actions/registry.h"
@@ -79,10 +80,11 @@ struct Run {
 }  // namespace
 
 int main(int argc, char** argv) {
-  int nodes = argc > 1 ? std::atoi(argv[1]) : 1000;
-  int jobs = argc > 2 ? std::atoi(argv[2]) : 500;
-  int workers = argc > 3 ? std::atoi(argv[3]) : 7;
-  int reps = argc > 4 ? std::atoi(argv[4]) : 3;
+  basalt::bench::CycleSize size{1000, 500, 7, 3};
+  basalt::FlagSet flags("sched_task_topology_bench");
+  size.AddFlags(flags, "workers", "workers per job");
+  basalt::bench::ParseFlagsOrExit(flags, argc, argv);
+  const auto [nodes, jobs, workers, reps] = size;
   auto plugins = basalt::sched::NewInTreeRegistry();
   auto actions = basalt::sched::NewInTreeActionRegistry();
   const auto off = bench::ConfigOrDie(bench::DefaultConfig());

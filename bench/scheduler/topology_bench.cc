@@ -8,7 +8,7 @@
 // hard highestTierAllowed 1, no job-level constraint. Prints per case and mode: pods bound,
 // cycle milliseconds, pods/s, and the throughput ratio against "off".
 //
-//   sched_topology_bench [nodes jobs pods_per_job]...
+//   sched_topology_bench [--case=NODES,JOBS,PODS_PER_JOB]...
 //
 // Allocation rate (`mixed`): a mixed workload whose demand is `demand_pct`% of the GPUs: jobs in
 // turn hard highestTierAllowed 1, soft, and unconstrained, gangs of 1, 4, 8, 16, 24, 32 and 48
@@ -17,7 +17,7 @@
 // constraints then ignored); prints the share of the GPUs allocated, per kind of job, the ratio
 // on/off, and the time of the cycles.
 //
-//   sched_topology_bench mixed [nodes demand_pct cycles]
+//   sched_topology_bench --mixed=NODES,DEMAND_PCT,CYCLES
 
 #include <chrono>
 #include <cstdio>
@@ -29,6 +29,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/common/flags.h"
 #include "bench/scheduler/bench_cluster.h"
 #include "fmt/format.h"
 #include "scheduler/actions/registry.h"
@@ -219,14 +220,21 @@ int Mixed(int nodes, int demand_pct, int cycles) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc > 1 && std::string_view(argv[1]) == "mixed") {
-    return Mixed(argc > 2 ? std::atoi(argv[2]) : 5000, argc > 3 ? std::atoi(argv[3]) : 125,
-                 argc > 4 ? std::atoi(argv[4]) : 2);
+  std::vector<std::string> case_flags;
+  std::string mixed;
+  basalt::FlagSet flags("sched_topology_bench");
+  flags.StringArray("case", &case_flags, "NODES,JOBS,PODS (pods per job), repeatable");
+  flags.String(
+      "mixed", &mixed,
+      "NODES,DEMAND_PCT,CYCLES: the mixed workload instead of the cases (e.g. 5000,125,2)");
+  basalt::bench::ParseFlagsOrExit(flags, argc, argv);
+  if (!mixed.empty()) {
+    const std::vector<int> m = basalt::bench::IntTupleOrExit("mixed", mixed, 3);
+    return Mixed(m[0], m[1], m[2]);
   }
   std::vector<std::vector<int>> cases;
-  for (int i = 1; i + 2 < argc; i += 3) {
-    cases.push_back({std::atoi(argv[i]), std::atoi(argv[i + 1]), std::atoi(argv[i + 2])});
-  }
+  for (const std::string& c : case_flags)
+    cases.push_back(basalt::bench::IntTupleOrExit("case", c, 3));
   if (cases.empty()) cases = {{1000, 200, 8}, {5000, 1000, 8}};
   auto plugins = basalt::sched::NewInTreeRegistry();
   auto actions = basalt::sched::NewInTreeActionRegistry();

@@ -12,8 +12,8 @@ A=$1 B=$2 PAIRS=${3:-9} ITER=${4:-2000} ROUNDS=${5:-30}
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 for ((i = 0; i < PAIRS; i++)); do
-  echo "A $("$A" "$ITER" "$ROUNDS")" >>"$out"
-  echo "B $("$B" "$ITER" "$ROUNDS")" >>"$out"
+  echo "A $("$A" --iterations="$ITER" --rounds="$ROUNDS")" >>"$out"
+  echo "B $("$B" --iterations="$ITER" --rounds="$ROUNDS")" >>"$out"
 done
 median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 field() { grep "^$1 " "$out" | sed -nE "s/.* $2=([0-9]+).*/\1/p" | median; }

@@ -5,7 +5,7 @@
 // machine, not absolute figures (bench/webhook/ab.sh interleaves two builds and prints the
 // ratios).
 //
-//   webhook_handler_bench [iterations-per-round] [rounds]
+//   webhook_handler_bench [--iterations=2000] [--rounds=30]
 
 #include <algorithm>
 #include <cstdio>
@@ -13,6 +13,7 @@
 #include <ctime>
 #include <string>
 
+#include "bench/common/flags.h"
 #include "common/util/json.h"
 #include "webhook/fake_lister.h"
 #include "webhook/jobs/validate_job.h"
@@ -87,10 +88,14 @@ double NanosPerCall(long iterations, int rounds, F&& f) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  long iterations = argc > 1 ? std::atol(argv[1]) : 2000;
-  int rounds = argc > 2 ? std::atoi(argv[2]) : 30;
+  int64_t iterations = 2000;
+  int rounds = 30;
+  basalt::FlagSet flags("webhook_handler_bench");
+  flags.Int64("iterations", &iterations, "requests per round");
+  flags.Int("rounds", &rounds, "rounds");
+  basalt::bench::ParseFlagsOrExit(flags, argc, argv);
   if (iterations < 1 || rounds < 1) {
-    std::fprintf(stderr, "usage: webhook_handler_bench [iterations-per-round] [rounds]\n");
+    std::fprintf(stderr, "--iterations and --rounds must be >= 1\n%s", flags.Usage().c_str());
     return 2;
   }
   FakeLister lister;

@@ -283,6 +283,13 @@ void Job::SetStatus(const JobStatus& st) {
   }
 }
 
+std::optional<int32_t> JobStatusCounts::TaskSucceeded(std::string_view task) const {
+  auto it = task_status_count.find(std::string(task));
+  if (it == task_status_count.end()) return std::nullopt;
+  auto p = it->second.find("Succeeded");
+  return p == it->second.end() ? 0 : p->second;
+}
+
 const Condition* JobStatus::FindTypedCondition(std::string_view type) const {
   for (const Condition& c : typed_conditions) {
     if (c.type == type) return &c;
@@ -303,14 +310,7 @@ std::optional<TaskReplicaCounts> FindTaskReplicaCounts(const json::Value& job,
 }
 
 OwnerReference JobControllerRef(const Job& job) {
-  OwnerReference ref;
-  ref.api_version = std::string(kBatchApiVersion);
-  ref.kind = std::string(kJobKind);
-  ref.name = std::string(job.name());
-  ref.uid = std::string(job.uid());
-  ref.controller = true;
-  ref.block_owner_deletion = true;
-  return ref;
+  return ControllerRef(kBatchApiVersion, kJobKind, job.name(), job.uid());
 }
 
 void StripUpdatableJobSpecFields(json::Value& old_spec, json::Value& new_spec) {

@@ -130,11 +130,10 @@ struct JobCondition {
   friend bool operator==(const JobCondition&, const JobCondition&) = default;
 };
 
-struct JobStatus {
-  JobState state;
-  int32_t min_available = 0;
-  // task name -> pod phase -> count
-  std::map<std::string, std::map<std::string, int32_t>> task_status_count;
+// The pod counters and bookkeeping of a Job's status (status.pending ... status.unknown,
+// version, retryCount, minAvailable, taskStatusCount): what the job controller's phase table
+// reads and writes (controllers/job/model.h names it JobCounts). The one copy of these fields.
+struct JobStatusCounts {
   int32_t pending = 0;
   int32_t running = 0;
   int32_t succeeded = 0;
@@ -143,6 +142,18 @@ struct JobStatus {
   int32_t unknown = 0;
   int32_t version = 0;
   int32_t retry_count = 0;
+  int32_t min_available = 0;  // status.minAvailable
+  // status.taskStatusCount: task name -> pod phase -> count
+  std::map<std::string, std::map<std::string, int32_t>> task_status_count;
+
+  // taskStatusCount[task]["Succeeded"], or nullopt when the task does not appear there.
+  std::optional<int32_t> TaskSucceeded(std::string_view task) const;
+
+  friend bool operator==(const JobStatusCounts&, const JobStatusCounts&) = default;
+};
+
+struct JobStatus : JobStatusCounts {
+  JobState state;
   std::string running_duration;  // Go duration string
   std::map<std::string, std::string> controlled_resources;
   // status.conditions holds two kinds of entries, written in this order: Volcano's phase history

@@ -253,6 +253,13 @@ std::string Object::Describe(std::string_view kind) const {
   return key.empty() ? std::string(kind) : fmt::format("{} {}", kind, key);
 }
 
+OwnerReference ControllerRef(std::string_view api_version, std::string_view kind,
+                             std::string_view name, std::string_view uid) {
+  return OwnerReference{std::string(api_version), std::string(kind),
+                        std::string(name),        std::string(uid),
+                        /*controller=*/true,      /*block_owner_deletion=*/true};
+}
+
 json::Value EncodeOwnerReference(const OwnerReference& ref, json::Allocator& a) {
   json::Value v(rapidjson::kObjectType);
   WriteString(v, "apiVersion", ref.api_version, a);

@@ -38,6 +38,12 @@ struct OwnerReference {
   friend bool operator==(const OwnerReference&, const OwnerReference&) = default;
 };
 
+// The ownerReference a controller puts on every object it creates for an owner (what
+// metav1.NewControllerRef builds): the owner's apiVersion, kind, name and uid, with controller
+// and blockOwnerDeletion true. The one place such a reference is built.
+OwnerReference ControllerRef(std::string_view api_version, std::string_view kind,
+                             std::string_view name, std::string_view uid);
+
 // A condition as found in status.conditions of Pods, Nodes and PodGroups.
 struct Condition {
   std::string type;

@@ -208,8 +208,7 @@ api::Object BuildCronJobJob(const api::CronJob& cj, const CronSchedule& schedule
   }
   job.SetAnnotation(api::kCronJobScheduledTimestampAnnotation, schedule.FormatInZone(start));
   job.SetOwnerReferences(
-      {api::OwnerReference{std::string(api::kBatchApiVersion), "CronJob", std::string(cj.name()),
-                           std::string(cj.uid()), true, true}});
+      {api::ControllerRef(api::kBatchApiVersion, "CronJob", cj.name(), cj.uid())});
   return job;
 }
 

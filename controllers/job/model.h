@@ -2,8 +2,8 @@
 // How the job controller names the one Job model of common/api (batch.h): the Job, its spec
 // and status are api::Job, decoded once per reconcile; phases, actions, events, plugin names
 // and label/annotation keys come from common/api/vocabulary.h and are used unqualified here.
-// What this header adds is the controller's own arithmetic over a Job's status: JobCounts,
-// the inputs and outputs of the phase table, and the names of task pods.
+// What this header adds is the controller's own arithmetic over a Job's status: the
+// inputs and outputs of the phase table, and the names of task pods.
 //
 // Plain value types and pure functions; thread-compatible.
 
@@ -32,26 +32,11 @@ using api::ParseAction;
 using api::ParseEvent;
 using api::ParseJobPhase;
 
-// Pod counters and bookkeeping of status, the inputs of the phase table.
-struct JobCounts {
-  int32_t pending = 0;
-  int32_t running = 0;
-  int32_t succeeded = 0;
-  int32_t failed = 0;
-  int32_t terminating = 0;
-  int32_t unknown = 0;
-  int32_t version = 0;
-  int32_t retry_count = 0;
-  int32_t min_available = 0;  // status.minAvailable
-  // status.taskStatusCount: task -> pod phase name -> count.
-  std::map<std::string, std::map<std::string, int32_t>> task_status_count;
+// Pod counters and bookkeeping of status, the inputs of the phase table: the counters part of
+// api::JobStatus itself (declared once, in common/api/batch.h).
+using JobCounts = api::JobStatusCounts;
 
-  // taskStatusCount[task]["Succeeded"], or nullopt when the task does not appear there.
-  std::optional<int32_t> TaskSucceeded(std::string_view task) const;
-  bool operator==(const JobCounts&) const = default;
-};
-
-// The state machine's counts from an api::JobStatus.
+// The state machine's counts from an api::JobStatus (its JobStatusCounts part).
 JobCounts CountsFromApi(const api::JobStatus& status);
 
 // `<job>-<task>-<index>`, the name of a task's pod.

@@ -251,15 +251,12 @@ class JobFlowController final : public Controller {
       json::Set(m, api::kCreatedByJobTemplate, json::MakeString(by, a), a);
       json::Set(meta, field, std::move(m), a);
     }
-    json::Value ref(rapidjson::kObjectType);
-    json::Set(ref, "apiVersion", json::MakeString(api::kFlowApiVersion, a), a);
-    json::Set(ref, "kind", json::MakeString(api::kJobFlowKind, a), a);
-    json::Set(ref, "name", json::MakeString(flow.name(), a), a);
-    json::Set(ref, "uid", json::MakeString(flow.uid(), a), a);
-    json::Set(ref, "controller", json::Value(true), a);
-    json::Set(ref, "blockOwnerDeletion", json::Value(true), a);
     json::Value refs(rapidjson::kArrayType);
-    refs.PushBack(std::move(ref), a);
+    refs.PushBack(
+        api::EncodeOwnerReference(
+            api::ControllerRef(api::kFlowApiVersion, api::kJobFlowKind, flow.name(), flow.uid()),
+            a),
+        a);
     json::Set(meta, "ownerReferences", std::move(refs), a);
     json::Set(job, "metadata", std::move(meta), a);
     const json::Value* spec = json::Find(t.doc(), "spec");

@@ -25,16 +25,8 @@ std::optional<api::JobStatus> NextJobStatus(const api::JobStatus& old, const Sta
   api::JobStatus next = old;
   const std::string phase(JobPhaseName(u.phase));
   const JobCounts& c = u.counts;
-  next.pending = c.pending;
-  next.running = c.running;
-  next.succeeded = c.succeeded;
-  next.failed = c.failed;
-  next.terminating = c.terminating;
-  next.unknown = c.unknown;
-  next.version = c.version;
-  next.retry_count = c.retry_count;
+  static_cast<api::JobStatusCounts&>(next) = c;
   next.min_available = u.spec_min_available;
-  next.task_status_count = c.task_status_count;
   next.controlled_resources = u.controlled_resources;
   next.state.reason = u.reason;
   next.state.message = u.message;

@@ -127,6 +127,29 @@ TEST_CASE("Object: setters create metadata on an empty object", "[api][object]")
         R"("labels":{"a":"b"}}})");
 }
 
+TEST_CASE("ControllerRef: controller and blockOwnerDeletion set, owner fields copied",
+          "[api][object]") {
+  const OwnerReference ref =
+      basalt::api::ControllerRef("flow.volcano.sh/v1alpha1", "JobFlow", "etl", "u-flow");
+  CHECK(ref == OwnerReference{"flow.volcano.sh/v1alpha1", "JobFlow", "etl", "u-flow", true, true});
+
+  // Encoded, it is what an API server and a garbage collector read as the controller.
+  basalt::json::Document d;
+  d.SetObject();
+  const basalt::json::Value v = basalt::api::EncodeOwnerReference(ref, d.GetAllocator());
+  CHECK(basalt::json::Serialize(v) ==
+        R"({"apiVersion":"flow.volcano.sh/v1alpha1","kind":"JobFlow","name":"etl",)"
+        R"("uid":"u-flow","controller":true,"blockOwnerDeletion":true})");
+
+  // On an object, controller_ref() finds it among other owners.
+  Object obj;
+  obj.AddOwnerReference(OwnerReference{"v1", "ConfigMap", "cm", "u-cm", false, false});
+  obj.AddOwnerReference(ref);
+  const std::optional<OwnerReference> found = obj.controller_ref();
+  REQUIRE(found.has_value());
+  CHECK(*found == ref);
+}
+
 TEST_CASE("Object: copies are deep and independent", "[api][object]") {
   auto obj = Object::Parse(kObject);
   REQUIRE(obj.ok());

@@ -11,14 +11,18 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <catch2/catch.hpp>
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/escaping.h"
@@ -58,6 +62,36 @@ std::unique_ptr<Client> NewClient(RestConfig config) {
   INFO(MessageOf(client.status()));
   REQUIRE(client.ok());
   return *std::move(client);
+}
+
+// Waits until `done` holds for object `name` (null when it does not exist): a GET, then a watch
+// of that one object from the GET's resourceVersion until an event makes `done` true. The
+// server ends each watch at the deadline (timeoutSeconds). False on timeout.
+bool WaitForObject(Client& client, const ResourceRef& ref, const std::string& ns,
+                   const std::string& name, steady_clock::duration timeout,
+                   const std::function<bool(const json::Value*)>& done) {
+  const auto deadline = steady_clock::now() + timeout;
+  while (steady_clock::now() < deadline) {
+    ListOptions options;
+    options.field_selector = fmt::format("metadata.name={}", name);
+    absl::StatusOr<ObjectList> list = client.List(ref, ns, options);
+    INFO(MessageOf(list.status()));
+    REQUIRE(list.ok());
+    if (done(list->items.empty() ? nullptr : &list->items[0])) return true;
+    options.resource_version = list->resource_version;
+    options.timeout_seconds = std::max<int64_t>(
+        1, std::chrono::duration_cast<seconds>(deadline - steady_clock::now()).count());
+    bool met = false;
+    absl::Status s = client.Watch(ref, ns, options, [&](WatchEvent&& e) {
+      if (e.type == WatchEventType::kBookmark) return absl::OkStatus();
+      met = done(e.type == WatchEventType::kDeleted ? nullptr : &e.object);
+      return met ? absl::CancelledError("done") : absl::OkStatus();
+    });
+    if (met) return true;
+    INFO(MessageOf(s));
+    REQUIRE((s.ok() || s.code() == absl::StatusCode::kOutOfRange));  // ended: list again
+  }
+  return false;
 }
 
 std::string_view Meta(const json::Value& obj, std::string_view field) {
@@ -370,29 +404,37 @@ TEST_CASE("watch: a CRD is created, its objects watched from another thread, and
       crd_name, plural, getpid());
   REQUIRE_OK(client->Create(CustomResourceDefinitions(), "", crd).status());
 
-  // Wait for Established.
-  auto deadline = steady_clock::now() + seconds(30);
-  bool established = false;
-  while (!established && steady_clock::now() < deadline) {
-    absl::StatusOr<json::Document> got = client->Get(CustomResourceDefinitions(), "", crd_name);
-    REQUIRE(got.ok());
-    std::string text = json::Serialize(*got);
-    established = text.find(R"("type":"Established","status":"True")") != std::string::npos;
-    if (!established) std::this_thread::sleep_for(milliseconds(100));
-  }
-  REQUIRE(established);
+  // Wait for Established, watching the CRD.
+  REQUIRE(WaitForObject(
+      *client, CustomResourceDefinitions(), "", crd_name, seconds(30), [](const json::Value* crd) {
+        return crd != nullptr &&
+               json::Serialize(*crd).find(R"("type":"Established","status":"True")") !=
+                   std::string::npos;
+      }));
 
   ResourceRef widgets{"it.basalt.dev", "v1", plural, true, fmt::format("Widget{}", getpid())};
   std::string widget = fmt::format(
       R"({{"apiVersion":"it.basalt.dev/v1","kind":"Widget{}","metadata":{{"name":"w1"}},)"
       R"("spec":{{"size":1}}}})",
       getpid());
-  // The new resource can take a moment to be served after Established.
+  // The new resource can take a moment to be served after Established, and no event says when
+  // it is: a retry after NotFound waits on a watch of the CRD, which ends at its next change
+  // or at timeoutSeconds=1 (the shortest the server allows), for at most 30 s.
   absl::Status created;
-  for (int i = 0; i < 50; ++i) {
+  const auto served_by = steady_clock::now() + seconds(30);
+  while (true) {
     created = client->Create(widgets, ns.name(), widget).status();
-    if (!absl::IsNotFound(created)) break;
-    std::this_thread::sleep_for(milliseconds(100));
+    if (!absl::IsNotFound(created) || steady_clock::now() >= served_by) break;
+    ListOptions next;
+    next.field_selector = fmt::format("metadata.name={}", crd_name);
+    next.resource_version.push_back('0');  // "0": the CRD as cached, then changes
+    next.timeout_seconds = 1;
+    bool initial = true;
+    (void)client->Watch(CustomResourceDefinitions(), "", next, [&](WatchEvent&& e) {
+      if (e.type == WatchEventType::kBookmark) return absl::OkStatus();
+      if (std::exchange(initial, false)) return absl::OkStatus();  // the CRD as it is
+      return absl::CancelledError("changed");
+    });
   }
   REQUIRE_OK(created);
   absl::StatusOr<ObjectList> list = client->List(widgets, ns.name());
@@ -401,6 +443,7 @@ TEST_CASE("watch: a CRD is created, its objects watched from another thread, and
 
   CancelToken cancel;
   std::mutex mu;
+  std::condition_variable seen_cv;
   std::vector<std::string> seen;
   absl::Status watch_result;
   ListOptions options;
@@ -413,6 +456,7 @@ TEST_CASE("watch: a CRD is created, its objects watched from another thread, and
             std::lock_guard<std::mutex> l(mu);
             seen.push_back(
                 fmt::format("{} {}", WatchEventTypeName(e.type), Meta(e.object, "name")));
+            seen_cv.notify_all();
           }
           return absl::OkStatus();
         },
@@ -425,13 +469,9 @@ TEST_CASE("watch: a CRD is created, its objects watched from another thread, and
                          R"({"status":{"ready":true}})", "status")
                  .status());
   REQUIRE_OK(client->Delete(widgets, ns.name(), "w1"));
-  deadline = steady_clock::now() + seconds(20);
-  while (steady_clock::now() < deadline) {
-    {
-      std::lock_guard<std::mutex> l(mu);
-      if (seen.size() >= 3) break;
-    }
-    std::this_thread::sleep_for(milliseconds(20));
+  {
+    std::unique_lock<std::mutex> l(mu);
+    seen_cv.wait_for(l, seconds(20), [&] { return seen.size() >= 3; });
   }
   cancel.Cancel();
   watcher.join();
@@ -725,14 +765,9 @@ TEST_CASE(
   DeleteOptions now;
   now.grace_period_seconds = 0;
   REQUIRE_OK(client->Delete(Pods(), ns.name(), "p", now));
-  const auto deadline = steady_clock::now() + seconds(20);
-  absl::Status gone;
-  do {
-    gone = client->Get(Pods(), ns.name(), "p").status();
-    if (absl::IsNotFound(gone)) break;
-    std::this_thread::sleep_for(milliseconds(100));
-  } while (steady_clock::now() < deadline);
-  CHECK(absl::IsNotFound(gone));
+  CHECK(WaitForObject(*client, Pods(), ns.name(), "p", seconds(20),
+                      [](const json::Value* pod) { return pod == nullptr; }));
+  CHECK(absl::IsNotFound(client->Get(Pods(), ns.name(), "p").status()));
 }
 
 // Creates service account `name` in `ns` and returns a token for it (TokenRequest, 1 h).

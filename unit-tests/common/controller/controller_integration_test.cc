@@ -3,7 +3,9 @@
 // Each test works in a namespace of its own and deletes it at the end.
 //
 // Timings: retry period 500 ms; leases of 3 s (processes) or 10 s (in-process hand-over by
-// release), so hand-overs take seconds.
+// release), so hand-overs take seconds. No test sleeps or polls: they wait, with a deadline,
+// for a candidate's callback or a helper's line (Changes), or for renewals of the Lease seen
+// through a watch (WaitForRenewals).
 
 #include <fcntl.h>
 #include <signal.h>
@@ -11,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <catch2/catch.hpp>
 #include <chrono>
@@ -88,13 +91,27 @@ class TestNamespace {
   std::string name_;
 };
 
-bool Eventually(const std::function<bool()>& cond, steady_clock::duration timeout) {
-  const auto deadline = steady_clock::now() + timeout;
-  while (steady_clock::now() < deadline) {
-    if (cond()) return true;
-    std::this_thread::sleep_for(milliseconds(20));
+// Wakes Eventually() when a candidate's callback ran or a helper process printed a line
+// (the only things its conditions read besides the API server, which WaitForRenewals watches).
+class Changes {
+ public:
+  void Notify() {
+    { std::lock_guard<std::mutex> l(mu_); }
+    cv_.notify_all();
   }
-  return cond();
+  bool WaitFor(const std::function<bool()>& cond, steady_clock::duration timeout) {
+    std::unique_lock<std::mutex> l(mu_);
+    return cv_.wait_for(l, timeout, cond);
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+};
+Changes changes;
+
+bool Eventually(const std::function<bool()>& cond, steady_clock::duration timeout) {
+  return changes.WaitFor(cond, timeout);
 }
 
 api::LeaseSpec ReadLease(client::Client& c, const std::string& ns, const std::string& name) {
@@ -104,6 +121,54 @@ api::LeaseSpec ReadLease(client::Client& c, const std::string& ns, const std::st
   absl::StatusOr<api::Lease> lease = api::Lease::Parse(json::Serialize(*doc));
   REQUIRE(lease.ok());
   return lease->spec();
+}
+
+absl::StatusOr<api::Lease> LeaseOf(json::Document doc) {
+  absl::StatusOr<api::Object> obj = api::Object::FromDocument(std::move(doc));
+  if (!obj.ok()) return obj.status();
+  return api::Lease::FromObject(*std::move(obj));
+}
+
+// Watches Lease `name` until its holder has renewed it `renewals` times (renewTime moved, the
+// holder unchanged), calling `check` at each change; false if that does not happen within
+// `timeout`. The watch is the condition: renewals come every retry period.
+bool WaitForRenewals(client::Client& c, const std::string& ns, const std::string& name,
+                     int renewals, steady_clock::duration timeout,
+                     const std::function<void()>& check) {
+  absl::StatusOr<json::Document> doc = c.Get(client::Leases(), ns, name);
+  INFO(MessageOf(doc.status()));
+  REQUIRE(doc.ok());
+  absl::StatusOr<api::Lease> first = LeaseOf(*std::move(doc));
+  REQUIRE(first.ok());
+  api::LeaseSpec last = first->spec();
+  std::string rv(first->resource_version());
+  int seen = 0;
+  const auto deadline = steady_clock::now() + timeout;
+  while (seen < renewals && steady_clock::now() < deadline) {
+    client::ListOptions options;
+    options.field_selector = fmt::format("metadata.name={}", name);
+    options.resource_version = rv;
+    options.timeout_seconds = std::max<int64_t>(
+        1, std::chrono::duration_cast<seconds>(deadline - steady_clock::now()).count());
+    absl::Status s = c.Watch(client::Leases(), ns, options, [&](client::WatchEvent&& e) {
+      if (e.type == client::WatchEventType::kBookmark) {
+        rv = std::string(json::GetString(*json::Find(e.object, "metadata"), "resourceVersion"));
+        return absl::OkStatus();
+      }
+      absl::StatusOr<api::Lease> lease = LeaseOf(std::move(e.object));
+      if (!lease.ok()) return lease.status();
+      rv = std::string(lease->resource_version());
+      const api::LeaseSpec& now = lease->spec();
+      if (now.holder_identity == last.holder_identity && now.renew_time != last.renew_time) ++seen;
+      last = now;
+      check();
+      return seen >= renewals ? absl::CancelledError("renewed") : absl::OkStatus();
+    });
+    if (absl::IsCancelled(s)) break;
+    INFO(MessageOf(s));
+    REQUIRE(s.ok());  // the server ended the watch at timeoutSeconds: resume
+  }
+  return seen >= renewals;
 }
 
 // One in-process candidate: an elector running on its own thread.
@@ -131,13 +196,18 @@ struct Candidate {
     config.callbacks.on_started_leading = [this](std::stop_token token) {
       ++started;
       leading = true;
+      changes.Notify();
       std::mutex m;
       std::condition_variable_any cv;
       std::unique_lock<std::mutex> l(m);
       cv.wait(l, token, [] { return false; });
       leading = false;
+      changes.Notify();
     };
-    config.callbacks.on_stopped_leading = [this] { ++stopped; };
+    config.callbacks.on_stopped_leading = [this] {
+      ++stopped;
+      changes.Notify();
+    };
     absl::StatusOr<std::unique_ptr<LeaderElector>> e = LeaderElector::New(c, std::move(config));
     REQUIRE(e.ok());
     elector = *std::move(e);
@@ -160,10 +230,8 @@ TEST_CASE("Leader election: of two electors exactly one leads and the other take
   auto b = std::make_unique<Candidate>(c.get(), ns.name(), "candidate-b", seconds(10), seconds(5));
   REQUIRE(Eventually([&] { return a->leading || b->leading; }, seconds(10)));
   // For several renewal rounds, never both.
-  for (int i = 0; i < 40; ++i) {
-    CHECK(a->leading + b->leading == 1);
-    std::this_thread::sleep_for(milliseconds(50));
-  }
+  REQUIRE(WaitForRenewals(*c, ns.name(), "basalt-test", 3, seconds(15),
+                          [&] { CHECK(a->leading + b->leading == 1); }));
   Candidate* leader = a->leading ? a.get() : b.get();
   Candidate* follower = a->leading ? b.get() : a.get();
   api::LeaseSpec held = ReadLease(*c, ns.name(), "basalt-test");
@@ -220,9 +288,12 @@ class HelperProcess {
         partial.append(buf, static_cast<size_t>(n));
         size_t pos;
         while ((pos = partial.find('\n')) != std::string::npos) {
-          std::lock_guard<std::mutex> l(mu_);
-          lines_.push_back(partial.substr(0, pos));
+          {
+            std::lock_guard<std::mutex> l(mu_);
+            lines_.push_back(partial.substr(0, pos));
+          }
           partial.erase(0, pos + 1);
+          changes.Notify();
         }
       }
       close(fd);
@@ -275,7 +346,9 @@ TEST_CASE(
   auto p1 = std::make_unique<HelperProcess>(ns.name(), "proc-1");
   auto p2 = std::make_unique<HelperProcess>(ns.name(), "proc-2");
   REQUIRE(Eventually([&] { return p1->Leading() || p2->Leading(); }, seconds(15)));
-  std::this_thread::sleep_for(seconds(2));  // Several renewal rounds.
+  // Several renewal rounds (seen on the Lease), and never two leaders.
+  REQUIRE(WaitForRenewals(*c, ns.name(), "basalt-test", 3, seconds(15),
+                          [&] { CHECK(p1->Leading() + p2->Leading() == 1); }));
   REQUIRE(p1->Leading() + p2->Leading() == 1);
   HelperProcess* leader = p1->Leading() ? p1.get() : p2.get();
   HelperProcess* follower = p1->Leading() ? p2.get() : p1.get();

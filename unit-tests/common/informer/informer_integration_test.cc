@@ -1,6 +1,7 @@
 // SharedInformer against the real API server of the test cluster (BASALT_TEST_KUBECONFIG,
 // BASALT_TEST_CLUSTER_DIR). Each test works in its own fresh namespace.
 
+#include <algorithm>
 #include <atomic>
 #include <catch2/catch.hpp>
 #include <chrono>
@@ -78,6 +79,7 @@ class GatedTransport : public client::Transport {
       active_ = cancel;
       watch_paths_.push_back(request.path);
     }
+    cv_.notify_all();
     absl::StatusOr<client::Response> r = inner_->Stream(request, on_line, cancel);
     std::lock_guard<std::mutex> l(mu_);
     active_ = nullptr;
@@ -103,6 +105,15 @@ class GatedTransport : public client::Transport {
   std::vector<std::string> watch_paths() {
     std::lock_guard<std::mutex> l(mu_);
     return watch_paths_;
+  }
+  // Blocks until more than `n` watches have started (each reconnection is one).
+  bool WaitForWatchesAfter(size_t n, milliseconds timeout) {
+    std::unique_lock<std::mutex> l(mu_);
+    return cv_.wait_for(l, timeout, [&] { return watch_paths_.size() > n; });
+  }
+  size_t watch_count() {
+    std::lock_guard<std::mutex> l(mu_);
+    return watch_paths_.size();
   }
 
  private:
@@ -309,6 +320,47 @@ bool ServerServesWatchFrom(client::Client* c, const client::ResourceRef& resourc
   return s.code() != absl::StatusCode::kOutOfRange;
 }
 
+// Waits until object `name` exists in `ns`: a LIST, then a watch from its resourceVersion
+// until the object is added (the server ends the watch at the deadline). False on timeout.
+bool WaitForObject(client::Client* c, const client::ResourceRef& resource, const std::string& ns,
+                   const std::string& name, seconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  client::ListOptions o;
+  o.field_selector = fmt::format("metadata.name={}", name);
+  while (std::chrono::steady_clock::now() < deadline) {
+    absl::StatusOr<client::ObjectList> list = c->List(resource, ns, o);
+    if (!list.ok()) FAIL("list " << name << ": " << list.status().ToString());
+    if (!list->items.empty()) return true;
+    client::ListOptions w = o;
+    w.resource_version = list->resource_version;
+    w.timeout_seconds = std::max<int64_t>(
+        1,
+        std::chrono::duration_cast<seconds>(deadline - std::chrono::steady_clock::now()).count());
+    bool added = false;
+    absl::Status s = c->Watch(resource, ns, w, [&](client::WatchEvent&& e) {
+      added = e.type == client::WatchEventType::kAdded;
+      return added ? absl::CancelledError("added") : absl::OkStatus();
+    });
+    if (added) return true;
+    if (!s.ok() && s.code() != absl::StatusCode::kOutOfRange) {
+      FAIL("watch " << name << ": " << s.ToString());
+    }
+  }
+  return false;
+}
+
+// The one wait on real time in these tests: a watch of nothing, which the server ends after
+// timeoutSeconds=1, the shortest it allows. Used only where the condition is the age of
+// the API server's watch cache, which no event reports.
+void WaitOneServerSecond(client::Client* c, const client::ResourceRef& resource,
+                         const std::string& ns) {
+  client::ListOptions o;
+  o.field_selector = "metadata.name=no-such-object";
+  o.timeout_seconds = 1;
+  o.allow_watch_bookmarks = false;
+  (void)c->Watch(resource, ns, o, [](client::WatchEvent&&) { return absl::OkStatus(); });
+}
+
 // --- tests ---------------------------------------------------------------------------------
 
 TEST_CASE("Informer: configmaps in a fresh namespace are seen added, updated and deleted",
@@ -346,7 +398,8 @@ TEST_CASE(
     "Informer: watches the server ends (short timeoutSeconds) resume without missing or "
     "repeating events",
     "[informer][integration]") {
-  std::unique_ptr<client::Client> c = NewClient();
+  GatedTransport* gate = nullptr;  // never closed: it counts the watches
+  std::unique_ptr<client::Client> c = NewClient(&gate);
   TestNamespace ns(c.get(), "informer-resume");
   InformerOptions options = ConfigMapOptions(ns.name());
   options.reflector.min_watch_timeout = seconds(1);  // the server closes each watch in 1-2 s
@@ -356,10 +409,12 @@ TEST_CASE(
   informer.Start();
   REQUIRE(informer.WaitForCacheSync(std::stop_token(), milliseconds(30000)));
 
+  // Spread over several watches: after each batch of 5, wait until the server has ended the
+  // watch (timeoutSeconds of 1-2 s) and the informer has resumed with a new one.
   constexpr int kCount = 25;
   for (int i = 0; i < kCount; ++i) {
+    if (i % 5 == 0) REQUIRE(gate->WaitForWatchesAfter(gate->watch_count(), milliseconds(30000)));
     CreateConfigMap(c.get(), ns.name(), fmt::format("cm-{:02}", i));
-    std::this_thread::sleep_for(milliseconds(200));  // spread over several watches
   }
   REQUIRE(rec.WaitFor([](const std::vector<std::string>& ls) { return ls.size() >= kCount; }));
   informer.Stop();
@@ -422,17 +477,20 @@ TEST_CASE(
   // Without a watch cache (the test cluster's setting for PodTemplates) the API server
   // answers 410 at once. On a cluster that caches them, the cache still replays from memory
   // what etcd has compacted until its events are older than its freshness window (75 s) and
-  // newer ones push them out: age and churn it until the server answers 410.
+  // newer ones push them out: churn it and ask again (each round paced by a 1 s server-side
+  // watch timeout, since the cache's age is real time and no event reports it) until the
+  // server answers 410, for at most 180 s.
   bool gone = !ServerServesWatchFrom(admin.get(), PodTemplates(), ns.name(), stale_rv);
   if (!gone) {
     WARN("the API server caches PodTemplates: waiting for its watch cache to move past " +
          stale_rv);
-    std::this_thread::sleep_for(seconds(76));
-    for (int batch = 0; batch < 30 && !gone; ++batch) {
-      for (int i = 0; i < 100; ++i) {
+    const auto deadline = std::chrono::steady_clock::now() + seconds(180);
+    for (int batch = 0; !gone && std::chrono::steady_clock::now() < deadline; ++batch) {
+      for (int i = 0; i < 20; ++i) {
         CreatePodTemplate(admin.get(), churn.name(), fmt::format("churn-{}-{}", batch, i));
       }
       gone = !ServerServesWatchFrom(admin.get(), PodTemplates(), ns.name(), stale_rv);
+      if (!gone) WaitOneServerSecond(admin.get(), PodTemplates(), churn.name());
     }
   }
   REQUIRE(gone);
@@ -469,11 +527,9 @@ TEST_CASE("Informer: pods in all namespaces sync (documents and compact structs)
   const std::string pod = R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"p1"},
     "spec":{"schedulerName":"volcano","containers":[{"name":"c","image":"busybox",
     "resources":{"requests":{"cpu":"250m","memory":"64Mi"}}}]}})";
-  absl::Status created = absl::UnknownError("not tried");
-  for (int i = 0; i < 100 && !created.ok(); ++i) {
-    created = c->Create(client::Pods(), ns.name(), pod).status();
-    if (!created.ok()) std::this_thread::sleep_for(milliseconds(200));
-  }
+  REQUIRE(WaitForObject(c.get(), client::ServiceAccounts(), ns.name(), "default", seconds(20)));
+  absl::Status created = c->Create(client::Pods(), ns.name(), pod).status();
+  INFO(created.ToString());
   REQUIRE(created.ok());
 
   SharedInformerFactory factory(c.get());
