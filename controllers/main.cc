@@ -15,10 +15,10 @@
 
 #include "common/client/client.h"
 #include "common/client/flags.h"
-#include "common/controller/default_queue.h"
-#include "common/controller/event_recorder.h"
-#include "common/controller/leader_election.h"
-#include "common/controller/work_queue_metrics.h"
+#include "common/ctrlkit/default_queue.h"
+#include "common/ctrlkit/event_recorder.h"
+#include "common/ctrlkit/leader_election.h"
+#include "common/ctrlkit/work_queue_metrics.h"
 #include "common/informer/informer_factory.h"
 #include "common/runtime/flags.h"
 #include "common/runtime/runner.h"
@@ -43,7 +43,7 @@ int Main(int argc, char** argv) {
   if (std::optional<int> exit = runtime::HandleRuntimeFlags(kComponent, args, &runtime_options)) {
     return *exit;
   }
-  controller::LeaderElectionFlags le_flags;
+  ctrlkit::LeaderElectionFlags le_flags;
   if (std::optional<int> exit = runtime::TakeFlags(kComponent, args, &le_flags)) return *exit;
 
   client::FlagSet flags(kComponent);
@@ -81,8 +81,8 @@ int Main(int argc, char** argv) {
                "controller discovers HyperNodes from node labels (empty: no discovery)");
   flags.Bool("create-default-queue", &create_default_queue,
              "create the 'default' queue at start-up if it is missing");
-  if (std::optional<int> exit = runtime::HandleBinaryFlags(
-          kComponent, flags, args, controller::LeaderElectionFlagsUsage())) {
+  if (std::optional<int> exit = runtime::HandleBinaryFlags(kComponent, flags, args,
+                                                           ctrlkit::LeaderElectionFlagsUsage())) {
     return *exit;
   }
   if (absl::Status s = runtime::FirstError({
@@ -115,12 +115,12 @@ int Main(int argc, char** argv) {
     return 1;
   }
   informer::SharedInformerFactory factory(client->get());
-  controller::EventRecorderOptions recorder_options;
+  ctrlkit::EventRecorderOptions recorder_options;
   recorder_options.component = kComponent;
-  controller::EventRecorder recorder(client->get(), std::move(recorder_options));
+  ctrlkit::EventRecorder recorder(client->get(), std::move(recorder_options));
   runtime::Runner runner(kComponent, runtime_options);
   ReconcileMetrics metrics(*runner.metrics_registry());
-  controller::WorkQueueMetrics queue_metrics(*runner.metrics_registry());
+  ctrlkit::WorkQueueMetrics queue_metrics(*runner.metrics_registry());
 
   ControllerContext ctx;
   ctx.client = client->get();
@@ -164,7 +164,7 @@ int Main(int argc, char** argv) {
     std::jthread default_queue;
     if (create_default_queue) {
       default_queue = std::jthread(
-          [&](std::stop_token st) { controller::EnsureDefaultQueueWithRetry(st, **client); });
+          [&](std::stop_token st) { ctrlkit::EnsureDefaultQueueWithRetry(st, **client); });
     }
     running = true;
     std::vector<std::jthread> threads;
@@ -178,10 +178,10 @@ int Main(int argc, char** argv) {
   };
 
   std::unique_ptr<client::Client> le_client;  // outlives the elector (declared first)
-  std::unique_ptr<controller::LeaderElector> elector;
+  std::unique_ptr<ctrlkit::LeaderElector> elector;
   if (le_flags.leader_elect) {
-    controller::LeaderElectionConfig config;
-    controller::LeaderElectionFlags f = le_flags;
+    ctrlkit::LeaderElectionConfig config;
+    ctrlkit::LeaderElectionFlags f = le_flags;
     if (f.resource_name.empty()) f.resource_name = LeaseNameFor(*enabled);
     f.ApplyTo(config);
     config.callbacks.on_started_leading = run_controllers;
@@ -200,8 +200,8 @@ int Main(int argc, char** argv) {
       return 1;
     }
     le_client = *std::move(le);
-    absl::StatusOr<std::unique_ptr<controller::LeaderElector>> e =
-        controller::LeaderElector::New(le_client.get(), std::move(config));
+    absl::StatusOr<std::unique_ptr<ctrlkit::LeaderElector>> e =
+        ctrlkit::LeaderElector::New(le_client.get(), std::move(config));
     if (!e.ok()) {
       BASALT_LOG_ERROR("Invalid leader election settings", "error", MessageOf(e.status()));
       return 2;

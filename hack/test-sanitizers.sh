@@ -35,11 +35,11 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 STAGES=asan,fuzz,tsan FUZZ_TIME=30 ASAN_LABELS='unit|integration' TSAN_LABELS=unit
 # The test binaries whose code runs threads (a data race can only be where threads are): a
 # TSan build of these and what they link is about half of a whole tree, so it fits CI's time box.
-TSAN_TARGETS=client_test,informer_test,controller_test,event_recorder_test,leader_election_test
+TSAN_TARGETS=client_test,informer_test,ctrlkit_test,event_recorder_test,leader_election_test
 TSAN_TARGETS+=,default_queue_test,runtime_test,sched_cache_test,webhook_server_test
 TSAN_TARGETS+=,controllers_job_controller_test
 # ... and, when --tsan-labels takes the integration tests, their threaded binaries.
-TSAN_INTEGRATION_TARGETS=client_integration_test,informer_integration_test,controller_integration_test
+TSAN_INTEGRATION_TARGETS=client_integration_test,informer_integration_test,ctrlkit_integration_test
 TSAN_TARGETS_SET=""
 JOBS=$(nproc)
 CTEST_EXTRA=()

@@ -17,9 +17,9 @@
 
 #include "common/client/client.h"
 #include "common/client/flags.h"
-#include "common/controller/default_queue.h"
-#include "common/controller/event_recorder.h"
-#include "common/controller/leader_election.h"
+#include "common/ctrlkit/default_queue.h"
+#include "common/ctrlkit/event_recorder.h"
+#include "common/ctrlkit/leader_election.h"
 #include "common/informer/informer_factory.h"
 #include "common/runtime/flags.h"
 #include "common/runtime/runner.h"
@@ -50,7 +50,7 @@ int Main(int argc, char** argv) {
   if (std::optional<int> exit = runtime::HandleRuntimeFlags(kComponent, args, &runtime_options)) {
     return *exit;
   }
-  controller::LeaderElectionFlags le_flags;
+  ctrlkit::LeaderElectionFlags le_flags;
   if (std::optional<int> exit = runtime::TakeFlags(kComponent, args, &le_flags)) return *exit;
   SchedulerOptions options;
   client::FlagSet flags(kComponent);
@@ -60,8 +60,8 @@ int Main(int argc, char** argv) {
   client_options.kube_api_burst = 2000;
   client_options.AddFlags(flags);
   options.AddFlags(flags);
-  if (std::optional<int> exit = runtime::HandleBinaryFlags(
-          kComponent, flags, args, controller::LeaderElectionFlagsUsage())) {
+  if (std::optional<int> exit = runtime::HandleBinaryFlags(kComponent, flags, args,
+                                                           ctrlkit::LeaderElectionFlagsUsage())) {
     return *exit;
   }
   if (absl::Status s = options.Finish(); !s.ok()) {
@@ -127,9 +127,9 @@ int Main(int argc, char** argv) {
   runtime::Runner runner(kComponent, runtime_options);
   SchedulerMetrics metrics(*runner.metrics_registry());
   metrics.ObserveConfig(config.Current());
-  controller::EventRecorderOptions recorder_options;
+  ctrlkit::EventRecorderOptions recorder_options;
   recorder_options.component = kComponent;
-  controller::EventRecorder recorder(client->get(), std::move(recorder_options));
+  ctrlkit::EventRecorder recorder(client->get(), std::move(recorder_options));
   cache::ApiBinder binder(
       client->get(), &state, &recorder, options.bind_workers,
       [&metrics](const cache::BindResult& r) { metrics.ObserveBind(r); }, clock,
@@ -199,15 +199,15 @@ int Main(int argc, char** argv) {
     // In the background, retried until the webhook admits it (Volcano's scheduler creates it
     // too); PodGroups in a missing queue just wait.
     std::jthread default_queue([&](std::stop_token st) {
-      controller::EnsureDefaultQueueWithRetry(st, **client, options.default_queue);
+      ctrlkit::EnsureDefaultQueueWithRetry(st, **client, options.default_queue);
     });
     return RunSchedulingLoop(stop, loop);
   };
 
   std::unique_ptr<client::Client> le_client;  // outlives the elector (declared first)
-  std::unique_ptr<controller::LeaderElector> elector;
+  std::unique_ptr<ctrlkit::LeaderElector> elector;
   if (le_flags.leader_elect) {
-    controller::LeaderElectionConfig le_config;
+    ctrlkit::LeaderElectionConfig le_config;
     le_flags.ApplyTo(le_config);
     // le_config ends with this block: the callback keeps its own copy of the lease's name.
     le_config.callbacks.on_started_leading =
@@ -230,8 +230,8 @@ int Main(int argc, char** argv) {
       return 1;
     }
     le_client = *std::move(le);
-    absl::StatusOr<std::unique_ptr<controller::LeaderElector>> e =
-        controller::LeaderElector::New(le_client.get(), le_config);
+    absl::StatusOr<std::unique_ptr<ctrlkit::LeaderElector>> e =
+        ctrlkit::LeaderElector::New(le_client.get(), le_config);
     if (!e.ok()) {
       BASALT_LOG_ERROR("Invalid leader election settings", "error", MessageOf(e.status()));
       return 2;

@@ -24,7 +24,7 @@
 
 #include "common/client/client.h"
 #include "common/client/flags.h"
-#include "common/controller/default_queue.h"
+#include "common/ctrlkit/default_queue.h"
 #include "common/informer/informer_factory.h"
 #include "common/runtime/flags.h"
 #include "common/runtime/http_server.h"
@@ -144,7 +144,7 @@ absl::Status RunCaBundleSync(std::stop_token stop, client::Client& client,
 // webhook yet, and it admits the create), then waits for shutdown: a runnable that returns ends
 // the process.
 absl::Status RunDefaultQueue(std::stop_token stop, client::Client& client) {
-  controller::EnsureDefaultQueueWithRetry(stop, client);
+  ctrlkit::EnsureDefaultQueueWithRetry(stop, client);
   SleepFor(stop, std::chrono::hours(24 * 365 * 100));
   return absl::OkStatus();
 }

@@ -3,7 +3,7 @@
 // flowcontrol.NewTokenBucketRateLimiter. The bucket holds up to `burst` tokens and refills at
 // `qps` tokens per second; every request takes one token, waiting when none is left.
 // Basalt's one token bucket: the work queues' overall retry limit
-// (controller::BucketRateLimiter) is this bucket's Reserve().
+// (ctrlkit::BucketRateLimiter) is this bucket's Reserve().
 //
 // Thread-safe. The Clock is not owned and must outlive the limiter.
 

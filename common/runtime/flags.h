@@ -60,7 +60,7 @@ std::optional<int> HandleRuntimeFlags(std::string_view binary_name, std::vector<
                                       RuntimeOptions* options);
 
 // For main(): takes the flags of an options struct with `AddFlags(FlagSet&)` (e.g.
-// controller::LeaderElectionFlags) out of `args` into `*options` (ParseKnownFlags). Returns 2
+// ctrlkit::LeaderElectionFlags) out of `args` into `*options` (ParseKnownFlags). Returns 2
 // after a UsageError for a malformed value, else nullopt.
 template <typename Options>
 std::optional<int> TakeFlags(std::string_view binary_name, std::vector<std::string>& args,

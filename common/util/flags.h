@@ -10,7 +10,7 @@
 // Accepted forms: `--name=value`, `-name=value`, `--name value`, `-name value`; a bool flag alone
 // means true (`--leader-elect`), otherwise it takes the `=` form (`--leader-elect=false`). `--`
 // ends the flags. Each component registers its flags on a FlagSet (client::ClientOptions,
-// runtime::RuntimeOptions, controller::LeaderElectionFlags, the binaries' options); a component
+// runtime::RuntimeOptions, ctrlkit::LeaderElectionFlags, the binaries' options); a component
 // that parses its flags ahead of the binary's own uses ParseKnown().
 //
 // Thread-compatible. Registered targets must outlive Parse().

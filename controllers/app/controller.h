@@ -17,8 +17,8 @@
 
 #include "absl/status/statusor.h"
 #include "common/client/client.h"
-#include "common/controller/event_recorder.h"
-#include "common/controller/work_queue_metrics.h"
+#include "common/ctrlkit/event_recorder.h"
+#include "common/ctrlkit/work_queue_metrics.h"
 #include "common/informer/informer_factory.h"
 #include "common/util/clock.h"
 #include "controllers/app/reconcile_loop.h"
@@ -28,9 +28,9 @@ namespace basalt::controllers {
 struct ControllerContext {
   client::Client* client = nullptr;
   informer::SharedInformerFactory* informers = nullptr;
-  controller::EventRecorder* recorder = nullptr;  // may be null (tests)
-  ReconcileMetrics* metrics = nullptr;            // may be null
-  controller::WorkQueueMetrics* queue_metrics = nullptr;
+  ctrlkit::EventRecorder* recorder = nullptr;  // may be null (tests)
+  ReconcileMetrics* metrics = nullptr;         // may be null
+  ctrlkit::WorkQueueMetrics* queue_metrics = nullptr;
   // Where controllers register their own series (Volcano's volcano_* names); may be null.
   prometheus::Registry* metrics_registry = nullptr;
   Clock* clock = nullptr;  // nullptr: Clock::Real()

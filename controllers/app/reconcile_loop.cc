@@ -29,8 +29,8 @@ ReconcileMetrics::Series ReconcileMetrics::For(const std::string& controller) {
 }
 
 namespace {
-controller::WorkQueueOptions QueueOptions(const ReconcileLoopOptions& o) {
-  controller::WorkQueueOptions q;
+ctrlkit::WorkQueueOptions QueueOptions(const ReconcileLoopOptions& o) {
+  ctrlkit::WorkQueueOptions q;
   q.name = o.name;
   q.clock = o.clock;
   q.metrics = o.queue_metrics;

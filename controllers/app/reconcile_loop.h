@@ -25,7 +25,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "common/controller/work_queue.h"
+#include "common/ctrlkit/work_queue.h"
 #include "common/util/clock.h"
 #include "prometheus/counter.h"
 #include "prometheus/histogram.h"
@@ -63,8 +63,8 @@ using DropFn = std::function<void(const std::string& key, const absl::Status& er
 struct ReconcileLoopOptions {
   std::string name;  // "job", "queue", ... (metrics label, queue name)
   Clock* clock = nullptr;
-  ReconcileMetrics* metrics = nullptr;                    // optional
-  controller::WorkQueueMetrics* queue_metrics = nullptr;  // optional
+  ReconcileMetrics* metrics = nullptr;                 // optional
+  ctrlkit::WorkQueueMetrics* queue_metrics = nullptr;  // optional
   // Rate-limited retries of a failing key before it is dropped; -1 = unlimited.
   int max_requeues = -1;
   DropFn on_drop = nullptr;  // optional
@@ -85,7 +85,7 @@ class ReconcileLoop {
   // Processes one key synchronously (tests): Get, reconcile, Done. False once shut down.
   bool ProcessNext();
 
-  controller::WorkQueue& queue() { return queue_; }
+  ctrlkit::WorkQueue& queue() { return queue_; }
 
  private:
   void Process(const std::string& key);
@@ -95,7 +95,7 @@ class ReconcileLoop {
   DropFn on_drop_;
   ReconcileFn fn_;
   std::optional<ReconcileMetrics::Series> series_;
-  controller::WorkQueue queue_;
+  ctrlkit::WorkQueue queue_;
 };
 
 }  // namespace basalt::controllers

@@ -109,8 +109,7 @@ class CronJobController final : public Controller {
   void Event(const api::CronJob& cj, bool warning, std::string_view reason,
              std::string_view message) {
     if (ctx_.recorder == nullptr) return;
-    ctx_.recorder->Event(cj,
-                         warning ? controller::EventType::kWarning : controller::EventType::kNormal,
+    ctx_.recorder->Event(cj, warning ? ctrlkit::EventType::kWarning : ctrlkit::EventType::kNormal,
                          reason, message);
   }
 

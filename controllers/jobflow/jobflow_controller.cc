@@ -141,8 +141,7 @@ class JobFlowController final : public Controller {
   void Event(const api::Object& obj, bool warning, std::string_view reason,
              std::string_view message) {
     if (ctx_.recorder == nullptr) return;
-    ctx_.recorder->Event(obj,
-                         warning ? controller::EventType::kWarning : controller::EventType::kNormal,
+    ctx_.recorder->Event(obj, warning ? ctrlkit::EventType::kWarning : ctrlkit::EventType::kNormal,
                          reason, message);
   }
 

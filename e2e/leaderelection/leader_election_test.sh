@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Leader election as an operator sees it with kubectl: three candidate processes
-# (unit-tests/common/controller/leader_election_helper) campaign for one Lease; exactly one
+# (unit-tests/common/ctrlkit/leader_election_helper) campaign for one Lease; exactly one
 # leads and `kubectl get lease` names it; a graceful stop (SIGTERM) hands over at once (the
 # Lease is released); a crash (SIGKILL) hands over once the lease duration has passed; the
 # Lease's leaseTransitions counts both hand-overs.
 source "$(dirname "$0")/../lib/testlib.sh"
 
-helper=${BASALT_BUILD_DIR:-$BASALT_REPO_ROOT/_output/build}/unit-tests/common/controller/leader_election_helper
+helper=${BASALT_BUILD_DIR:-$BASALT_REPO_ROOT/_output/build}/unit-tests/common/ctrlkit/leader_election_helper
 if [[ ! -x $helper ]]; then
   fail "helper binary not built: $helper (ninja leader_election_helper)"
   exit 1

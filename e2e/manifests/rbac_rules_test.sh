@@ -75,6 +75,6 @@ CC
 REPO=$tmp/repo expect_refused "an unclaimed call on a variable resource" \
   "controllers/gc/gc_controller.cc:"
 # Shared code a component starts to run without the list saying so.
-echo 'namespace basalt::webhook { basalt::controller::EventRecorder* recorder = nullptr; }' \
+echo 'namespace basalt::webhook { basalt::ctrlkit::EventRecorder* recorder = nullptr; }' \
   >>"$tmp/repo/webhook/main.cc"
 REPO=$tmp/repo expect_refused "the webhook records Events" "webhook: /EventRecorder/ appears in webhook/main.cc"

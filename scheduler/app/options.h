@@ -19,7 +19,7 @@
 //   --status-workers N              concurrent status patches                   default 4
 //   --node-selector key:value       accepted, not implemented yet (documented)
 // plus the client flags (--kubeconfig, --master, --kube-api-qps, --kube-api-burst), the
-// leader-election flags (common/controller/leader_election.h) and the runtime flags.
+// leader-election flags (common/ctrlkit/leader_election.h) and the runtime flags.
 
 #include <chrono>
 #include <string>

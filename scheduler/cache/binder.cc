@@ -10,9 +10,8 @@
 
 namespace basalt::sched::cache {
 
-ApiBinder::ApiBinder(client::Client* client, ClusterState* state,
-                     controller::EventRecorder* recorder, int workers,
-                     std::function<void(const BindResult&)> on_result, Clock* clock,
+ApiBinder::ApiBinder(client::Client* client, ClusterState* state, ctrlkit::EventRecorder* recorder,
+                     int workers, std::function<void(const BindResult&)> on_result, Clock* clock,
                      bool bare_pod_podgroups)
     : client_(client),
       state_(state),
@@ -68,7 +67,7 @@ void ApiBinder::Send(const Item& item) {
     BASALT_VLOG(3, "Bound pod", "pod", fmt::format("{}/{}", r.namespace_name, r.pod_name), "node",
                 r.node_name);
     if (ref.has_value() && recorder_ != nullptr) {
-      recorder_->Event(*ref, controller::EventType::kNormal, "Scheduled",
+      recorder_->Event(*ref, ctrlkit::EventType::kNormal, "Scheduled",
                        fmt::format("Successfully assigned {}/{} to {}", r.namespace_name,
                                    r.pod_name, r.node_name));
     }
@@ -78,7 +77,7 @@ void ApiBinder::Send(const Item& item) {
                        "error", MessageOf(s));
     state_->Forget(r.task_uid);
     if (ref.has_value() && recorder_ != nullptr) {
-      recorder_->Event(*ref, controller::EventType::kWarning, "FailedScheduling",
+      recorder_->Event(*ref, ctrlkit::EventType::kWarning, "FailedScheduling",
                        fmt::format("failed to bind to node {}: {}", r.node_name, MessageOf(s)));
     }
   }

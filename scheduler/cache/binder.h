@@ -24,7 +24,7 @@
 #include <vector>
 
 #include "common/client/client.h"
-#include "common/controller/event_recorder.h"
+#include "common/ctrlkit/event_recorder.h"
 #include "common/util/async_writer.h"
 #include "common/util/clock.h"
 #include "scheduler/cache/cluster_state.h"
@@ -41,7 +41,7 @@ struct BindResult {
 class ApiBinder : public Binder {
  public:
   // `clock` times the binds (nullptr: Clock::Real()).
-  ApiBinder(client::Client* client, ClusterState* state, controller::EventRecorder* recorder,
+  ApiBinder(client::Client* client, ClusterState* state, ctrlkit::EventRecorder* recorder,
             int workers, std::function<void(const BindResult&)> on_result = {},
             Clock* clock = nullptr, bool bare_pod_podgroups = false);
   ~ApiBinder() override;  // Shutdown()
@@ -66,7 +66,7 @@ class ApiBinder : public Binder {
 
   client::Client* const client_;
   ClusterState* const state_;
-  controller::EventRecorder* const recorder_;
+  ctrlkit::EventRecorder* const recorder_;
   const std::function<void(const BindResult&)> on_result_;
   Clock* const clock_;
   const bool bare_pod_podgroups_;

@@ -10,7 +10,7 @@
 namespace basalt::sched::cache {
 
 ApiEvictor::ApiEvictor(client::Client* client, ClusterState* state,
-                       controller::EventRecorder* recorder, ApiEvictorOptions options)
+                       ctrlkit::EventRecorder* recorder, ApiEvictorOptions options)
     : client_(client),
       state_(state),
       recorder_(recorder),
@@ -39,12 +39,12 @@ void ApiEvictor::Send(const Item& item) {
     if (slash != std::string::npos) {
       if (auto pg = state_->PodGroupReference(item.job_id.substr(0, slash),
                                               item.job_id.substr(slash + 1))) {
-        recorder_->Event(*pg, controller::EventType::kWarning, api::kEvictedEventReason,
+        recorder_->Event(*pg, ctrlkit::EventType::kWarning, api::kEvictedEventReason,
                          fmt::format("Pod {} evicted by {}", key, message));
       }
     }
     if (auto pod = state_->PodReference(item.namespace_name, item.name)) {
-      recorder_->Event(*pod, controller::EventType::kWarning, api::kEvictedEventReason,
+      recorder_->Event(*pod, ctrlkit::EventType::kWarning, api::kEvictedEventReason,
                        fmt::format("Evicted by {}", message));
     }
   }

@@ -19,7 +19,7 @@
 #include <string>
 
 #include "common/client/client.h"
-#include "common/controller/event_recorder.h"
+#include "common/ctrlkit/event_recorder.h"
 #include "common/util/async_writer.h"
 #include "common/util/clock.h"
 #include "scheduler/cache/cluster_state.h"
@@ -35,7 +35,7 @@ struct ApiEvictorOptions {
 
 class ApiEvictor : public Evictor {
  public:
-  ApiEvictor(client::Client* client, ClusterState* state, controller::EventRecorder* recorder,
+  ApiEvictor(client::Client* client, ClusterState* state, ctrlkit::EventRecorder* recorder,
              ApiEvictorOptions options = {});
   ~ApiEvictor() override;  // Shutdown()
   ApiEvictor(const ApiEvictor&) = delete;
@@ -57,7 +57,7 @@ class ApiEvictor : public Evictor {
 
   client::Client* const client_;
   ClusterState* const state_;
-  controller::EventRecorder* const recorder_;
+  ctrlkit::EventRecorder* const recorder_;
   const ApiEvictorOptions options_;
   Clock* const clock_;
   AsyncWriter<Item> writer_;  // last: its worker uses the members above

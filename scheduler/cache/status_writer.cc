@@ -45,7 +45,7 @@ absl::StatusOr<bool> ServesPodGroupStatus(std::string_view body) {
 }  // namespace
 
 ApiStatusWriter::ApiStatusWriter(client::Client* client, ClusterState* state,
-                                 controller::EventRecorder* recorder, int workers,
+                                 ctrlkit::EventRecorder* recorder, int workers,
                                  prometheus::Registry* registry, Clock* clock)
     : dropped_(prometheus::BuildCounter()
                    .Name("basalt_scheduler_status_writes_dropped_total")
@@ -196,8 +196,7 @@ void ApiStatusWriter::RecordEvent(EventRecord event) {
   }
   if (!ref.has_value()) return;
   recorder_->Event(
-      *ref,
-      event.type == "Warning" ? controller::EventType::kWarning : controller::EventType::kNormal,
+      *ref, event.type == "Warning" ? ctrlkit::EventType::kWarning : ctrlkit::EventType::kNormal,
       event.reason, event.message);
 }
 

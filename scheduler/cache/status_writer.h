@@ -46,7 +46,7 @@
 #include <variant>
 
 #include "common/client/client.h"
-#include "common/controller/event_recorder.h"
+#include "common/ctrlkit/event_recorder.h"
 #include "common/util/async_writer.h"
 #include "common/util/clock.h"
 #include "prometheus/counter.h"
@@ -68,7 +68,7 @@ class ApiStatusWriter : public StatusSink {
 
   // `registry` receives the writer's metrics; null: a registry of its own (tests, tools).
   // `clock` stamps the pod conditions' lastTransitionTime (nullptr: Clock::Real()).
-  ApiStatusWriter(client::Client* client, ClusterState* state, controller::EventRecorder* recorder,
+  ApiStatusWriter(client::Client* client, ClusterState* state, ctrlkit::EventRecorder* recorder,
                   int workers, prometheus::Registry* registry = nullptr, Clock* clock = nullptr);
   ~ApiStatusWriter() override;  // Shutdown()
   ApiStatusWriter(const ApiStatusWriter&) = delete;
@@ -124,7 +124,7 @@ class ApiStatusWriter : public StatusSink {
 
   client::Client* const client_;
   ClusterState* const state_;
-  controller::EventRecorder* const recorder_;
+  ctrlkit::EventRecorder* const recorder_;
   Clock* const clock_;
   AsyncWriter<Write> writer_;  // last: its workers use the members above
 };

@@ -180,7 +180,7 @@ bool JobReconciler::DeletedByController(const std::string& uid) const {
   return pod_control_->DeletedByController(uid);
 }
 
-void JobReconciler::RecordEvent(const Work& w, controller::EventType type, std::string_view reason,
+void JobReconciler::RecordEvent(const Work& w, ctrlkit::EventType type, std::string_view reason,
                                 std::string_view message) {
   if (options_.recorder != nullptr) options_.recorder->Event(w.job, type, reason, message);
 }
@@ -288,7 +288,7 @@ ReconcileResult JobReconciler::Reconcile(const std::string& key) {
 }
 
 void JobReconciler::SetProblem(Work& w, std::string_view reason, std::string message) {
-  RecordEvent(w, controller::EventType::kWarning, reason, message);
+  RecordEvent(w, ctrlkit::EventType::kWarning, reason, message);
   w.problem_reason = std::string(reason);
   w.problem_message = std::move(message);
 }
@@ -306,7 +306,7 @@ void JobReconciler::RetriesExhausted(const std::string& key, int retries,
   }
   std::string_view phase = api::view::JobPhase(cached.doc());
   options_.recorder->Event(
-      *obj, controller::EventType::kWarning, "ExecuteAction",
+      *obj, ctrlkit::EventType::kWarning, "ExecuteAction",
       fmt::format("Job failed on action {} for retry limit reached ({} retries): {}; the job "
                   "stays {} and is handled again at the next change of the job, its pods, "
                   "PodGroup or queue",
@@ -338,7 +338,7 @@ ReconcileResult JobReconciler::Visit(Work& w) {
     ResolvedAction resolved = ResolvePolicy(w.job, q.request);
     if (resolved.delay.count() > 0) {
       if (memory->delayed.Arm(q.request, q.pod_uid, q.partition, resolved, clock_->Now())) {
-        RecordEvent(w, controller::EventType::kNormal, resolved.event_reason(),
+        RecordEvent(w, ctrlkit::EventType::kNormal, resolved.event_reason(),
                     resolved.event_message());
       }
       continue;
@@ -413,8 +413,7 @@ absl::Status JobReconciler::Execute(Work& w, const ResolvedAction& resolved,
   const Plan plan = PlanAction(phase, resolved.action, w.job.spec(), w.counts);
   const bool finished = IsFinishedPhase(phase) && plan.rule == PhaseRule::kKeep;
   if (resolved.action != Action::kSyncJob && !finished) {
-    RecordEvent(w, controller::EventType::kNormal, resolved.event_reason(),
-                resolved.event_message());
+    RecordEvent(w, ctrlkit::EventType::kNormal, resolved.event_reason(), resolved.event_message());
   }
   JobCounts counts;
   bool kill_path = false;
@@ -565,7 +564,7 @@ absl::StatusOr<JobCounts> JobReconciler::SyncJob(Work& w) {
       if (p.name != name || p.terminating) continue;
       absl::Status s = pod_control_->DeletePod(p, w.memory->pods);
       if (!s.ok()) {
-        RecordEvent(w, controller::EventType::kWarning, "FailedDelete",
+        RecordEvent(w, ctrlkit::EventType::kWarning, "FailedDelete",
                     fmt::format("Error deleting pod {}: {}", name, MessageOf(s)));
         if (first_error.ok()) first_error = s;
         continue;
@@ -586,7 +585,7 @@ void JobReconciler::RecordPodGroupPending(const Work& w) {
   if (!c) return;
   std::string type = c->type;
   for (char& ch : type) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-  RecordEvent(w, controller::EventType::kWarning, "PodGroupPending",
+  RecordEvent(w, ctrlkit::EventType::kWarning, "PodGroupPending",
               fmt::format("PodGroup {}:{} {}, reason: {}", w.job.namespace_name(), w.job.name(),
                           type, c->message));
 }
@@ -619,7 +618,7 @@ absl::StatusOr<JobCounts> JobReconciler::KillPods(Work& w, const Plan& plan, Act
   *deleted_any = !deleted.empty();
   if (!first_error.ok()) {
     RecordEvent(
-        w, controller::EventType::kWarning, "FailedDelete",
+        w, ctrlkit::EventType::kWarning, "FailedDelete",
         fmt::format("Error deleting pods of job {}: {}", w.job.name(), MessageOf(first_error)));
   }
   JobCounts counts = AccountKill(snapshots, deleted, w.counts);
@@ -656,7 +655,7 @@ absl::StatusOr<std::string> JobReconciler::EnsurePodGroup(Work& w) {
   }
   if (ensured->recreated) {
     const std::string key = JobKey(w.job.namespace_name(), w.job.name());
-    RecordEvent(w, controller::EventType::kWarning, "PodGroupRecreated",
+    RecordEvent(w, ctrlkit::EventType::kWarning, "PodGroupRecreated",
                 fmt::format("PodGroup {} of the job was deleted while the job was {}; "
                             "created it again",
                             key, JobPhaseName(w.job.phase())));

@@ -52,7 +52,7 @@
 #include "absl/status/statusor.h"
 #include "common/api/batch.h"
 #include "common/client/client.h"
-#include "common/controller/event_recorder.h"
+#include "common/ctrlkit/event_recorder.h"
 #include "common/informer/store.h"
 #include "common/util/clock.h"
 #include "controllers/app/reconcile_loop.h"
@@ -104,8 +104,8 @@ struct JobControls {
 };
 
 struct JobReconcilerOptions {
-  Clock* clock = nullptr;                         // nullptr: Clock::Real()
-  controller::EventRecorder* recorder = nullptr;  // optional
+  Clock* clock = nullptr;                      // nullptr: Clock::Real()
+  ctrlkit::EventRecorder* recorder = nullptr;  // optional
   // Pod creations and deletions in flight at once for one job, and the size of the worker
   // pool all jobs share for them.
   int pod_concurrency = 16;
@@ -174,7 +174,7 @@ class JobReconciler {
   std::vector<JobPodInfo> PodsOf(const Work& w) const;
   void ConsumeCommand(const QueuedRequest& request);
   void RecordPodGroupPending(const Work& w);
-  void RecordEvent(const Work& w, controller::EventType type, std::string_view reason,
+  void RecordEvent(const Work& w, ctrlkit::EventType type, std::string_view reason,
                    std::string_view message);
 
   client::Client* const client_;

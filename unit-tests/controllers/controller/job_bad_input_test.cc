@@ -9,7 +9,7 @@
 #include <set>
 #include <string>
 
-#include "common/controller/event_recorder.h"
+#include "common/ctrlkit/event_recorder.h"
 #include "common/informer/store.h"
 #include "controllers/job/controller/job_reconciler.h"
 #include "controllers/job/pods/pods.h"
@@ -64,8 +64,8 @@ std::string PodJson(int index, std::string_view phase) {
       index, phase);
 }
 
-controller::EventRecorderOptions RecorderOptions() {
-  controller::EventRecorderOptions o;
+ctrlkit::EventRecorderOptions RecorderOptions() {
+  ctrlkit::EventRecorderOptions o;
   o.component = "vc-controller-manager";
   return o;
 }
@@ -85,7 +85,7 @@ struct Fixture {
   informer::Store pods{{{kPodsByJobIndex, PodsByJobIndexFunc()}}};
   informer::Store pod_groups;
   informer::Store queues;
-  controller::EventRecorder recorder{&api.client(), RecorderOptions()};
+  ctrlkit::EventRecorder recorder{&api.client(), RecorderOptions()};
   JobReconciler reconciler;
 
   void AddJob(const std::string& json) {

@@ -457,7 +457,7 @@ TEST_CASE("ApiEvictor: events name the preemptor, DisruptionTarget, then the del
     if (r.verb == "PATCH") return client::Response{200, {}, R"({"kind":"Pod"})"};
     return client::Response{201, {}, R"({"kind":"Event"})"};  // events
   });
-  controller::EventRecorder recorder(f.client.get(), {});
+  ctrlkit::EventRecorder recorder(f.client.get(), {});
   ApiEvictor evictor(f.client.get(), &f.state, &recorder, ApiEvictorOptions{"volcano", nullptr});
   TaskInfo task;
   task.uid = "uid-p0";

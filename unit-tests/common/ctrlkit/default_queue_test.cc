@@ -1,5 +1,5 @@
 // The default queue every Basalt component creates at start-up, against a FakeTransport.
-#include "common/controller/default_queue.h"
+#include "common/ctrlkit/default_queue.h"
 
 #include <catch2/catch.hpp>
 #include <chrono>
@@ -12,7 +12,7 @@
 #include "common/util/clock.h"
 #include "common/util/json.h"
 
-namespace basalt::controller {
+namespace basalt::ctrlkit {
 namespace {
 
 using client::FakeTransport;
@@ -130,4 +130,4 @@ TEST_CASE("EnsureDefaultQueueWithRetry: returns false once stopped", "[default-q
 }
 
 }  // namespace
-}  // namespace basalt::controller
+}  // namespace basalt::ctrlkit

@@ -1,4 +1,4 @@
-#include "common/controller/event_recorder.h"
+#include "common/ctrlkit/event_recorder.h"
 
 #include <unistd.h>
 
@@ -11,7 +11,7 @@
 #include "common/util/status.h"
 #include "fmt/format.h"
 
-namespace basalt::controller {
+namespace basalt::ctrlkit {
 namespace {
 
 std::string HostName() {
@@ -198,4 +198,4 @@ EventRecorderStats EventRecorder::stats() const {
   return stats_;
 }
 
-}  // namespace basalt::controller
+}  // namespace basalt::ctrlkit

@@ -1,4 +1,4 @@
-#include "common/controller/event_recorder.h"
+#include "common/ctrlkit/event_recorder.h"
 
 #include <atomic>
 #include <catch2/catch.hpp>
@@ -21,7 +21,7 @@
 #include "common/util/status.h"
 #include "fmt/format.h"
 
-namespace basalt::controller {
+namespace basalt::ctrlkit {
 namespace {
 
 using std::chrono::milliseconds;
@@ -307,4 +307,4 @@ TEST_CASE("EventRecorder: an event about an object without a name is dropped and
 }
 
 }  // namespace
-}  // namespace basalt::controller
+}  // namespace basalt::ctrlkit

@@ -44,11 +44,11 @@
 #include <utility>
 
 #include "absl/base/thread_annotations.h"
-#include "common/controller/rate_limiter.h"
-#include "common/controller/work_queue_metrics.h"
+#include "common/ctrlkit/rate_limiter.h"
+#include "common/ctrlkit/work_queue_metrics.h"
 #include "common/util/clock.h"
 
-namespace basalt::controller {
+namespace basalt::ctrlkit {
 
 struct WorkQueueOptions {
   // Names the queue in logs and in the metrics' `name` label.
@@ -145,4 +145,4 @@ class WorkQueue {
   std::thread delay_thread_;
 };
 
-}  // namespace basalt::controller
+}  // namespace basalt::ctrlkit

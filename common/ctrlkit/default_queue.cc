@@ -1,4 +1,4 @@
-#include "common/controller/default_queue.h"
+#include "common/ctrlkit/default_queue.h"
 
 #include <algorithm>
 #include <chrono>
@@ -8,7 +8,7 @@
 #include "common/util/stop.h"
 #include "fmt/format.h"
 
-namespace basalt::controller {
+namespace basalt::ctrlkit {
 
 std::string DefaultQueueJson(std::string_view name) {
   return fmt::format(
@@ -54,4 +54,4 @@ bool EnsureDefaultQueueWithRetry(const std::stop_token& stop, client::Client& cl
   return false;
 }
 
-}  // namespace basalt::controller
+}  // namespace basalt::ctrlkit

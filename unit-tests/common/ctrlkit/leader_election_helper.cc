@@ -24,7 +24,7 @@
 
 #include "common/client/client.h"
 #include "common/client/flags.h"
-#include "common/controller/leader_election.h"
+#include "common/ctrlkit/leader_election.h"
 #include "common/util/status.h"
 #include "fmt/format.h"
 
@@ -51,8 +51,7 @@ int main(int argc, char** argv) {
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
   std::vector<std::string> args(argv + 1, argv + argc);
-  absl::StatusOr<controller::LeaderElectionFlags> le_flags =
-      controller::ParseLeaderElectionFlags(args);
+  absl::StatusOr<ctrlkit::LeaderElectionFlags> le_flags = ctrlkit::ParseLeaderElectionFlags(args);
   if (!le_flags.ok()) {
     std::fprintf(stderr, "%s\n", std::string(MessageOf(le_flags.status())).c_str());
     return 2;
@@ -75,7 +74,7 @@ int main(int argc, char** argv) {
     return 1;
   }
 
-  controller::LeaderElectionConfig config;
+  ctrlkit::LeaderElectionConfig config;
   le_flags->ApplyTo(config);
   config.lease_namespace = ns;
   config.lease_name = name;
@@ -91,8 +90,8 @@ int main(int argc, char** argv) {
   config.callbacks.on_new_leader = [](const std::string& id) {
     Say(fmt::format("NEWLEADER {}", id));
   };
-  absl::StatusOr<std::unique_ptr<controller::LeaderElector>> elector =
-      controller::LeaderElector::New(client->get(), std::move(config));
+  absl::StatusOr<std::unique_ptr<ctrlkit::LeaderElector>> elector =
+      ctrlkit::LeaderElector::New(client->get(), std::move(config));
   if (!elector.ok()) {
     std::fprintf(stderr, "%s\n", std::string(MessageOf(elector.status())).c_str());
     return 2;

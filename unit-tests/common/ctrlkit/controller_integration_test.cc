@@ -30,8 +30,8 @@
 #include "common/api/core.h"
 #include "common/client/client.h"
 #include "common/client/config.h"
-#include "common/controller/event_recorder.h"
-#include "common/controller/leader_election.h"
+#include "common/ctrlkit/event_recorder.h"
+#include "common/ctrlkit/leader_election.h"
 #include "common/util/json.h"
 #include "common/util/status.h"
 #include "fmt/format.h"
@@ -40,7 +40,7 @@
 #error "BASALT_LEADER_ELECTION_HELPER must name the helper binary"
 #endif
 
-namespace basalt::controller {
+namespace basalt::ctrlkit {
 namespace {
 
 using std::chrono::milliseconds;
@@ -430,4 +430,4 @@ TEST_CASE("Event recorder: 10 identical events become one Event with count 10",
 }
 
 }  // namespace
-}  // namespace basalt::controller
+}  // namespace basalt::ctrlkit

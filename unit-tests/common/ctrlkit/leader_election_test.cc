@@ -1,4 +1,4 @@
-#include "common/controller/leader_election.h"
+#include "common/ctrlkit/leader_election.h"
 
 #include <atomic>
 #include <catch2/catch.hpp>
@@ -19,7 +19,7 @@
 #include "common/util/status.h"
 #include "fmt/format.h"
 
-namespace basalt::controller {
+namespace basalt::ctrlkit {
 namespace {
 
 using std::chrono::milliseconds;
@@ -596,4 +596,4 @@ TEST_CASE("Leader election flags: defaults, bare --leader-elect and errors", "[l
 }
 
 }  // namespace
-}  // namespace basalt::controller
+}  // namespace basalt::ctrlkit

@@ -1,8 +1,8 @@
-#include "common/controller/work_queue.h"
+#include "common/ctrlkit/work_queue.h"
 
 #include "common/util/log.h"
 
-namespace basalt::controller {
+namespace basalt::ctrlkit {
 namespace {
 
 double Seconds(Clock::Duration d) { return std::chrono::duration<double>(d).count(); }
@@ -174,4 +174,4 @@ void WorkQueue::DelayLoop() {
   }
 }
 
-}  // namespace basalt::controller
+}  // namespace basalt::ctrlkit

@@ -1,4 +1,4 @@
-#include "common/controller/leader_election.h"
+#include "common/ctrlkit/leader_election.h"
 
 #include <unistd.h>
 
@@ -16,7 +16,7 @@
 #include "common/util/status.h"
 #include "fmt/format.h"
 
-namespace basalt::controller {
+namespace basalt::ctrlkit {
 namespace {
 
 using std::chrono::duration_cast;
@@ -482,4 +482,4 @@ absl::StatusOr<LeaderElectionFlags> ParseLeaderElectionFlags(std::vector<std::st
 
 std::string LeaderElectionFlagsUsage() { return FlagsUsageOf<LeaderElectionFlags>(); }
 
-}  // namespace basalt::controller
+}  // namespace basalt::ctrlkit

@@ -19,7 +19,7 @@
 #include "prometheus/histogram.h"
 #include "prometheus/registry.h"
 
-namespace basalt::controller {
+namespace basalt::ctrlkit {
 
 class WorkQueueMetrics {
  public:
@@ -47,4 +47,4 @@ class WorkQueueMetrics {
   prometheus::Family<prometheus::Histogram>& work_duration_;
 };
 
-}  // namespace basalt::controller
+}  // namespace basalt::ctrlkit

@@ -1,10 +1,10 @@
-#include "common/controller/rate_limiter.h"
+#include "common/ctrlkit/rate_limiter.h"
 
 #include <algorithm>
 #include <cmath>
 #include <utility>
 
-namespace basalt::controller {
+namespace basalt::ctrlkit {
 
 ItemExponentialFailureRateLimiter::ItemExponentialFailureRateLimiter(Clock::Duration base_delay,
                                                                      Clock::Duration max_delay)
@@ -64,4 +64,4 @@ std::unique_ptr<RateLimiter> DefaultControllerRateLimiter(Clock* clock) {
   return std::make_unique<MaxOfRateLimiter>(std::move(limiters));
 }
 
-}  // namespace basalt::controller
+}  // namespace basalt::ctrlkit

@@ -40,7 +40,7 @@
 #include "common/util/async_writer.h"
 #include "common/util/clock.h"
 
-namespace basalt::controller {
+namespace basalt::ctrlkit {
 
 enum class EventType { kNormal, kWarning };
 std::string_view EventTypeName(EventType type);  // "Normal", "Warning"
@@ -143,4 +143,4 @@ class EventRecorder {
   AsyncWriter<Pending> writer_;  // last: its thread uses the members above
 };
 
-}  // namespace basalt::controller
+}  // namespace basalt::ctrlkit

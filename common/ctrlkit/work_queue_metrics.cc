@@ -1,6 +1,6 @@
-#include "common/controller/work_queue_metrics.h"
+#include "common/ctrlkit/work_queue_metrics.h"
 
-namespace basalt::controller {
+namespace basalt::ctrlkit {
 namespace {
 
 // 1ms .. ~16min in powers of 4 (client-go uses 1ns..10s by 10x; controllers here care
@@ -44,4 +44,4 @@ WorkQueueMetrics::Series WorkQueueMetrics::ForQueue(const std::string& queue_nam
   };
 }
 
-}  // namespace basalt::controller
+}  // namespace basalt::ctrlkit

@@ -1,4 +1,4 @@
-#include "common/controller/work_queue.h"
+#include "common/ctrlkit/work_queue.h"
 
 #include <atomic>
 #include <catch2/catch.hpp>
@@ -9,12 +9,12 @@
 #include <thread>
 #include <vector>
 
-#include "common/controller/rate_limiter.h"
-#include "common/controller/work_queue_metrics.h"
+#include "common/ctrlkit/rate_limiter.h"
+#include "common/ctrlkit/work_queue_metrics.h"
 #include "common/util/clock.h"
 #include "prometheus/registry.h"
 
-namespace basalt::controller {
+namespace basalt::ctrlkit {
 namespace {
 
 using std::chrono::milliseconds;
@@ -322,4 +322,4 @@ TEST_CASE("DefaultControllerRateLimiter: the longest of backoff and the overall 
 }
 
 }  // namespace
-}  // namespace basalt::controller
+}  // namespace basalt::ctrlkit

@@ -60,7 +60,7 @@
 #include "common/util/clock.h"
 #include "common/util/flags.h"
 
-namespace basalt::controller {
+namespace basalt::ctrlkit {
 
 struct LeaderCallbacks {
   // Runs on a thread of its own once the Lease is acquired. It should keep working until
@@ -223,4 +223,4 @@ absl::StatusOr<LeaderElectionFlags> ParseLeaderElectionFlags(std::vector<std::st
 // Help text for the flags above (FlagSet::FlagsUsage).
 std::string LeaderElectionFlagsUsage();
 
-}  // namespace basalt::controller
+}  // namespace basalt::ctrlkit

@@ -22,7 +22,7 @@
 #include "common/client/rate_limiter.h"
 #include "common/util/clock.h"
 
-namespace basalt::controller {
+namespace basalt::ctrlkit {
 
 class RateLimiter {
  public:
@@ -97,4 +97,4 @@ class MaxOfRateLimiter final : public RateLimiter {
 // `clock` must outlive the limiter.
 std::unique_ptr<RateLimiter> DefaultControllerRateLimiter(Clock* clock);
 
-}  // namespace basalt::controller
+}  // namespace basalt::ctrlkit

@@ -12,7 +12,7 @@
 #include "common/client/client.h"
 #include "common/util/clock.h"
 
-namespace basalt::controller {
+namespace basalt::ctrlkit {
 
 inline constexpr std::string_view kDefaultQueueName = "default";
 
@@ -33,4 +33,4 @@ absl::Status EnsureDefaultQueue(client::Client& client, std::string_view name = 
 bool EnsureDefaultQueueWithRetry(const std::stop_token& stop, client::Client& client,
                                  std::string_view name = kDefaultQueueName, Clock* clock = nullptr);
 
-}  // namespace basalt::controller
+}  // namespace basalt::ctrlkit
