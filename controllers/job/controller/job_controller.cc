@@ -1,6 +1,5 @@
 #include "controllers/job/controller/job_controller.h"
 
-#include <chrono>
 #include <string>
 #include <vector>
 
@@ -17,12 +16,6 @@
 
 namespace basalt::controllers {
 namespace {
-
-// A one-pod job that fits is bound and Running within a few seconds of its creation (issue 17
-// S2 bench: create->bound p50 1-2 s at load), so its Pending write waits this long for the
-// Running one (JobReconcilerOptions::initial_status_hold); a job that waits longer shows
-// Pending at most this late.
-constexpr auto kInitialStatusHold = std::chrono::seconds(3);
 
 // The Job a PodGroup belongs to: its controller owner of kind Job, else its own name.
 std::string JobNameOfPodGroup(const json::Value& pg) {
@@ -49,8 +42,7 @@ class JobController final : public Controller {
         JobReconcilerOptions{.clock = ctx.clock,
                              .recorder = ctx.recorder,
                              .max_job_pods = ctx.max_job_pods,
-                             .metrics = metrics_.get(),
-                             .initial_status_hold = kInitialStatusHold});
+                             .metrics = metrics_.get()});
     const int max_requeues = ctx.max_requeue_num;
     loop_ = std::make_unique<ReconcileLoop>(
         ReconcileLoopOptions{

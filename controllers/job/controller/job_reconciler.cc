@@ -48,14 +48,6 @@ bool OnlyCountersDiffer(const api::JobStatus& a, const api::JobStatus& b) {
   return x == b;
 }
 
-// `next` is a job's first status (`old` was never written) and says only that it is Pending:
-// nothing created for it that the status must record, no problem, no kill.
-bool OnlyInitialPending(const api::JobStatus& old, const api::JobStatus& next) {
-  return old.state.phase.empty() && next.state.phase == JobPhaseName(JobPhase::kPending) &&
-         next.state.reason.empty() && next.controlled_resources.empty() &&
-         next.version == old.version && next.retry_count == old.retry_count;
-}
-
 std::optional<uint64_t> NumericVersion(std::string_view rv) {
   uint64_t v = 0;
   auto [p, ec] = std::from_chars(rv.data(), rv.data() + rv.size(), v);
@@ -86,11 +78,8 @@ struct JobReconciler::JobMemory {
   PodGroupMemory pod_group;
   int64_t plugins_updated_generation = -1;
   std::string last_action;  // the action of the last Execute, for the retry-limit event
-  Clock::TimePoint last_status_write{};  // on the reconciler's clock
-  // When the held first status write (JobReconcilerOptions::initial_status_hold) is due.
-  std::optional<Clock::TimePoint> initial_write_due{};
-  std::optional<api::Time> initial_pending_at{};  // when the held write found the job Pending
-  bool all_pods_created_recorded = false;         // volcano_controller_job_e2e_creation_duration
+  Clock::TimePoint last_status_write{};    // on the reconciler's clock
+  bool all_pods_created_recorded = false;  // volcano_controller_job_e2e_creation_duration
 };
 
 // One visit: the Job decoded once, then replaced by what each write left.
@@ -257,8 +246,6 @@ ReconcileResult JobReconciler::Reconcile(const std::string& key) {
     memory->pods.Clear();
     memory->plugins_updated_generation = -1;
     memory->pod_group.uid.clear();
-    memory->initial_write_due.reset();
-    memory->initial_pending_at.reset();
   }
   Work w{key, memory, std::move(job)};
   w.counts = CountsFromApi(w.job.status());
@@ -756,36 +743,9 @@ absl::Status JobReconciler::WriteStatus(Work& w, JobPhase next, const JobCounts&
   update.message = w.problem_message;
   if (kill_path) update.creation_timestamp = w.job.creation_timestamp();
   const api::Time now = clock_->WallNow();
-  std::optional<api::JobStatus> status;
-  if (w.memory->initial_pending_at && w.job.status().state.phase.empty()) {
-    // The first write was held (initial_status_hold): the job has been Pending since then, and
-    // the status says so (its Pending condition and transition time) as if it had been written.
-    StatusUpdate pending = update;
-    pending.phase = JobPhase::kPending;
-    status = NextJobStatus(w.job.status(), pending, *w.memory->initial_pending_at);
-    if (next != JobPhase::kPending) {
-      if (std::optional<api::JobStatus> later =
-              NextJobStatus(status ? *status : w.job.status(), update, now)) {
-        status = std::move(later);
-      }
-    }
-  } else {
-    status = NextJobStatus(w.job.status(), update, now);
-  }
+  std::optional<api::JobStatus> status = NextJobStatus(w.job.status(), update, now);
   if (!status) return absl::OkStatus();
   const Clock::TimePoint at = clock_->Now();
-  if (options_.initial_status_hold > Clock::Duration::zero() && !kill_path &&
-      w.memory->last_status_write == Clock::TimePoint() &&
-      OnlyInitialPending(w.job.status(), *status)) {
-    if (!w.memory->initial_write_due) {
-      w.memory->initial_write_due = at + options_.initial_status_hold;
-      w.memory->initial_pending_at = now;
-    }
-    if (at < *w.memory->initial_write_due) {
-      w.status_deferred = *w.memory->initial_write_due - at;
-      return absl::OkStatus();
-    }
-  }
   if (w.memory->last_status_write != Clock::TimePoint() &&
       at - w.memory->last_status_write < kCounterWriteInterval &&
       OnlyCountersDiffer(w.job.status(), *status)) {

@@ -113,13 +113,6 @@ struct JobReconcilerOptions {
   int64_t max_job_pods = kDefaultMaxJobPods;
   JobMetrics* metrics = nullptr;  // optional: Volcano's job series
   JobControls controls{};         // borrowed
-  // How long a job's first status write may wait when all it says is "Pending" (no plugin
-  // objects, no PVCs, no problem to report): a job that fits is Running moments later, and the
-  // Running write then carries the initiation too (one status write, and one synchronous API
-  // call less for the worker, on the way to the job's pods). The job stays unwritten
-  // (status.state.phase "") meanwhile and is visited again when the hold ends. Zero (the
-  // default) writes it at once.
-  Clock::Duration initial_status_hold{};
 };
 
 class JobReconciler {

@@ -29,13 +29,6 @@ constexpr char kPodGroupPath[] =
 constexpr char kPodsPath[] = "/api/v1/namespaces/ns/pods";
 
 struct Fixture {
-  Fixture() = default;
-  // With JobReconcilerOptions::initial_status_hold.
-  explicit Fixture(Clock::Duration initial_status_hold)
-      : reconciler{&api.client(), JobListers{&jobs, &pods, &pod_groups, nullptr},
-                   JobReconcilerOptions{.clock = &clock,
-                                        .metrics = &metrics,
-                                        .initial_status_hold = initial_status_hold}} {}
   FakeApiServer api;
   informer::Store jobs;
   informer::Store pods{{{kPodsByJobIndex, PodsByJobIndexFunc()}}};
@@ -131,56 +124,6 @@ TEST_CASE("JobReconciler: a phase change is written at once with the counters he
   CHECK(f.JobStatus({"status", "state", "phase"}) == "Running");
   CHECK(f.JobStatus({"status", "running"}) == "2");
   CHECK(f.JobStatus({"status", "pending"}) == "");
-}
-
-TEST_CASE("JobReconciler: a held first status write goes out with Running, in one write",
-          "[controllers][job-controller]") {
-  Fixture f(std::chrono::seconds(3));
-  f.AddJob(JobBuilder{});
-  ReconcileResult r = f.reconciler.Reconcile("ns/train");
-  REQUIRE(r.ok());
-  CHECK(f.api.Has(kPodGroupPath));
-  CHECK(f.api.RequestsMatching("PUT", kJobPath).empty());  // Pending alone: held
-  REQUIRE(r->has_value());
-  CHECK(**r == std::chrono::seconds(3));  // back when the hold ends
-  f.AddPodGroup(PodGroupJson("Inqueue"));
-  f.clock.Advance(std::chrono::seconds(1));
-  r = f.reconciler.Reconcile("ns/train");
-  REQUIRE(r.ok());
-  CHECK(f.api.Has("/api/v1/namespaces/ns/pods/train-worker-0"));
-  CHECK(f.api.Has("/api/v1/namespaces/ns/pods/train-worker-1"));
-  CHECK(f.api.RequestsMatching("PUT", kJobPath).empty());  // pending=2: still only Pending
-  REQUIRE(r->has_value());
-  CHECK(**r == std::chrono::seconds(2));  // the hold is not extended
-  f.AddPod(0, "Running");
-  f.AddPod(1, "Running");
-  REQUIRE(f.reconciler.Reconcile("ns/train").ok());
-  CHECK(f.api.RequestsMatching("PUT", kJobPath).size() == 1);
-  CHECK(f.JobStatus({"status", "state", "phase"}) == "Running");
-  CHECK(f.JobStatus({"status", "running"}) == "2");
-  CHECK(f.JobStatus({"status", "minAvailable"}) == "2");
-  // As two writes would have left it: Pending since the first visit, then Running.
-  const std::string conditions = f.JobStatus({"status", "conditions"});
-  CHECK(conditions.find(R"("status":"Pending")") != std::string::npos);
-  CHECK(conditions.find(R"("status":"Running")") != std::string::npos);
-  CHECK(conditions.find(R"("status":"Pending")") < conditions.find(R"("status":"Running")"));
-}
-
-TEST_CASE("JobReconciler: a held first status write goes out as Pending when the hold ends",
-          "[controllers][job-controller]") {
-  Fixture f(std::chrono::seconds(3));
-  f.AddJob(JobBuilder{});
-  REQUIRE(f.reconciler.Reconcile("ns/train").ok());
-  f.clock.Advance(std::chrono::seconds(2));
-  REQUIRE(f.reconciler.Reconcile("ns/train").ok());
-  CHECK(f.api.RequestsMatching("PUT", kJobPath).empty());
-  f.clock.Advance(std::chrono::seconds(1));
-  ReconcileResult r = f.reconciler.Reconcile("ns/train");
-  REQUIRE(r.ok());
-  CHECK(f.api.RequestsMatching("PUT", kJobPath).size() == 1);
-  CHECK(f.JobStatus({"status", "state", "phase"}) == "Pending");
-  CHECK(f.JobStatus({"status", "minAvailable"}) == "2");
-  CHECK_FALSE(r->has_value());
 }
 
 TEST_CASE("JobReconciler: a lagging pod cache does not cause duplicate creations",
