@@ -25,6 +25,16 @@ using std::chrono::milliseconds;
 // Upper bound of one request when request_timeout is not set.
 constexpr milliseconds kMaxRequestTimeout{10000};
 
+// One Lease request's timeout: the configured one, else half the renew deadline (at most
+// kMaxRequestTimeout), never under 1 ms.
+milliseconds RequestTimeout(const LeaderElectionConfig& config) {
+  Clock::Duration timeout = config.request_timeout;
+  if (timeout <= Clock::Duration::zero()) {
+    timeout = std::min<Clock::Duration>(config.renew_deadline / 2, kMaxRequestTimeout);
+  }
+  return std::max(milliseconds(1), duration_cast<milliseconds>(timeout));
+}
+
 double Seconds(Clock::Duration d) { return std::chrono::duration<double>(d).count(); }
 
 }  // namespace
@@ -149,11 +159,7 @@ absl::StatusOr<api::Lease> LeaderElector::GetLease() {
   request.verb = "GET";
   request.path =
       client::ResourcePath(client::Leases(), config_.lease_namespace, config_.lease_name);
-  Clock::Duration timeout = config_.request_timeout;
-  if (timeout <= Clock::Duration::zero()) {
-    timeout = std::min<Clock::Duration>(config_.renew_deadline / 2, kMaxRequestTimeout);
-  }
-  request.timeout = std::max(milliseconds(1), duration_cast<milliseconds>(timeout));
+  request.timeout = RequestTimeout(config_);
   // The elector retries on its own schedule; transport retries would overrun the deadline.
   request.max_retries = 0;
   BASALT_ASSIGN_OR_RETURN(client::Response response, client_->Raw(request));
@@ -172,11 +178,7 @@ absl::StatusOr<api::Lease> LeaderElector::WriteLease(const api::Lease& lease, bo
              : client::ResourcePath(client::Leases(), config_.lease_namespace, config_.lease_name);
   request.headers.emplace_back("Content-Type", "application/json");
   request.body = lease.ToJson();
-  Clock::Duration timeout = config_.request_timeout;
-  if (timeout <= Clock::Duration::zero()) {
-    timeout = std::min<Clock::Duration>(config_.renew_deadline / 2, kMaxRequestTimeout);
-  }
-  request.timeout = std::max(milliseconds(1), duration_cast<milliseconds>(timeout));
+  request.timeout = RequestTimeout(config_);
   request.max_retries = 0;
   BASALT_ASSIGN_OR_RETURN(client::Response response, client_->Raw(request));
   if (response.status_code < 200 || response.status_code >= 300) {
